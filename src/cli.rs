@@ -1,0 +1,241 @@
+//! The command line's shape (clap), and dispatch to the commands. Validation lives in `settings`.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::error::{EXIT_USAGE, Error, Result};
+use crate::report;
+use crate::runner::{self, NoProgress, Progress};
+use crate::settings;
+use crate::units::ByteSize;
+use crate::workload::{self, ProfileName, TestSelector};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "destbench",
+    version,
+    about = "Benchmarks backup destinations the way backups use them",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the benchmark suite on a destination directory.
+    Run(RunArgs),
+    /// List the tests and their variants.
+    List,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The destination directory (a scratch directory is made inside it and removed after).
+    pub path: Option<PathBuf>,
+
+    /// How long and how often: quick (~15 s), backup (default, ≤ 2 min on an SSD), full.
+    #[arg(long, default_value = "backup", value_parser = parse_profile)]
+    pub profile: ProfileName,
+
+    /// Tests to run, comma-separated: seq-write, seq-read, 4k-write, 4k-read, tm-check; a single
+    /// variant as test:variant (seq-read:SEQ1M-Q8T1).
+    #[arg(long, value_delimiter = ',')]
+    pub tests: Vec<TestSelector>,
+
+    /// Size of the block tests' file (4k, 50MB, 1GiB: k/M/G binary, kB/MB/GB decimal).
+    #[arg(long)]
+    pub size: Option<ByteSize>,
+
+    /// Repetitions of every test (default from the profile).
+    #[arg(long)]
+    pub runs: Option<usize>,
+
+    /// Seconds each block-test repetition runs (default from the profile).
+    #[arg(long)]
+    pub duration: Option<f64>,
+
+    /// I/O engine: auto (sync at queue depth 1, io_uring above), sync, uring.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Print one JSON document (schema destbench.run/1) on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// A label stored with the results.
+    #[arg(long)]
+    pub label: Option<String>,
+
+    /// Never use O_DIRECT: buffered I/O with fdatasync and verified eviction.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Never drop the machine's page cache, even as root when per-file eviction fails.
+    #[arg(long)]
+    pub no_drop_caches: bool,
+
+    /// Seed for the random data and offsets (default: random; recorded in the results).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Auto,
+    Sync,
+    Uring,
+    /// No I/O, fixed latencies: for testing destbench itself.
+    #[value(hide = true)]
+    Null,
+}
+
+impl EngineArg {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineArg::Auto => "auto",
+            EngineArg::Sync => "sync",
+            EngineArg::Uring => "uring",
+            EngineArg::Null => "null",
+        }
+    }
+}
+
+fn parse_profile(s: &str) -> std::result::Result<ProfileName, String> {
+    s.parse()
+}
+
+/// Parses `args` and runs the command. Usage errors from clap are printed as one line.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version
+            let _ = e.print();
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("destbench: {first} (see destbench --help)");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    match cli.command {
+        Command::Run(args) => run(&args),
+        Command::List => {
+            write_stdout(&report::terminal::list_tests(&workload::suite()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn run(args: &RunArgs) -> Result<ExitCode> {
+    let plan = settings::run_plan(args)?;
+    crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
+    let mut progress: Box<dyn Progress> = if std::io::stderr().is_terminal() {
+        Box::new(report::TerminalProgress::new())
+    } else {
+        Box::new(NoProgress)
+    };
+    let run_report = runner::run(&plan, progress.as_mut())?;
+    let text = if args.json {
+        report::json::render(&run_report)
+    } else {
+        report::terminal::render(&run_report, report::terminal::Style::detect())
+    };
+    write_stdout(&text)?;
+    Ok(if run_report.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::error::EXIT_RUNTIME)
+    })
+}
+
+/// Writes to stdout; a closed pipe (`destbench run | head`) is not an error.
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::io("writing to stdout", e))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("destbench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn run_defaults() {
+        let Command::Run(run) = parse(&["run"]).unwrap().command else {
+            panic!("not run")
+        };
+        assert_eq!(run.profile, ProfileName::Backup);
+        assert_eq!(run.engine, EngineArg::Auto);
+        assert!(run.path.is_none() && run.tests.is_empty() && !run.json);
+    }
+
+    #[test]
+    fn run_every_flag() {
+        let Command::Run(run) = parse(&[
+            "run",
+            "/mnt",
+            "--profile",
+            "quick",
+            "--tests",
+            "seq-read,tm-check:50MB",
+            "--size",
+            "1GiB",
+            "--runs",
+            "4",
+            "--engine",
+            "uring",
+            "--json",
+            "--label",
+            "usb",
+            "--duration",
+            "1.5",
+            "--buffered",
+            "--no-drop-caches",
+            "--seed",
+            "9",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("not run")
+        };
+        assert_eq!(run.path, Some(PathBuf::from("/mnt")));
+        assert_eq!(run.profile, ProfileName::Quick);
+        assert_eq!(run.tests.len(), 2);
+        assert_eq!(run.size, Some(ByteSize(1 << 30)));
+        assert_eq!(
+            (run.runs, run.duration, run.seed),
+            (Some(4), Some(1.5), Some(9))
+        );
+        assert_eq!(run.engine, EngineArg::Uring);
+        assert!(run.json && run.buffered && run.no_drop_caches);
+        assert_eq!(run.label.as_deref(), Some("usb"));
+    }
+
+    #[test]
+    fn malformed_values_are_rejected() {
+        assert!(parse(&["run", "--size", "lots"]).is_err());
+        assert!(parse(&["run", "--tests", "seq-sideways"]).is_err());
+        assert!(parse(&["run", "--profile", "slow"]).is_err());
+        assert!(parse(&["run", "--engine", "aio"]).is_err());
+        assert!(parse(&["run", "--runs", "-1"]).is_err());
+    }
+}

@@ -1,0 +1,56 @@
+//! The open files of a real engine, shared by `sync` and `uring`.
+
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::Arc;
+
+use super::FileId;
+use crate::platform::{self, OpenHow};
+
+/// Open descriptors by [`FileId`]. Descriptors are reference-counted so a worker thread can hold
+/// one while its request is in flight.
+#[derive(Default)]
+pub struct FileTable {
+    files: Vec<Option<Arc<OwnedFd>>>,
+}
+
+impl FileTable {
+    pub fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId> {
+        let fd = Arc::new(platform::open_in(dir, name, how)?);
+        let id = match self.files.iter().position(Option::is_none) {
+            Some(free) => {
+                self.files[free] = Some(fd);
+                free
+            }
+            None => {
+                self.files.push(Some(fd));
+                self.files.len() - 1
+            }
+        };
+        Ok(FileId(id))
+    }
+
+    pub fn get(&self, file: FileId) -> io::Result<&Arc<OwnedFd>> {
+        self.files
+            .get(file.0)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| io::Error::other(format!("file {} is not open", file.0)))
+    }
+
+    pub fn close(&mut self, file: FileId) -> io::Result<()> {
+        match self.files.get_mut(file.0).and_then(Option::take) {
+            Some(_) => Ok(()),
+            None => Err(io::Error::other(format!("file {} is not open", file.0))),
+        }
+    }
+
+    pub fn set_len(&self, file: FileId, len: u64) -> io::Result<()> {
+        platform::set_len(self.get(file)?.as_fd(), len)
+    }
+
+    pub fn evict(&self, file: FileId, len: u64) -> io::Result<Option<f64>> {
+        let fd = self.get(file)?.as_fd();
+        platform::evict(fd)?;
+        Ok(platform::resident_fraction(fd, len).ok())
+    }
+}

@@ -1,0 +1,203 @@
+//! How I/O is issued: one trait, one file per backend.
+//!
+//! The trait is shaped like fio's `ioengine_ops`: a job `prepare`s a number of slots (queue depth,
+//! each with its own aligned buffer), `submit`s requests that name a slot, and `reap`s completions.
+//! File operations (open, close, evict, unlink) go through the engine too, so the `null` engine can
+//! stand in for the whole destination and the runner can be tested with exact numbers.
+//!
+//! Buffer contract: a slot's buffer belongs to the engine. The caller may touch it through
+//! [`Engine::buffer_mut`] only while that slot has no I/O in flight, i.e. before submitting it or
+//! after its completion was reaped. Files may only be closed with no I/O in flight on them.
+
+mod buffer;
+mod files;
+mod null;
+mod sync;
+mod uring;
+
+use std::io;
+use std::os::fd::BorrowedFd;
+use std::time::Duration;
+
+pub use buffer::AlignedBuf;
+pub use files::FileTable;
+pub use null::{NullEngine, NullTiming};
+pub use sync::SyncEngine;
+pub use uring::{UringEngine, probe as probe_uring};
+
+use crate::platform::OpenHow;
+
+/// Which backend issues the I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// `pread`/`pwrite` from the calling thread; worker threads for queue depths above 1.
+    Sync,
+    /// io_uring: one thread keeps the whole queue depth in flight.
+    Uring,
+    /// No I/O at all; deterministic latencies on a virtual clock (for testing).
+    Null,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::Uring => "uring",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+/// What a backend can do, so the runner can adapt instead of assuming.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Touches real files (false only for `null`).
+    pub real_io: bool,
+    /// Keeps more than one request in flight from a single thread.
+    pub asynchronous: bool,
+    /// Uses worker threads to reach queue depths above one.
+    pub threaded: bool,
+}
+
+/// A file opened through an engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileId(pub usize);
+
+/// One operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+    /// `fdatasync` of the whole file (offset and length are ignored).
+    Sync,
+}
+
+/// A request for one slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoRequest {
+    pub slot: usize,
+    pub file: FileId,
+    pub op: Op,
+    pub offset: u64,
+    pub len: usize,
+}
+
+/// A finished request.
+#[derive(Debug)]
+pub struct Completion {
+    pub slot: usize,
+    pub op: Op,
+    /// Bytes transferred, or the error.
+    pub result: io::Result<usize>,
+    /// From submission to the moment the engine saw it complete.
+    pub latency: Duration,
+}
+
+/// An I/O backend. See the module docs for the buffer contract.
+pub trait Engine {
+    fn kind(&self) -> EngineKind;
+    fn capabilities(&self) -> Capabilities;
+
+    /// Monotonic time since the engine was created: the runner times everything with it, so the
+    /// `null` engine's virtual clock yields exact figures.
+    fn now(&self) -> Duration;
+
+    /// Sets up `depth` slots with buffers of `buffer_len` bytes. No I/O may be in flight.
+    fn prepare(&mut self, depth: usize, buffer_len: usize) -> io::Result<()>;
+
+    /// The buffer of `slot`; only while the slot has no I/O in flight.
+    fn buffer_mut(&mut self, slot: usize) -> &mut [u8];
+
+    /// Queues a request. It may start at once (sync) or at the next `reap` (uring).
+    fn submit(&mut self, request: IoRequest) -> io::Result<()>;
+
+    /// Waits until at least `min` completions are available and appends all available ones.
+    fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()>;
+
+    /// Opens `name` inside `dir` (the scratch directory), never following symlinks.
+    fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId>;
+
+    /// Closes a file with no I/O in flight.
+    fn close(&mut self, file: FileId) -> io::Result<()>;
+
+    /// Sets a file's length (the tail of a direct write is written whole, then cut back).
+    fn set_len(&mut self, file: FileId, len: u64) -> io::Result<()>;
+
+    /// Drops the file's pages from the page cache; returns the fraction still resident
+    /// afterwards, as `mincore` sees it (None when it cannot be checked).
+    fn evict(&mut self, file: FileId, len: u64) -> io::Result<Option<f64>>;
+
+    /// Removes `name` from `dir`.
+    fn unlink(&mut self, dir: BorrowedFd<'_>, name: &str) -> io::Result<()>;
+
+    /// Does the whole request synchronously: submit and wait for this one completion.
+    /// Only valid when nothing else is in flight.
+    fn run_one(&mut self, request: IoRequest) -> io::Result<Completion> {
+        self.submit(request)?;
+        let mut out = Vec::with_capacity(1);
+        self.reap(1, &mut out)?;
+        out.pop()
+            .ok_or_else(|| io::Error::other("engine returned no completion"))
+    }
+}
+
+/// What the user asked for with `--engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// sync at queue depth 1, io_uring above (when the kernel has it).
+    Auto,
+    Sync,
+    Uring,
+    Null(NullTiming),
+}
+
+/// Picks and builds engines for jobs, once io_uring has been probed.
+pub struct EngineFactory {
+    choice: EngineChoice,
+    uring_problem: Option<String>,
+}
+
+impl EngineFactory {
+    /// Probes io_uring once. Fails when `--engine uring` was asked for and it is not usable.
+    pub fn new(choice: EngineChoice) -> Result<Self, String> {
+        let uring_problem = match choice {
+            EngineChoice::Auto | EngineChoice::Uring => probe_uring().err(),
+            _ => None,
+        };
+        if let (EngineChoice::Uring, Some(problem)) = (choice, &uring_problem) {
+            return Err(format!(
+                "--engine uring: io_uring is not usable here: {problem}"
+            ));
+        }
+        Ok(EngineFactory {
+            choice,
+            uring_problem,
+        })
+    }
+
+    /// Why io_uring is not used under `auto`, if it is not.
+    pub fn uring_problem(&self) -> Option<&str> {
+        self.uring_problem.as_deref()
+    }
+
+    /// Which backend a job with this queue depth gets.
+    pub fn kind_for(&self, depth: usize) -> EngineKind {
+        match self.choice {
+            EngineChoice::Null(_) => EngineKind::Null,
+            EngineChoice::Sync => EngineKind::Sync,
+            EngineChoice::Uring => EngineKind::Uring,
+            EngineChoice::Auto if depth > 1 && self.uring_problem.is_none() => EngineKind::Uring,
+            EngineChoice::Auto => EngineKind::Sync,
+        }
+    }
+
+    /// A fresh engine for a job with this queue depth.
+    pub fn build(&self, depth: usize) -> io::Result<Box<dyn Engine>> {
+        Ok(match (self.kind_for(depth), self.choice) {
+            (EngineKind::Null, EngineChoice::Null(timing)) => Box::new(NullEngine::new(timing)),
+            (EngineKind::Uring, _) => Box::new(UringEngine::new(depth)?),
+            _ => Box::new(SyncEngine::new()),
+        })
+    }
+}

@@ -1,0 +1,236 @@
+//! The `uring` engine: io_uring through the `io-uring` crate.
+//!
+//! One thread keeps the whole queue depth in flight. Requests are queued in `submit` and handed to
+//! the kernel in one `io_uring_enter` at `reap`, as fio's queue/commit/getevents do. Slot buffers
+//! are registered with the ring (fixed buffers) when the kernel allows it, which saves the
+//! per-request page pinning; otherwise plain read/write opcodes are used.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::time::{Duration, Instant};
+
+use io_uring::{IoUring, Probe, opcode, squeue, types};
+
+use super::{
+    AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileId, FileTable, IoRequest, Op,
+};
+use crate::platform::{self, OpenHow};
+
+/// Checks that io_uring can be set up here and has the opcodes we use.
+pub fn probe() -> Result<(), String> {
+    let ring = IoUring::new(8).map_err(|e| format!("io_uring_setup failed: {e}"))?;
+    let mut probe = Probe::new();
+    ring.submitter()
+        .register_probe(&mut probe)
+        .map_err(|e| format!("io_uring probe failed: {e}"))?;
+    let needed = [
+        ("READ", opcode::Read::CODE),
+        ("WRITE", opcode::Write::CODE),
+        ("FSYNC", opcode::Fsync::CODE),
+    ];
+    let missing: Vec<&str> = needed
+        .iter()
+        .filter(|(_, code)| !probe.is_supported(*code))
+        .map(|(name, _)| *name)
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "kernel lacks io_uring opcodes {}",
+            missing.join(", ")
+        ))
+    }
+}
+
+pub struct UringEngine {
+    origin: Instant,
+    ring: IoUring,
+    files: FileTable,
+    buffers: Vec<AlignedBuf>,
+    registered: bool,
+    submitted_at: Vec<Instant>,
+    ops: Vec<Op>,
+    in_flight: usize,
+}
+
+impl UringEngine {
+    /// A ring sized for `depth` requests in flight.
+    pub fn new(depth: usize) -> io::Result<Self> {
+        let entries = (depth.max(1) as u32).next_power_of_two().max(8);
+        Ok(UringEngine {
+            origin: Instant::now(),
+            ring: IoUring::new(entries)?,
+            files: FileTable::default(),
+            buffers: Vec::new(),
+            registered: false,
+            submitted_at: Vec::new(),
+            ops: Vec::new(),
+            in_flight: 0,
+        })
+    }
+
+    /// Waits until every request in flight has completed, discarding the results: the kernel must
+    /// be done with the buffers before they are freed or replaced.
+    fn drain(&mut self) {
+        while self.in_flight > 0 {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return,
+            }
+            let done = self.ring.completion().count();
+            self.in_flight = self.in_flight.saturating_sub(done);
+        }
+    }
+
+    fn entry_for(&mut self, request: &IoRequest) -> io::Result<squeue::Entry> {
+        let fd = types::Fd(self.files.get(request.file)?.as_raw_fd());
+        let slot = request.slot;
+        let len = u32::try_from(request.len).map_err(|_| io::Error::other("request too large"))?;
+        let buf = self.buffers[slot].as_mut_ptr();
+        let index = slot as u16;
+        let entry = match (request.op, self.registered) {
+            (Op::Read, true) => opcode::ReadFixed::new(fd, buf, len, index)
+                .offset(request.offset)
+                .build(),
+            (Op::Write, true) => opcode::WriteFixed::new(fd, buf, len, index)
+                .offset(request.offset)
+                .build(),
+            (Op::Read, false) => opcode::Read::new(fd, buf, len)
+                .offset(request.offset)
+                .build(),
+            (Op::Write, false) => opcode::Write::new(fd, buf, len)
+                .offset(request.offset)
+                .build(),
+            (Op::Sync, _) => opcode::Fsync::new(fd)
+                .flags(types::FsyncFlags::DATASYNC)
+                .build(),
+        };
+        Ok(entry.user_data(slot as u64))
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        self.drain();
+    }
+}
+
+impl Engine for UringEngine {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Uring
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            real_io: true,
+            asynchronous: true,
+            threaded: false,
+        }
+    }
+
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    fn prepare(&mut self, depth: usize, buffer_len: usize) -> io::Result<()> {
+        if self.in_flight > 0 {
+            return Err(io::Error::other("prepare with I/O in flight"));
+        }
+        if self.registered {
+            self.ring.submitter().unregister_buffers()?;
+            self.registered = false;
+        }
+        let depth = depth.max(1);
+        if depth > self.ring.params().sq_entries() as usize {
+            self.ring = IoUring::new((depth as u32).next_power_of_two())?;
+        }
+        self.buffers = (0..depth).map(|_| AlignedBuf::new(buffer_len)).collect();
+        self.submitted_at = vec![Instant::now(); depth];
+        self.ops = vec![Op::Read; depth];
+        let iovecs: Vec<libc::iovec> = self
+            .buffers
+            .iter_mut()
+            .map(|b| libc::iovec {
+                iov_base: b.as_mut_ptr().cast(),
+                iov_len: b.len(),
+            })
+            .collect();
+        // SAFETY: the iovecs describe the buffers in `self.buffers`, which stay allocated and in
+        // place until they are unregistered (next `prepare`) or the ring is dropped with them.
+        self.registered = depth <= u16::MAX as usize
+            && unsafe { self.ring.submitter().register_buffers(&iovecs) }.is_ok();
+        Ok(())
+    }
+
+    fn buffer_mut(&mut self, slot: usize) -> &mut [u8] {
+        self.buffers[slot].as_mut_slice()
+    }
+
+    fn submit(&mut self, request: IoRequest) -> io::Result<()> {
+        let entry = self.entry_for(&request)?;
+        self.submitted_at[request.slot] = Instant::now();
+        self.ops[request.slot] = request.op;
+        loop {
+            // SAFETY: the entry points at the slot's buffer and an open descriptor; the buffer
+            // contract (module docs of `engine`) keeps both alive and untouched until the
+            // completion is reaped, and `Drop` drains in-flight requests before freeing them.
+            let pushed = unsafe { self.ring.submission().push(&entry) };
+            if pushed.is_ok() {
+                break;
+            }
+            self.ring.submit()?;
+        }
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()> {
+        let want = min.min(self.in_flight);
+        loop {
+            match self.ring.submit_and_wait(want) {
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        let now = Instant::now();
+        for cqe in self.ring.completion() {
+            let slot = cqe.user_data() as usize;
+            let res = cqe.result();
+            self.in_flight -= 1;
+            out.push(Completion {
+                slot,
+                op: self.ops[slot],
+                result: if res < 0 {
+                    Err(io::Error::from_raw_os_error(-res))
+                } else {
+                    Ok(res as usize)
+                },
+                latency: now.saturating_duration_since(self.submitted_at[slot]),
+            });
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId> {
+        self.files.open(dir, name, how)
+    }
+
+    fn close(&mut self, file: FileId) -> io::Result<()> {
+        self.files.close(file)
+    }
+
+    fn set_len(&mut self, file: FileId, len: u64) -> io::Result<()> {
+        self.files.set_len(file, len)
+    }
+
+    fn evict(&mut self, file: FileId, len: u64) -> io::Result<Option<f64>> {
+        self.files.evict(file, len)
+    }
+
+    fn unlink(&mut self, dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
+        platform::unlink_in(dir, name)
+    }
+}

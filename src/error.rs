@@ -1,0 +1,87 @@
+//! The errors destbench reports, each naming the path or flag at fault, and the exit code it maps to.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Exit code for a malformed command line (as clap uses).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code for anything that went wrong while running.
+pub const EXIT_RUNTIME: u8 = 1;
+/// Exit code after Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The command line asks for something that cannot be: an unknown test, a bad size.
+    #[error("{0}")]
+    Usage(String),
+
+    /// The destination cannot be benchmarked: missing, not a directory, read-only, no permission.
+    #[error("{}: {problem}", path.display())]
+    Destination { path: PathBuf, problem: String },
+
+    /// Not enough free space for what the profile writes.
+    #[error(
+        "{}: not enough free space: this run needs {needed}, {available} is free (try a smaller --size or --profile quick)",
+        path.display()
+    )]
+    NoSpace {
+        path: PathBuf,
+        needed: String,
+        available: String,
+    },
+
+    /// The destination filled up during a test.
+    #[error("destination full while {during}")]
+    DestinationFull { during: String },
+
+    /// Ctrl-C, SIGTERM or SIGHUP arrived; scratch data was removed.
+    #[error("interrupted by {0}; scratch data removed")]
+    Interrupted(&'static str),
+
+    /// An I/O call failed; `context` says which and on what.
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl Error {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => EXIT_USAGE,
+            Error::Interrupted(_) => EXIT_INTERRUPTED,
+            _ => EXIT_RUNTIME,
+        }
+    }
+
+    /// Wraps an I/O error with what was being done; a full disk or quota becomes
+    /// [`Error::DestinationFull`].
+    pub fn io(context: impl Into<String>, source: io::Error) -> Self {
+        match source.raw_os_error() {
+            Some(libc::ENOSPC) | Some(libc::EDQUOT) => Error::DestinationFull {
+                during: context.into(),
+            },
+            _ => Error::Io {
+                context: context.into(),
+                source,
+            },
+        }
+    }
+}
+
+/// Adds context to `io::Result`s.
+pub trait IoContext<T> {
+    fn context_io(self, context: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T> IoContext<T> for io::Result<T> {
+    fn context_io(self, context: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|e| Error::io(context(), e))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,18 @@
+//! destbench: benchmarks backup destinations the way backups use them.
+//!
+//! Data flows one way: `settings` -> `workload` -> `runner` (through an `engine`) -> `results`
+//! (summarised by `stats`) -> `report`.
+
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod interrupt;
+pub mod platform;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod scratch;
+pub mod settings;
+pub mod stats;
+pub mod units;
+pub mod workload;

@@ -1,0 +1,13 @@
+//! The destbench binary: turns the library's result into an exit code and prints the error once.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match destbench::cli::main(std::env::args_os()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("destbench: {err}");
+            ExitCode::from(err.exit_code())
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Linux: `O_DIRECT`, `posix_fadvise`, `mincore`, `/proc/sys/vm/drop_caches`.
+
+use std::fs::File;
+use std::io;
+use std::num::NonZeroU64;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{Advice, AtFlags, Mode, OFlags};
+
+use super::OpenHow;
+
+/// Opens (or creates, exclusively) `name` inside the directory `dir`, never following a symlink.
+pub fn open_in(dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<OwnedFd> {
+    let mut flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
+    flags |= if how.write {
+        OFlags::RDWR
+    } else {
+        OFlags::RDONLY
+    };
+    if how.create {
+        flags |= OFlags::CREATE | OFlags::EXCL;
+    }
+    if how.direct {
+        flags |= OFlags::DIRECT;
+    }
+    Ok(rustix::fs::openat(
+        dir,
+        name,
+        flags,
+        Mode::from_raw_mode(0o600),
+    )?)
+}
+
+/// Creates the directory `name` inside `parent` (failing if anything by that name exists) and
+/// opens it without following symlinks.
+pub fn create_dir_exclusive(parent: &Path, name: &str) -> io::Result<OwnedFd> {
+    let parent_fd = rustix::fs::open(
+        parent,
+        OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::RDONLY,
+        Mode::empty(),
+    )?;
+    rustix::fs::mkdirat(&parent_fd, name, Mode::from_raw_mode(0o700))?;
+    Ok(rustix::fs::openat(
+        &parent_fd,
+        name,
+        OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
+        Mode::empty(),
+    )?)
+}
+
+/// Removes the regular file `name` inside `dir`.
+pub fn unlink_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
+    Ok(rustix::fs::unlinkat(dir, name, AtFlags::empty())?)
+}
+
+/// Reads at `offset`; returns the number of bytes read (short at end of file).
+pub fn pread(fd: BorrowedFd<'_>, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    Ok(rustix::io::pread(fd, buf, offset)?)
+}
+
+/// Writes at `offset`; returns the number of bytes written.
+pub fn pwrite(fd: BorrowedFd<'_>, buf: &[u8], offset: u64) -> io::Result<usize> {
+    Ok(rustix::io::pwrite(fd, buf, offset)?)
+}
+
+/// Makes the file's data (and the metadata needed to read it back) durable.
+pub fn datasync(fd: BorrowedFd<'_>) -> io::Result<()> {
+    Ok(rustix::fs::fdatasync(fd)?)
+}
+
+/// Sets the file's length.
+pub fn set_len(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
+    Ok(rustix::fs::ftruncate(fd, len)?)
+}
+
+/// Asks the kernel to drop the file's clean pages from the page cache.
+pub fn evict(fd: BorrowedFd<'_>) -> io::Result<()> {
+    Ok(rustix::fs::fadvise(fd, 0, None, Advice::DontNeed)?)
+}
+
+/// The fraction (0..=1) of the file's first `len` bytes that sit in the page cache, from `mincore`.
+/// Lets a read test prove its eviction worked instead of assuming it.
+pub fn resident_fraction(fd: BorrowedFd<'_>, len: u64) -> io::Result<f64> {
+    if len == 0 {
+        return Ok(0.0);
+    }
+    let page = rustix::param::page_size();
+    let length = usize::try_from(len).map_err(|_| io::Error::other("file too large to map"))?;
+    // SAFETY: a fresh shared read-only mapping of `length` bytes of `fd` at a kernel-chosen
+    // address; it is only inspected with mincore (never dereferenced) and unmapped below.
+    let addr = unsafe {
+        rustix::mm::mmap(
+            std::ptr::null_mut(),
+            length,
+            rustix::mm::ProtFlags::READ,
+            rustix::mm::MapFlags::SHARED,
+            fd,
+            0,
+        )?
+    };
+    let pages = length.div_ceil(page);
+    let mut vec = vec![0u8; pages];
+    // SAFETY: `addr` is the start of a live mapping of `length` bytes, and `vec` has one byte for
+    // each of its pages, as mincore(2) requires.
+    let rc = unsafe { libc::mincore(addr, length, vec.as_mut_ptr()) };
+    let mincore_error = (rc != 0).then(io::Error::last_os_error);
+    // SAFETY: unmapping exactly the mapping created above, which nothing else refers to.
+    unsafe { rustix::mm::munmap(addr, length)? };
+    if let Some(err) = mincore_error {
+        return Err(err);
+    }
+    let resident = vec.iter().filter(|&&b| b & 1 == 1).count();
+    Ok(resident as f64 / pages as f64)
+}
+
+/// Drops clean page-cache pages machine-wide (root only): used when per-file eviction did not work.
+pub fn drop_caches() -> io::Result<()> {
+    std::fs::write("/proc/sys/vm/drop_caches", b"1")
+}
+
+/// Bytes available to an unprivileged writer on the filesystem holding `path`.
+pub fn available_space(path: &Path) -> io::Result<u64> {
+    let st = rustix::fs::statvfs(path)?;
+    Ok(st.f_bavail.saturating_mul(st.f_frsize))
+}
+
+/// True when running with root privileges.
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// Length of an open file.
+pub fn file_len(fd: BorrowedFd<'_>) -> io::Result<u64> {
+    Ok(rustix::fs::fstat(fd)?.st_size as u64)
+}
+
+/// Preallocates `len` bytes so later overwrites do not allocate (`fallocate`); filesystems that
+/// cannot do it return an error the caller may ignore.
+pub fn preallocate(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
+    let len = NonZeroU64::new(len).map_or(0, NonZeroU64::get);
+    Ok(rustix::fs::fallocate(
+        fd,
+        rustix::fs::FallocateFlags::empty(),
+        0,
+        len,
+    )?)
+}
+
+/// Converts an owned descriptor into a `File` (for code that wants std's API).
+pub fn into_file(fd: OwnedFd) -> File {
+    File::from(fd)
+}
+
+/// Borrows a file's descriptor.
+pub fn fd_of(file: &File) -> BorrowedFd<'_> {
+    file.as_fd()
+}
+
+/// True when the filesystem holding `fd` keeps its files in memory (tmpfs, ramfs): no figure
+/// measured there is a storage device's, whatever the I/O method.
+pub fn is_memory_backed(fd: BorrowedFd<'_>) -> io::Result<bool> {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let st = rustix::fs::fstatfs(fd)?;
+    #[allow(clippy::unnecessary_cast)] // f_type's width differs between targets
+    let magic = st.f_type as i64;
+    Ok(magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
+}

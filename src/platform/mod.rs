@@ -1,0 +1,29 @@
+//! Every operating-system-specific call destbench makes, behind one small interface.
+//!
+//! Linux is implemented in `linux.rs`. A port fills the same functions:
+//! - macOS: no `O_DIRECT`; `fcntl(F_NOCACHE)` on the open file gives uncached I/O, `F_FULLFSYNC`
+//!   is the durable flush (plain `fsync` does not flush the drive cache there), eviction has no
+//!   `posix_fadvise` (use `F_NOCACHE` reads, or `purge` as root), free space from `statfs`.
+//! - Windows: `FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH` instead of `O_DIRECT`,
+//!   `FlushFileBuffers` for durability, sector-aligned buffers from `VirtualAlloc`,
+//!   `GetDiskFreeSpaceExW` for free space.
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+pub use linux::*;
+
+/// How a file is opened inside the scratch directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenHow {
+    /// Open for writing (and reading); otherwise read-only.
+    pub write: bool,
+    /// Create the file; it must not exist yet.
+    pub create: bool,
+    /// Bypass the page cache (`O_DIRECT`): needs aligned buffers, offsets and lengths.
+    pub direct: bool,
+}
+
+/// The alignment used for direct I/O buffers, offsets and lengths. 4 KiB covers every logical
+/// block size in use (512 and 4096).
+pub const DIRECT_ALIGN: usize = 4096;

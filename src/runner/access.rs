@@ -1,0 +1,158 @@
+//! How each figure stays clear of the page cache: direct I/O where the filesystem accepts it
+//! (found out by trying), otherwise fdatasync inside write timings and verified eviction before
+//! reads.
+
+use std::os::fd::AsFd;
+
+use crate::engine::{AlignedBuf, Engine, FileId};
+use crate::error::{Error, Result};
+use crate::platform::{self, DIRECT_ALIGN, OpenHow};
+use crate::results::{AccessInfo, Method};
+use crate::scratch::Scratch;
+
+/// Residency above this after eviction means the eviction did not work.
+const RESIDENT_LIMIT: f64 = 0.01;
+
+/// The access method chosen for a run.
+#[derive(Debug, Clone)]
+pub struct Access {
+    pub direct: bool,
+    pub memory_backed: bool,
+    pub null: bool,
+    pub allow_drop_caches: bool,
+    pub note: String,
+}
+
+/// Chooses the method for this destination.
+pub fn detect(
+    scratch: &Scratch,
+    null: bool,
+    force_buffered: bool,
+    allow_drop_caches: bool,
+) -> Access {
+    let memory_backed = platform::is_memory_backed(scratch.fd()).unwrap_or(false);
+    let (direct, note) = if null {
+        (false, "null engine: no I/O".to_string())
+    } else if memory_backed {
+        (
+            false,
+            "the filesystem keeps files in memory (tmpfs): figures are memory speed, not a storage device's; buffered I/O with fdatasync".to_string(),
+        )
+    } else if force_buffered {
+        (
+            false,
+            "--buffered: buffered I/O, writes timed through fdatasync, reads after verified eviction"
+                .to_string(),
+        )
+    } else {
+        match probe_direct(scratch) {
+            Ok(()) => (
+                true,
+                "O_DIRECT accepted: reads and writes bypass the page cache".to_string(),
+            ),
+            Err(e) => (
+                false,
+                format!(
+                    "the filesystem refused O_DIRECT ({e}): writes are timed through fdatasync, reads follow a verified eviction"
+                ),
+            ),
+        }
+    };
+    Access {
+        direct,
+        memory_backed,
+        null,
+        allow_drop_caches: allow_drop_caches && platform::is_root(),
+        note,
+    }
+}
+
+/// Writes and reads back one aligned block with O_DIRECT in the scratch directory.
+fn probe_direct(scratch: &Scratch) -> std::io::Result<()> {
+    const NAME: &str = "direct-probe";
+    let how = OpenHow {
+        write: true,
+        create: true,
+        direct: true,
+    };
+    let fd = platform::open_in(scratch.fd(), NAME, how)?;
+    let mut buf = AlignedBuf::new(DIRECT_ALIGN);
+    buf.as_mut_slice().fill(0x5a);
+    let result = platform::pwrite(fd.as_fd(), buf.as_slice(), 0)
+        .and_then(|_| platform::pread(fd.as_fd(), buf.as_mut_slice(), 0))
+        .map(|_| ());
+    drop(fd);
+    let _ = platform::unlink_in(scratch.fd(), NAME);
+    result
+}
+
+impl Access {
+    pub fn open_how(&self, write: bool, create: bool) -> OpenHow {
+        OpenHow {
+            write,
+            create,
+            direct: self.direct,
+        }
+    }
+
+    pub fn write_method(&self) -> Method {
+        if self.null {
+            Method::Null
+        } else if self.direct {
+            Method::Direct
+        } else {
+            Method::Fsync
+        }
+    }
+
+    /// Gets `file` out of the page cache before a timed read, and says how (with a warning when
+    /// it could not be done).
+    pub fn prepare_read(
+        &self,
+        engine: &mut dyn Engine,
+        file: FileId,
+        len: u64,
+    ) -> Result<(Method, Option<String>)> {
+        if self.null {
+            return Ok((Method::Null, None));
+        }
+        if self.direct {
+            return Ok((Method::Direct, None));
+        }
+        let evict = |engine: &mut dyn Engine| {
+            engine
+                .evict(file, len)
+                .map_err(|e| Error::io("evicting a test file from the page cache", e))
+        };
+        match evict(engine)? {
+            Some(r) if r <= RESIDENT_LIMIT => Ok((Method::Evict, None)),
+            None => Ok((
+                Method::Evict,
+                Some("eviction could not be checked (mincore failed): the read figure may include the page cache".into()),
+            )),
+            Some(resident) => {
+                if self.allow_drop_caches && platform::drop_caches().is_ok() {
+                    match evict(engine)? {
+                        Some(r) if r <= RESIDENT_LIMIT => return Ok((Method::DropCaches, None)),
+                        _ => {}
+                    }
+                }
+                Ok((
+                    Method::PageCache,
+                    Some(format!(
+                        "{:.0}% of the file stayed in the page cache after eviction: this read figure is memory speed, not the device",
+                        resident * 100.0
+                    )),
+                ))
+            }
+        }
+    }
+
+    pub fn info(&self) -> AccessInfo {
+        AccessInfo {
+            direct_io: self.direct,
+            memory_backed: self.memory_backed,
+            note: self.note.clone(),
+        }
+    }
+}

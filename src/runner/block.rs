@@ -1,0 +1,170 @@
+//! The block tests: blocks over one shared test file for a fixed time (CrystalDiskMark style).
+
+use std::time::Duration;
+
+use crate::engine::{Engine, Op};
+use crate::error::{Error, Result};
+use crate::results::Repetition;
+use crate::units;
+use crate::workload::{Direction, Pattern};
+
+use super::order::RandomOrder;
+use super::stream::{self, Chunk, Recorder};
+use super::{Ctx, Measured};
+
+/// The shared file of the block tests, inside the scratch directory.
+pub const TEST_FILE: &str = "blocks.dat";
+/// Block size used to lay the test file down.
+const FILL_BLOCK: usize = 1 << 20;
+const FILL_DEPTH: usize = 8;
+
+/// Fills every slot buffer with random bytes (once per engine; stamps make blocks unique later).
+pub(super) fn fill_buffers(ctx: &mut Ctx<'_>, engine: &mut dyn Engine, depth: usize) {
+    for slot in 0..depth {
+        ctx.stamper.fill(engine.buffer_mut(slot));
+    }
+}
+
+/// Writes the test file of `size` bytes (a multiple of 1 MiB), untimed, durable.
+pub(super) fn prepare_test_file(ctx: &mut Ctx<'_>, size: u64) -> Result<()> {
+    let mut engine = ctx.build_engine(FILL_DEPTH)?;
+    engine
+        .prepare(FILL_DEPTH, FILL_BLOCK)
+        .map_err(|e| Error::io("setting up I/O buffers", e))?;
+    fill_buffers(ctx, engine.as_mut(), FILL_DEPTH);
+    let what = || format!("writing the {} test file", units::format_bytes(size));
+    let file = engine
+        .open(ctx.scratch.fd(), TEST_FILE, ctx.access.open_how(true, true))
+        .map_err(|e| Error::io(what(), e))?;
+    let mut offset = 0u64;
+    let next = || {
+        (offset < size).then(|| {
+            let chunk = Chunk {
+                offset,
+                len: FILL_BLOCK,
+                counted: FILL_BLOCK as u64,
+            };
+            offset += FILL_BLOCK as u64;
+            chunk
+        })
+    };
+    let mut recorder = Recorder::new(engine.now(), Duration::from_secs(1));
+    let stamper = &mut *ctx.stamper;
+    stream::stream(
+        engine.as_mut(),
+        file,
+        Op::Write,
+        FILL_DEPTH,
+        next,
+        None,
+        Some(stamper),
+        &mut recorder,
+        &what,
+    )?;
+    stream::sync(engine.as_mut(), file, &what)?;
+    engine.close(file).map_err(|e| Error::io(what(), e))
+}
+
+/// The parameters of one block variant.
+pub(super) struct BlockJob {
+    pub direction: Direction,
+    pub pattern: Pattern,
+    pub block: usize,
+    pub depth: usize,
+    pub file_size: u64,
+    pub duration: Duration,
+}
+
+/// One timed repetition of a block variant.
+pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<Measured> {
+    let mut engine = ctx.build_engine(job.depth)?;
+    engine
+        .prepare(job.depth, job.block)
+        .map_err(|e| Error::io("setting up I/O buffers", e))?;
+    let write = job.direction == Direction::Write;
+    let what = || {
+        format!(
+            "{} the test file",
+            if write { "writing" } else { "reading" }
+        )
+    };
+    let file = engine
+        .open(
+            ctx.scratch.fd(),
+            TEST_FILE,
+            ctx.access.open_how(write, false),
+        )
+        .map_err(|e| Error::io(what(), e))?;
+    let (method, warning) = if write {
+        fill_buffers(ctx, engine.as_mut(), job.depth);
+        (ctx.access.write_method(), None)
+    } else {
+        ctx.access
+            .prepare_read(engine.as_mut(), file, job.file_size)?
+    };
+
+    // Buffered runs stop after one pass: a second pass would rewrite or reread pages the
+    // first one left in the page cache.
+    let wrap = ctx.access.direct || ctx.access.null;
+    let blocks = job.file_size / job.block as u64;
+    let block = job.block as u64;
+    let mut sequential = 0u64;
+    let mut random = RandomOrder::new(blocks, ctx.seed ^ rep as u64);
+    let pattern = job.pattern;
+    let next = move || {
+        let index = match pattern {
+            Pattern::Sequential => {
+                if !wrap && sequential == blocks {
+                    return None;
+                }
+                sequential += 1;
+                (sequential - 1) % blocks
+            }
+            Pattern::Random => {
+                if !wrap && random.pass_complete() {
+                    return None;
+                }
+                random.next_block()
+            }
+        };
+        Some(Chunk {
+            offset: index * block,
+            len: block as usize,
+            counted: block,
+        })
+    };
+
+    let start = engine.now();
+    let mut recorder = Recorder::new(start, ctx.series_interval);
+    let op = if write { Op::Write } else { Op::Read };
+    let stamper = write.then_some(&mut *ctx.stamper);
+    stream::stream(
+        engine.as_mut(),
+        file,
+        op,
+        job.depth,
+        next,
+        Some(start + job.duration),
+        stamper,
+        &mut recorder,
+        &what,
+    )?;
+    if write {
+        stream::sync(engine.as_mut(), file, &what)?;
+    }
+    let elapsed = engine.now() - start;
+    engine.close(file).map_err(|e| Error::io(what(), e))?;
+    Ok(Measured {
+        repetition: Repetition {
+            rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
+            bytes: recorder.bytes,
+            ops: recorder.ops,
+            elapsed,
+            series: recorder.series,
+        },
+        latency: recorder.latency,
+        method,
+        engine: engine.kind(),
+        warning,
+    })
+}

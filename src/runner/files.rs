@@ -1,0 +1,315 @@
+//! The whole-file tests (20-100 MB transfers, Time Machine's 50 MB file) and the many-files test
+//! (Time Machine's 500 files of 4 KB written at once).
+
+use std::time::Duration;
+
+use crate::engine::{Completion, Engine, FileId, IoRequest, Op};
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::results::{Method, Repetition};
+use crate::units;
+use crate::workload::Direction;
+
+use super::block::fill_buffers;
+use super::stream::{self, Chunk, Recorder};
+use super::{Ctx, Measured};
+
+/// Requests in flight for whole-file transfers: enough to stream like kernel writeback and
+/// readahead do, few enough to stay a single sequential stream.
+pub const WHOLE_FILE_DEPTH: usize = 4;
+/// Files in flight in the many-files test.
+pub const MANY_FILES_DEPTH: usize = 32;
+
+/// Names of the files read back by the whole-file read test.
+pub(super) fn read_file_name(index: usize) -> String {
+    format!("transfer-{index}.dat")
+}
+
+/// The chunks of a whole file of `size` bytes. With direct I/O the tail is issued as a whole
+/// block (direct I/O needs aligned lengths) and only the file's bytes are counted.
+fn chunks(size: u64, block: usize, direct: bool) -> impl FnMut() -> Option<Chunk> {
+    let mut offset = 0u64;
+    move || {
+        if offset >= size {
+            return None;
+        }
+        let remaining = size - offset;
+        let counted = remaining.min(block as u64);
+        let len = if direct { block } else { counted as usize };
+        let chunk = Chunk {
+            offset,
+            len,
+            counted,
+        };
+        offset += counted;
+        Some(chunk)
+    }
+}
+
+/// Creates `name` and writes `size` bytes to it, durable on return; everything inside the
+/// caller's timing.
+fn write_file(
+    ctx: &mut Ctx<'_>,
+    engine: &mut dyn Engine,
+    name: &str,
+    size: u64,
+    block: usize,
+    recorder: &mut Recorder,
+) -> Result<()> {
+    let what = || format!("writing {name} ({})", units::format_bytes(size));
+    let file = engine
+        .open(ctx.scratch.fd(), name, ctx.access.open_how(true, true))
+        .map_err(|e| Error::io(what(), e))?;
+    let next = chunks(size, block, ctx.access.direct);
+    let stamper = &mut *ctx.stamper;
+    stream::stream(
+        engine,
+        file,
+        Op::Write,
+        WHOLE_FILE_DEPTH,
+        next,
+        None,
+        Some(stamper),
+        recorder,
+        &what,
+    )?;
+    if ctx.access.direct && !size.is_multiple_of(block as u64) {
+        engine
+            .set_len(file, size)
+            .map_err(|e| Error::io(what(), e))?;
+    }
+    stream::sync(engine, file, &what)?;
+    engine.close(file).map_err(|e| Error::io(what(), e))
+}
+
+/// Writes the files the whole-file read test reads, untimed.
+pub(super) fn prepare_read_files(ctx: &mut Ctx<'_>, sizes: &[u64], block: usize) -> Result<()> {
+    let mut engine = ctx.build_engine(WHOLE_FILE_DEPTH)?;
+    engine
+        .prepare(WHOLE_FILE_DEPTH, block)
+        .map_err(|e| Error::io("setting up I/O buffers", e))?;
+    fill_buffers(ctx, engine.as_mut(), WHOLE_FILE_DEPTH);
+    let mut recorder = Recorder::new(engine.now(), Duration::from_secs(1));
+    for (index, &size) in sizes.iter().enumerate() {
+        write_file(
+            ctx,
+            engine.as_mut(),
+            &read_file_name(index),
+            size,
+            block,
+            &mut recorder,
+        )?;
+    }
+    Ok(())
+}
+
+/// One timed repetition of a whole-file variant: each file timed on its own, the figure the mean
+/// of the files' rates.
+pub(super) fn measure_whole(
+    ctx: &mut Ctx<'_>,
+    direction: Direction,
+    sizes: &[u64],
+    block: usize,
+    rep: usize,
+) -> Result<Measured> {
+    let mut engine = ctx.build_engine(WHOLE_FILE_DEPTH)?;
+    engine
+        .prepare(WHOLE_FILE_DEPTH, block)
+        .map_err(|e| Error::io("setting up I/O buffers", e))?;
+    let mut recorder = Recorder::new(engine.now(), ctx.series_interval);
+    let mut rates = Vec::with_capacity(sizes.len());
+    let mut elapsed = Duration::ZERO;
+    let mut method = ctx.access.write_method();
+    let mut warning = None;
+    if direction == Direction::Write {
+        fill_buffers(ctx, engine.as_mut(), WHOLE_FILE_DEPTH);
+    }
+    for (index, &size) in sizes.iter().enumerate() {
+        let took = match direction {
+            Direction::Write => {
+                let name = format!("write-{rep}-{index}.dat");
+                let start = engine.now();
+                write_file(ctx, engine.as_mut(), &name, size, block, &mut recorder)?;
+                let took = engine.now() - start;
+                engine
+                    .unlink(ctx.scratch.fd(), &name)
+                    .map_err(|e| Error::io(format!("removing {name}"), e))?;
+                took
+            }
+            Direction::Read => {
+                let name = read_file_name(index);
+                let what = || format!("reading {name}");
+                let file = engine
+                    .open(ctx.scratch.fd(), &name, ctx.access.open_how(false, false))
+                    .map_err(|e| Error::io(what(), e))?;
+                let (read_method, read_warning) =
+                    ctx.access.prepare_read(engine.as_mut(), file, size)?;
+                method = worse(method, read_method);
+                warning = warning.or(read_warning);
+                let start = engine.now();
+                let next = chunks(size, block, ctx.access.direct);
+                stream::stream(
+                    engine.as_mut(),
+                    file,
+                    Op::Read,
+                    WHOLE_FILE_DEPTH,
+                    next,
+                    None,
+                    None,
+                    &mut recorder,
+                    &what,
+                )?;
+                let took = engine.now() - start;
+                engine.close(file).map_err(|e| Error::io(what(), e))?;
+                took
+            }
+        };
+        rates.push(units::mb_per_s(size, took.as_secs_f64()));
+        elapsed += took;
+    }
+    Ok(Measured {
+        repetition: Repetition {
+            rate: rates.iter().sum::<f64>() / rates.len() as f64,
+            bytes: sizes.iter().sum(),
+            ops: recorder.ops,
+            elapsed,
+            series: recorder.series,
+        },
+        latency: recorder.latency,
+        method,
+        engine: engine.kind(),
+        warning,
+    })
+}
+
+/// For reads over several files: the least trustworthy method seen is the one to report.
+fn worse(current: Method, seen: Method) -> Method {
+    let rank = |m: Method| match m {
+        Method::Null => 0,
+        Method::Direct | Method::Fsync => 1,
+        Method::Evict => 2,
+        Method::DropCaches => 3,
+        Method::PageCache => 4,
+    };
+    if rank(seen) >= rank(current) {
+        seen
+    } else {
+        current
+    }
+}
+
+/// One timed repetition of the many-files test: `count` new files of `size` bytes, up to
+/// [`MANY_FILES_DEPTH`] at once, each written then made durable; timed from the first create to
+/// the last close. Ops are files; the latency is per file (write submitted to durable).
+pub(super) fn measure_many(
+    ctx: &mut Ctx<'_>,
+    count: usize,
+    size: u64,
+    rep: usize,
+) -> Result<Measured> {
+    let depth = MANY_FILES_DEPTH.min(count);
+    let len = size as usize;
+    let mut engine = ctx.build_engine(depth)?;
+    engine
+        .prepare(depth, len)
+        .map_err(|e| Error::io("setting up I/O buffers", e))?;
+    fill_buffers(ctx, engine.as_mut(), depth);
+    let name = |i: usize| format!("tm-{rep}-{i}.dat");
+    let start = engine.now();
+    let mut recorder = Recorder::new(start, ctx.series_interval);
+    let mut files: Vec<FileId> = Vec::with_capacity(count);
+    let result = (|| -> Result<()> {
+        for i in 0..count {
+            interrupt::check()?;
+            let file = engine
+                .open(ctx.scratch.fd(), &name(i), ctx.access.open_how(true, true))
+                .map_err(|e| Error::io(format!("creating {}", name(i)), e))?;
+            files.push(file);
+        }
+        // Per slot: which file it works on, whether its write is done, when the file started.
+        let mut slot_file: Vec<Option<(usize, bool, Duration)>> = vec![None; depth];
+        let mut next_file = 0usize;
+        let mut in_flight = 0usize;
+        let mut done: Vec<Completion> = Vec::with_capacity(depth);
+        let submit = |engine: &mut dyn Engine, slot: usize, file: FileId, op: Op| {
+            engine.submit(IoRequest {
+                slot,
+                file,
+                op,
+                offset: 0,
+                len,
+            })
+        };
+        for (slot, state) in slot_file.iter_mut().enumerate() {
+            ctx.stamper.stamp(engine.buffer_mut(slot));
+            submit(engine.as_mut(), slot, files[next_file], Op::Write)
+                .map_err(|e| Error::io(format!("writing {}", name(next_file)), e))?;
+            *state = Some((next_file, false, engine.now()));
+            next_file += 1;
+            in_flight += 1;
+        }
+        while in_flight > 0 {
+            interrupt::check()?;
+            done.clear();
+            engine
+                .reap(1, &mut done)
+                .map_err(|e| Error::io("writing the small files", e))?;
+            let now = engine.now();
+            for completion in done.drain(..) {
+                in_flight -= 1;
+                let slot = completion.slot;
+                let (index, written, started) = slot_file[slot].expect("slot in use");
+                let what = || format!("writing {}", name(index));
+                let n = completion.result.map_err(|e| Error::io(what(), e))?;
+                if !written {
+                    if n < len {
+                        return Err(Error::io(what(), std::io::ErrorKind::WriteZero.into()));
+                    }
+                    submit(engine.as_mut(), slot, files[index], Op::Sync)
+                        .map_err(|e| Error::io(what(), e))?;
+                    slot_file[slot] = Some((index, true, started));
+                    in_flight += 1;
+                    continue;
+                }
+                recorder.record(now, size, now - started);
+                slot_file[slot] = None;
+                if next_file < count {
+                    ctx.stamper.stamp(engine.buffer_mut(slot));
+                    submit(engine.as_mut(), slot, files[next_file], Op::Write)
+                        .map_err(|e| Error::io(format!("writing {}", name(next_file)), e))?;
+                    slot_file[slot] = Some((next_file, false, now));
+                    next_file += 1;
+                    in_flight += 1;
+                }
+            }
+        }
+        for file in files.drain(..) {
+            engine
+                .close(file)
+                .map_err(|e| Error::io("closing the small files", e))?;
+        }
+        Ok(())
+    })();
+    let elapsed = engine.now() - start;
+    // Untimed: close whatever an error left open, then remove the files.
+    for file in files.drain(..) {
+        let _ = engine.close(file);
+    }
+    for i in 0..count {
+        let _ = engine.unlink(ctx.scratch.fd(), &name(i));
+    }
+    result?;
+    Ok(Measured {
+        repetition: Repetition {
+            rate: units::mb_per_s(count as u64 * size, elapsed.as_secs_f64()),
+            bytes: count as u64 * size,
+            ops: recorder.ops,
+            elapsed,
+            series: recorder.series,
+        },
+        latency: recorder.latency,
+        method: ctx.access.write_method(),
+        engine: engine.kind(),
+        warning: None,
+    })
+}

@@ -1,0 +1,373 @@
+//! Phases, repetitions, timing and progress: runs a plan of test variants against a destination.
+
+mod access;
+mod block;
+mod files;
+mod order;
+mod progress;
+mod stream;
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+pub use access::Access;
+pub use progress::{NoProgress, Progress};
+
+use crate::engine::{Engine, EngineChoice, EngineFactory, EngineKind};
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::platform;
+use crate::results::{
+    Method, Repetition, RunReport, RunSettings, TestFailure, TestResult, TestResultParts,
+};
+use crate::scratch::{self, Scratch};
+use crate::stats::LatencyHistogram;
+use crate::units;
+use crate::workload::{
+    DataStamper, Direction, Profile, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, Variant, Workload,
+};
+
+/// Everything a run needs, validated (see `settings`).
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub destination: PathBuf,
+    pub profile: Profile,
+    pub variants: Vec<Variant>,
+    pub runs: usize,
+    /// Size of the block tests' file (a multiple of 1 MiB).
+    pub file_size: u64,
+    pub block_duration: Duration,
+    pub engine: EngineChoice,
+    pub engine_name: String,
+    /// Never use O_DIRECT (for checking the fallback path on filesystems that accept it).
+    pub force_buffered: bool,
+    /// May drop the machine's page cache (root only) when per-file eviction fails.
+    pub allow_drop_caches: bool,
+    pub seed: u64,
+    pub label: Option<String>,
+}
+
+impl RunPlan {
+    fn has_block_tests(&self) -> bool {
+        self.variants
+            .iter()
+            .any(|v| matches!(v.workload, Workload::Block { .. }))
+    }
+
+    /// Bytes the run keeps on the destination at its peak: the block test file for the whole
+    /// run, plus the largest set of files any one variant keeps at once.
+    pub fn space_needed(&self) -> u64 {
+        let block_file = if self.has_block_tests() {
+            self.file_size
+        } else {
+            0
+        };
+        let largest_variant = self
+            .variants
+            .iter()
+            .map(|v| match &v.workload {
+                Workload::Block { .. } => 0,
+                Workload::WholeFiles {
+                    direction: Direction::Read,
+                    sizes,
+                    ..
+                } => sizes.iter().sum(),
+                Workload::WholeFiles { sizes, .. } => sizes.iter().copied().max().unwrap_or(0),
+                Workload::ManyFiles { count, size } => *count as u64 * size.next_multiple_of(4096),
+            })
+            .max()
+            .unwrap_or(0);
+        // 5% for filesystem metadata and rounding.
+        (block_file + largest_variant) / 20 * 21
+    }
+
+    /// How many progress steps the run takes.
+    fn steps(&self) -> u64 {
+        (self.variants.len() * self.runs) as u64 + u64::from(self.has_block_tests())
+    }
+}
+
+/// What one repetition measured.
+struct Measured {
+    repetition: Repetition,
+    latency: LatencyHistogram,
+    method: Method,
+    engine: EngineKind,
+    warning: Option<String>,
+}
+
+/// State shared by the measurements of one run.
+struct Ctx<'a> {
+    scratch: &'a Scratch,
+    engines: &'a EngineFactory,
+    access: &'a Access,
+    stamper: &'a mut DataStamper,
+    series_interval: Duration,
+    seed: u64,
+}
+
+impl Ctx<'_> {
+    fn build_engine(&self, depth: usize) -> Result<Box<dyn Engine>> {
+        self.engines
+            .build(depth)
+            .map_err(|e| Error::io("setting up the I/O engine", e))
+    }
+}
+
+/// Runs the plan. Returns Err only for what stops the whole run (bad destination, no space,
+/// interruption); a failing test is recorded in the report's `failures` and the others go on.
+pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
+    let started = SystemTime::now();
+    let engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
+    scratch::check_destination(&plan.destination)?;
+    let null = matches!(plan.engine, EngineChoice::Null(_));
+    if !null {
+        check_space(plan)?;
+    }
+    let scratch = Scratch::create(&plan.destination)?;
+    let access = access::detect(&scratch, null, plan.force_buffered, plan.allow_drop_caches);
+    let mut warnings = Vec::new();
+    if access.memory_backed {
+        warnings.push(access.note.clone());
+    }
+    if let Some(problem) = engines.uring_problem() {
+        warnings.push(format!(
+            "io_uring is not usable ({problem}): queue depths above 1 use sync worker threads"
+        ));
+    }
+    let mut stamper = DataStamper::new(plan.seed);
+    let mut ctx = Ctx {
+        scratch: &scratch,
+        engines: &engines,
+        access: &access,
+        stamper: &mut stamper,
+        series_interval: plan.profile.series_interval,
+        seed: plan.seed,
+    };
+    progress.begin(plan.steps());
+    let wall = std::time::Instant::now();
+
+    let mut block_file_problem = None;
+    if plan.has_block_tests() {
+        progress.step(&format!(
+            "preparing the {} test file",
+            units::format_bytes(plan.file_size)
+        ));
+        match block::prepare_test_file(&mut ctx, plan.file_size) {
+            Ok(()) => {}
+            Err(e @ Error::Interrupted(_)) => return Err(e),
+            Err(e) => block_file_problem = Some(e.to_string()),
+        }
+    }
+
+    let mut results = Vec::new();
+    let mut failures = Vec::new();
+    for variant in &plan.variants {
+        let fail = |error: String| TestFailure {
+            test: variant.test,
+            variant: variant.name.to_string(),
+            error,
+        };
+        if let (Workload::Block { .. }, Some(problem)) = (&variant.workload, &block_file_problem) {
+            failures.push(fail(format!(
+                "the test file could not be written: {problem}"
+            )));
+            continue;
+        }
+        match run_variant(&mut ctx, plan, variant, progress) {
+            Ok(Some(result)) => results.push(result),
+            Ok(None) => {}
+            Err(e @ Error::Interrupted(_)) => return Err(e),
+            Err(e) => failures.push(fail(e.to_string())),
+        }
+    }
+    progress.finish();
+    interrupt::check()?;
+    if !failures.is_empty() {
+        warnings.push(format!(
+            "{} test variant(s) failed; see the failures",
+            failures.len()
+        ));
+    }
+    drop(scratch);
+    Ok(RunReport {
+        destination: plan.destination.clone(),
+        settings: RunSettings {
+            profile: plan.profile.name,
+            runs: plan.runs,
+            file_size_bytes: plan.file_size,
+            block_duration_s: plan.block_duration.as_secs_f64(),
+            engine: plan.engine_name.clone(),
+            seed: plan.seed,
+            label: plan.label.clone(),
+        },
+        access: access.info(),
+        started_unix_s: started
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        duration: wall.elapsed(),
+        results,
+        failures,
+        warnings,
+        destbench_version: env!("CARGO_PKG_VERSION"),
+    })
+}
+
+fn check_space(plan: &RunPlan) -> Result<()> {
+    let needed = plan.space_needed();
+    let available = platform::available_space(&plan.destination).map_err(|e| {
+        Error::io(
+            format!("checking free space on {}", plan.destination.display()),
+            e,
+        )
+    })?;
+    if available < needed {
+        return Err(Error::NoSpace {
+            path: plan.destination.clone(),
+            needed: units::format_bytes(needed),
+            available: units::format_bytes(available),
+        });
+    }
+    Ok(())
+}
+
+/// All repetitions of one variant. A repetition that fails ends the variant with that error.
+fn run_variant(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    variant: &Variant,
+    progress: &mut dyn Progress,
+) -> Result<Option<TestResult>> {
+    let mut repetitions = Vec::with_capacity(plan.runs);
+    let mut latency = LatencyHistogram::default();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut method = None;
+    let mut engine = None;
+    let (block_size, queue_depth, op_kind) = shape(variant);
+
+    let read_files = match &variant.workload {
+        Workload::WholeFiles {
+            direction: Direction::Read,
+            sizes,
+            block,
+        } => Some((*sizes, *block)),
+        _ => None,
+    };
+    if let Some((sizes, block)) = read_files {
+        files::prepare_read_files(ctx, sizes, block)?;
+    }
+    let outcome = (|| -> Result<()> {
+        for rep in 0..plan.runs {
+            interrupt::check()?;
+            progress.step(&format!(
+                "{} {} ({}/{})",
+                variant.test,
+                variant.name,
+                rep + 1,
+                plan.runs
+            ));
+            let measured = measure(ctx, plan, variant, rep)?;
+            latency += &measured.latency;
+            method = Some(measured.method);
+            engine = Some(measured.engine);
+            if let Some(w) = measured.warning
+                && !warnings.contains(&w)
+            {
+                warnings.push(w);
+            }
+            repetitions.push(measured.repetition);
+        }
+        Ok(())
+    })();
+    if let Some((sizes, _)) = read_files {
+        for index in 0..sizes.len() {
+            let _ = platform::unlink_in(ctx.scratch.fd(), &files::read_file_name(index));
+        }
+    }
+    outcome?;
+    let (Some(method), Some(engine)) = (method, engine) else {
+        return Ok(None);
+    };
+    Ok(TestResult::from_parts(TestResultParts {
+        test: variant.test,
+        variant: variant.name.to_string(),
+        method,
+        engine,
+        block_size,
+        queue_depth,
+        op_kind,
+        repetitions,
+        latency,
+        warnings,
+    }))
+}
+
+/// Block size, queue depth and what an op is, for the report.
+fn shape(variant: &Variant) -> (u64, usize, &'static str) {
+    match &variant.workload {
+        Workload::Block { block, depth, .. } => (*block as u64, *depth, "io"),
+        Workload::WholeFiles { block, .. } => (*block as u64, files::WHOLE_FILE_DEPTH, "io"),
+        Workload::ManyFiles { count, size } => (*size, files::MANY_FILES_DEPTH.min(*count), "file"),
+    }
+}
+
+fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, variant: &Variant, rep: usize) -> Result<Measured> {
+    match &variant.workload {
+        Workload::Block {
+            direction,
+            pattern,
+            block,
+            depth,
+        } => block::measure(
+            ctx,
+            &block::BlockJob {
+                direction: *direction,
+                pattern: *pattern,
+                block: *block,
+                depth: *depth,
+                file_size: plan.file_size,
+                duration: plan.block_duration,
+            },
+            rep,
+        ),
+        Workload::WholeFiles {
+            direction,
+            sizes,
+            block,
+        } => files::measure_whole(ctx, *direction, sizes, *block, rep),
+        Workload::ManyFiles { count, size } => files::measure_many(ctx, *count, *size, rep),
+    }
+}
+
+/// The Time Machine log lines for a run's `tm-check` results (median figures).
+pub fn time_machine_lines(report: &RunReport) -> Vec<String> {
+    let destination = report.destination.display();
+    report
+        .results
+        .iter()
+        .filter(|r| r.test == TestId::TmCheck)
+        .map(|r| {
+            let median_rep = median_repetition(&r.repetitions, r.summary.median);
+            let seconds = median_rep.map_or(0.0, |rep| rep.elapsed.as_secs_f64());
+            if r.op_kind == "file" {
+                format!(
+                    "Concurrently wrote {TM_SMALL_FILES} {} KB files at {:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
+                    TM_SMALL_SIZE / 1024,
+                    r.summary.median
+                )
+            } else {
+                format!(
+                    "Wrote 1 50 MB file at {:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
+                    r.summary.median
+                )
+            }
+        })
+        .collect()
+}
+
+/// The repetition whose figure is closest to `median`.
+fn median_repetition(reps: &[Repetition], median: f64) -> Option<&Repetition> {
+    reps.iter()
+        .min_by(|a, b| (a.rate - median).abs().total_cmp(&(b.rate - median).abs()))
+}

@@ -1,0 +1,134 @@
+//! The I/O loop every test shares: keep `depth` requests in flight on one file until the source of
+//! offsets runs dry or the deadline passes, recording every completion.
+
+use std::io;
+use std::time::Duration;
+
+use crate::engine::{Completion, Engine, FileId, IoRequest, Op};
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::stats::{LatencyHistogram, ThroughputSeries};
+use crate::workload::DataStamper;
+
+/// Counts what completed, relative to the test's start.
+pub struct Recorder {
+    pub start: Duration,
+    pub latency: LatencyHistogram,
+    pub series: ThroughputSeries,
+    pub bytes: u64,
+    pub ops: u64,
+}
+
+impl Recorder {
+    pub fn new(start: Duration, series_interval: Duration) -> Self {
+        Recorder {
+            start,
+            latency: LatencyHistogram::default(),
+            series: ThroughputSeries::new(series_interval),
+            bytes: 0,
+            ops: 0,
+        }
+    }
+
+    pub fn record(&mut self, now: Duration, bytes: u64, latency: Duration) {
+        self.latency.record(latency);
+        self.series.record(now.saturating_sub(self.start), bytes);
+        self.bytes += bytes;
+        self.ops += 1;
+    }
+}
+
+/// One request's place in a file: offset, length issued, and the bytes of it that count (the
+/// padded tail of a direct write issues a whole block but counts only the file's bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk {
+    pub offset: u64,
+    pub len: usize,
+    pub counted: u64,
+}
+
+/// Streams `op` over `file` with up to `depth` requests in flight. `next` yields the chunks; it is
+/// not called again once `deadline` (engine time) has passed. Write buffers are stamped before
+/// each request so every block written is unique.
+#[allow(clippy::too_many_arguments)]
+pub fn stream(
+    engine: &mut dyn Engine,
+    file: FileId,
+    op: Op,
+    depth: usize,
+    mut next: impl FnMut() -> Option<Chunk>,
+    deadline: Option<Duration>,
+    mut stamper: Option<&mut DataStamper>,
+    recorder: &mut Recorder,
+    what: &dyn Fn() -> String,
+) -> Result<()> {
+    let mut issued: Vec<Option<Chunk>> = vec![None; depth];
+    let mut in_flight = 0usize;
+    let mut submit = |engine: &mut dyn Engine, slot: usize, chunk: Chunk| -> Result<()> {
+        if let Some(stamper) = stamper.as_deref_mut() {
+            stamper.stamp(&mut engine.buffer_mut(slot)[..chunk.len]);
+        }
+        let request = IoRequest {
+            slot,
+            file,
+            op,
+            offset: chunk.offset,
+            len: chunk.len,
+        };
+        engine.submit(request).map_err(|e| Error::io(what(), e))
+    };
+    for (slot, issued) in issued.iter_mut().enumerate() {
+        let Some(chunk) = next() else { break };
+        submit(engine, slot, chunk)?;
+        *issued = Some(chunk);
+        in_flight += 1;
+    }
+    let mut done: Vec<Completion> = Vec::with_capacity(depth);
+    while in_flight > 0 {
+        interrupt::check()?;
+        done.clear();
+        engine
+            .reap(1, &mut done)
+            .map_err(|e| Error::io(what(), e))?;
+        let now = engine.now();
+        let open = deadline.is_none_or(|d| now < d);
+        for completion in done.drain(..) {
+            in_flight -= 1;
+            let slot = completion.slot;
+            let chunk = issued[slot].take().expect("completion for an issued slot");
+            let transferred = completion.result.map_err(|e| Error::io(what(), e))?;
+            if op == Op::Write && transferred < chunk.len {
+                return Err(Error::io(
+                    what(),
+                    io::Error::new(io::ErrorKind::WriteZero, "short write"),
+                ));
+            }
+            recorder.record(
+                now,
+                chunk.counted.min(transferred as u64),
+                completion.latency,
+            );
+            if open && let Some(next_chunk) = next() {
+                submit(engine, slot, next_chunk)?;
+                issued[slot] = Some(next_chunk);
+                in_flight += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Makes `file` durable (fdatasync) through the engine, inside the caller's timing.
+pub fn sync(engine: &mut dyn Engine, file: FileId, what: &dyn Fn() -> String) -> Result<()> {
+    let completion = engine
+        .run_one(IoRequest {
+            slot: 0,
+            file,
+            op: Op::Sync,
+            offset: 0,
+            len: 0,
+        })
+        .map_err(|e| Error::io(what(), e))?;
+    completion.result.map_err(|e| Error::io(what(), e))?;
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! Throughput over time: bytes completed per fixed interval.
+
+use std::time::Duration;
+
+/// Bytes completed in consecutive intervals of `interval`, starting at the test's start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThroughputSeries {
+    interval: Duration,
+    buckets: Vec<u64>,
+}
+
+impl ThroughputSeries {
+    pub fn new(interval: Duration) -> Self {
+        assert!(!interval.is_zero(), "series interval must be positive");
+        ThroughputSeries {
+            interval,
+            buckets: Vec::new(),
+        }
+    }
+
+    /// Counts `bytes` completed at `at` (time since the test's start).
+    pub fn record(&mut self, at: Duration, bytes: u64) {
+        let index = (at.as_nanos() / self.interval.as_nanos()) as usize;
+        if self.buckets.len() <= index {
+            self.buckets.resize(index + 1, 0);
+        }
+        self.buckets[index] += bytes;
+    }
+
+    pub fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    /// MB/s per interval. The last interval is usually partial; it is scaled by `total` (the
+    /// test's whole duration) so it is not shown as a false drop.
+    pub fn rates_mb_s(&self, total: Duration) -> Vec<f64> {
+        let step = self.interval.as_secs_f64();
+        self.buckets
+            .iter()
+            .enumerate()
+            .map(|(i, &bytes)| {
+                let start = step * i as f64;
+                let width = (total.as_secs_f64() - start).clamp(0.0, step);
+                let width = if width > 0.0 { width } else { step };
+                bytes as f64 / width / 1e6
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_by_interval_and_scales_the_partial_tail() {
+        let mut s = ThroughputSeries::new(Duration::from_secs(1));
+        s.record(Duration::from_millis(100), 1_000_000);
+        s.record(Duration::from_millis(900), 1_000_000);
+        s.record(Duration::from_millis(1200), 1_000_000);
+        let rates = s.rates_mb_s(Duration::from_millis(1500));
+        assert_eq!(rates, vec![2.0, 2.0]);
+    }
+}

@@ -1,0 +1,164 @@
+//! Sizes and rates as people write them: `4k`, `50MB`, `1GiB`, and how we print them.
+//!
+//! Units follow `dd`: a bare letter (`k`, `M`, `G`, `T`) is binary (1024-based), a letter with `B`
+//! (`kB`, `MB`, `GB`, `TB`) is decimal, and the `iB` forms (`KiB`, `MiB`, ...) are binary. Rates are
+//! always decimal, as storage vendors and LINKS.md write them: 1 MB/s = 10^6 bytes per second.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A number of bytes parsed from the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct ByteSize(pub u64);
+
+/// The largest size anyone could mean for a benchmark file: 1 PiB. Anything larger is a typo.
+pub const MAX_SIZE: u64 = 1 << 50;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    #[error("'{0}' is not a size (try 4k, 50MB, 1GiB)")]
+    Malformed(String),
+    #[error("'{0}' has an unknown unit (use k, M, G, T, kB, MB, GB, TB, KiB, MiB, GiB, TiB)")]
+    UnknownUnit(String),
+    #[error("'{0}' is larger than 1 PiB")]
+    TooLarge(String),
+}
+
+impl FromStr for ByteSize {
+    type Err = SizeError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let trimmed = text.trim();
+        let split = trimmed
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(trimmed.len());
+        let (number, unit) = trimmed.split_at(split);
+        let value: f64 = number
+            .parse()
+            .map_err(|_| SizeError::Malformed(text.to_string()))?;
+        if !value.is_finite() || value < 0.0 {
+            return Err(SizeError::Malformed(text.to_string()));
+        }
+        let multiplier: u64 = match unit.trim() {
+            "" | "B" | "b" => 1,
+            "k" | "K" | "KiB" | "kiB" => 1 << 10,
+            "m" | "M" | "MiB" => 1 << 20,
+            "g" | "G" | "GiB" => 1 << 30,
+            "t" | "T" | "TiB" => 1 << 40,
+            "kB" | "KB" => 1_000,
+            "MB" => 1_000_000,
+            "GB" => 1_000_000_000,
+            "TB" => 1_000_000_000_000,
+            _ => return Err(SizeError::UnknownUnit(text.to_string())),
+        };
+        let bytes = value * multiplier as f64;
+        if bytes > MAX_SIZE as f64 {
+            return Err(SizeError::TooLarge(text.to_string()));
+        }
+        if bytes.fract() != 0.0 {
+            return Err(SizeError::Malformed(text.to_string()));
+        }
+        Ok(ByteSize(bytes as u64))
+    }
+}
+
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_bytes(self.0))
+    }
+}
+
+/// Formats a byte count with a binary unit, exact where it can be: `4 KiB`, `1.50 GiB`, `20000000 B`
+/// stays readable as `19.07 MiB`.
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 || value.fract() == 0.0 {
+        format!("{value:.0} {}", UNITS[unit])
+    } else {
+        format!("{value:.2} {}", UNITS[unit])
+    }
+}
+
+/// Bytes per second to MB/s (decimal, as LINKS.md).
+pub fn mb_per_s(bytes: u64, seconds: f64) -> f64 {
+    if seconds <= 0.0 {
+        return 0.0;
+    }
+    bytes as f64 / seconds / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> u64 {
+        s.parse::<ByteSize>().unwrap().0
+    }
+
+    #[test]
+    fn bare_letters_are_binary_like_dd() {
+        assert_eq!(parse("4k"), 4096);
+        assert_eq!(parse("4K"), 4096);
+        assert_eq!(parse("1M"), 1 << 20);
+        assert_eq!(parse("2G"), 2 << 30);
+    }
+
+    #[test]
+    fn b_suffixes_are_decimal_and_ib_binary() {
+        assert_eq!(parse("50MB"), 50_000_000);
+        assert_eq!(parse("4kB"), 4_000);
+        assert_eq!(parse("1GiB"), 1 << 30);
+        assert_eq!(parse("1.5GiB"), 3 << 29);
+        assert_eq!(parse("512"), 512);
+        assert_eq!(parse("1 TB"), 1_000_000_000_000);
+    }
+
+    #[test]
+    fn rejects_garbage_units_fractions_and_absurd_sizes() {
+        assert!(matches!(
+            "abc".parse::<ByteSize>(),
+            Err(SizeError::Malformed(_))
+        ));
+        assert!(matches!(
+            "".parse::<ByteSize>(),
+            Err(SizeError::Malformed(_))
+        ));
+        assert!(matches!(
+            "10XB".parse::<ByteSize>(),
+            Err(SizeError::UnknownUnit(_))
+        ));
+        assert!(matches!(
+            "0.5".parse::<ByteSize>(),
+            Err(SizeError::Malformed(_))
+        ));
+        assert!(matches!(
+            "2000TB".parse::<ByteSize>(),
+            Err(SizeError::TooLarge(_))
+        ));
+        assert!(matches!(
+            "-4k".parse::<ByteSize>(),
+            Err(SizeError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn formats_binary_units() {
+        assert_eq!(format_bytes(4096), "4 KiB");
+        assert_eq!(format_bytes(1 << 30), "1 GiB");
+        assert_eq!(format_bytes(20_000_000), "19.07 MiB");
+        assert_eq!(format_bytes(17), "17 B");
+    }
+
+    #[test]
+    fn rates_are_decimal() {
+        assert_eq!(mb_per_s(50_000_000, 2.0), 25.0);
+        assert_eq!(mb_per_s(1, 0.0), 0.0);
+    }
+}

@@ -1,0 +1,72 @@
+//! Helpers shared by the integration tests: running the binary, temp dirs, and gating tests that
+//! need root, a kernel feature or a Debian package.
+
+use std::path::Path;
+use std::process::Command;
+
+/// The environment variable that turns every requirement skip into a failure. `.ci/run` sets it,
+/// so CI cannot pass by skipping.
+pub const REQUIRE_ALL_ENV: &str = "DESTBENCH_REQUIRE_ALL";
+
+/// Skips the current test with a one-line reason, or fails it when `DESTBENCH_REQUIRE_ALL` is set.
+///
+/// Returns normally only when skipping is allowed; the caller then returns early.
+pub fn skip(reason: &str) {
+    if std::env::var_os(REQUIRE_ALL_ENV).is_some_and(|v| !v.is_empty() && v != "0") {
+        panic!("requirement not met (and {REQUIRE_ALL_ENV} forbids skipping): {reason}");
+    }
+    eprintln!("SKIPPED: {reason}");
+}
+
+/// True when running as root.
+pub fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// True when `program` is found on PATH.
+pub fn have_program(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+/// Checks that we are root and every program in `programs` is installed; otherwise skips (or
+/// fails under CI) naming what is missing, and returns false.
+pub fn require_root_and(programs: &[&str]) -> bool {
+    if !is_root() {
+        skip("needs root");
+        return false;
+    }
+    let missing: Vec<&str> = programs
+        .iter()
+        .copied()
+        .filter(|p| !have_program(p))
+        .collect();
+    if !missing.is_empty() {
+        skip(&format!(
+            "needs programs not installed: {}",
+            missing.join(", ")
+        ));
+        return false;
+    }
+    true
+}
+
+/// A `Command` for the destbench binary built for these tests.
+pub fn destbench() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_destbench"));
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// Names of the entries directly inside `dir`, sorted.
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
