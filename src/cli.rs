@@ -57,7 +57,7 @@ pub struct RunArgs {
     pub runs: Option<usize>,
 
     /// Seconds each block-test repetition runs (default from the profile).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub duration: Option<f64>,
 
     /// I/O engine: auto (sync at queue depth 1, io_uring above), sync, uring.

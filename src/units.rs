@@ -19,7 +19,7 @@ pub const MAX_SIZE: u64 = 1 << 50;
 pub enum SizeError {
     #[error("'{0}' is not a size (try 4k, 50MB, 1GiB)")]
     Malformed(String),
-    #[error("'{0}' has an unknown unit (use k, M, G, T, kB, MB, GB, TB, KiB, MiB, GiB, TiB)")]
+    #[error("'{0}' has an unknown unit (use k, M, G, T, P, kB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB)")]
     UnknownUnit(String),
     #[error("'{0}' is larger than 1 PiB")]
     TooLarge(String),
@@ -46,10 +46,12 @@ impl FromStr for ByteSize {
             "m" | "M" | "MiB" => 1 << 20,
             "g" | "G" | "GiB" => 1 << 30,
             "t" | "T" | "TiB" => 1 << 40,
+            "p" | "P" | "PiB" => 1 << 50,
             "kB" | "KB" => 1_000,
             "MB" => 1_000_000,
             "GB" => 1_000_000_000,
             "TB" => 1_000_000_000_000,
+            "PB" => 1_000_000_000_000_000,
             _ => return Err(SizeError::UnknownUnit(text.to_string())),
         };
         let bytes = value * multiplier as f64;

@@ -18,9 +18,10 @@ impl ThroughputSeries {
         }
     }
 
-    /// Counts `bytes` completed at `at` (time since the test's start).
+    /// Counts `bytes` completed at `at` (time since the test's start). A completion exactly on a
+    /// boundary belongs to the interval it ends: its bytes moved before that instant.
     pub fn record(&mut self, at: Duration, bytes: u64) {
-        let index = (at.as_nanos() / self.interval.as_nanos()) as usize;
+        let index = (at.as_nanos().saturating_sub(1) / self.interval.as_nanos()) as usize;
         if self.buckets.len() <= index {
             self.buckets.resize(index + 1, 0);
         }

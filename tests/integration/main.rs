@@ -1,5 +1,8 @@
 //! destbench's integration tests, built into one test binary.
 
+mod run_input;
+mod run_null;
+mod run_signals;
 mod support;
 mod testbed;
 mod testbed_checks;

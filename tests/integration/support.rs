@@ -70,3 +70,78 @@ pub fn entries(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// Runs destbench with `args` and parses its stdout as the `--json` document.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let output = destbench().args(args).output().expect("run destbench");
+    assert!(
+        output.status.success(),
+        "destbench {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// The result object for `test` / `variant` in a run document.
+pub fn result<'a>(doc: &'a serde_json::Value, test: &str, variant: &str) -> &'a serde_json::Value {
+    doc["results"]
+        .as_array()
+        .expect("results array")
+        .iter()
+        .find(|r| r["test"] == test && r["variant"] == variant)
+        .unwrap_or_else(|| panic!("no result for {test} {variant}"))
+}
+
+/// An ext4 filesystem in an image file on the machine's own disk, loop-mounted; unmounted and
+/// removed on drop (also when the test panics).
+pub struct LoopExt4 {
+    dir: tempfile::TempDir,
+}
+
+impl LoopExt4 {
+    /// None (after `skip`) without root or the tools.
+    pub fn new(size_mib: u64) -> Option<LoopExt4> {
+        if !require_root_and(&["mkfs.ext4", "mount", "umount"]) {
+            return None;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("destbench-ext4-")
+            .tempdir_in("/var/tmp")
+            .unwrap();
+        let image = dir.path().join("image");
+        let mnt = dir.path().join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        std::fs::File::create(&image)
+            .unwrap()
+            .set_len(size_mib << 20)
+            .unwrap();
+        let ok = |cmd: &mut Command| cmd.status().map(|s| s.success()).unwrap_or(false);
+        assert!(
+            ok(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image)),
+            "mkfs.ext4 failed"
+        );
+        assert!(
+            ok(Command::new("mount")
+                .args(["-o", "loop"])
+                .arg(&image)
+                .arg(&mnt)),
+            "mount failed"
+        );
+        Some(LoopExt4 { dir })
+    }
+
+    pub fn mount(&self) -> std::path::PathBuf {
+        self.dir.path().join("mnt")
+    }
+}
+
+impl Drop for LoopExt4 {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.mount()).status();
+    }
+}

@@ -1,0 +1,130 @@
+//! Bad input: one clear line on stderr naming the problem, exit 2 for usage and 1 for runtime
+//! errors, no panic, nothing left behind.
+
+use std::path::Path;
+
+use crate::support::{destbench, entries};
+
+/// Runs destbench and checks the one-line error and the exit code; returns stderr.
+fn fails(args: &[&str], code: i32, needle: &str) -> String {
+    let output = destbench().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(code), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: expected '{needle}' in: {stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("destbench: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "nothing on stdout: {:?}",
+        output.stdout
+    );
+    stderr
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn missing_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir");
+    fails(&["run", path(&missing)], 1, "does not exist");
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn file_instead_of_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, b"user data").unwrap();
+    fails(&["run", path(&file)], 1, "is not a directory");
+    assert_eq!(std::fs::read(&file).unwrap(), b"user data");
+}
+
+#[test]
+fn usage_errors_exit_2_and_touch_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = path(dir.path());
+    fails(&["run", d, "--size", "lots"], 2, "'lots' is not a size");
+    fails(&["run", d, "--size", "10XB"], 2, "unknown unit");
+    fails(&["run", d, "--size", "5PB"], 2, "larger than 1 PiB");
+    fails(&["run", d, "--size", "4k"], 2, "at least 1 MiB");
+    fails(
+        &["run", d, "--tests", "seq-sideways"],
+        2,
+        "unknown test 'seq-sideways'",
+    );
+    fails(
+        &["run", d, "--tests", "seq-read:SEQ9M"],
+        2,
+        "no variant 'SEQ9M'",
+    );
+    fails(&["run", d, "--runs", "0"], 2, "--runs 0");
+    fails(&["run", d, "--runs", "many"], 2, "--runs");
+    fails(&["run", d, "--duration", "-1"], 2, "--duration");
+    fails(
+        &["run", d, "--profile", "slow"],
+        2,
+        "unknown profile 'slow'",
+    );
+    fails(&["run", d, "--engine", "aio"], 2, "--engine");
+    fails(&["run", d, "--frobnicate"], 2, "--frobnicate");
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn absurd_size_is_refused_for_space_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    fails(
+        &[
+            "run",
+            path(dir.path()),
+            "--size",
+            "900TiB",
+            "--tests",
+            "seq-read:SEQ1M-Q1T1",
+        ],
+        1,
+        "not enough free space",
+    );
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn symlinked_scratch_name_cannot_redirect_writes() {
+    // A pre-existing symlink with the scratch prefix is never followed or removed: the scratch
+    // directory is created exclusively under a fresh random name.
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let link = dir.path().join(".destbench-0000000000000000");
+    std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+    let output = destbench()
+        .args([
+            "run",
+            path(dir.path()),
+            "--engine",
+            "null",
+            "--profile",
+            "quick",
+            "--tests",
+            "tm-check",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(link.is_symlink(), "the user's symlink is untouched");
+    assert!(
+        entries(outside.path()).is_empty(),
+        "nothing written through the symlink"
+    );
+    assert_eq!(entries(dir.path()), [".destbench-0000000000000000"]);
+}

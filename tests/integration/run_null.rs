@@ -1,0 +1,225 @@
+//! The null engine through the whole pipeline: every figure is known in advance.
+//!
+//! The null engine takes exactly 100 µs per request, 1 ms per fdatasync, and runs up to the
+//! queue depth in parallel on a virtual clock (engine/null.rs).
+
+use crate::support::{entries, result, run_json};
+
+const IO_S: f64 = 100e-6;
+const SYNC_S: f64 = 1e-3;
+const MIB: f64 = 1_048_576.0;
+
+fn close(actual: &serde_json::Value, expected: f64) {
+    let actual = actual.as_f64().expect("a number");
+    assert!(
+        (actual - expected).abs() <= expected * 1e-9,
+        "expected {expected}, got {actual}"
+    );
+}
+
+fn null_run(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let path = dir.to_str().unwrap();
+    let mut args = vec![
+        "run",
+        path,
+        "--engine",
+        "null",
+        "--json",
+        "--runs",
+        "2",
+        "--duration",
+        "0.5",
+        "--size",
+        "64MiB",
+        "--seed",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    run_json(&args)
+}
+
+/// Rate of one whole file on the null engine: 1 MiB chunks, four in flight, then one sync.
+fn whole_file_rate(size: f64, write: bool) -> f64 {
+    let chunks = (size / MIB).ceil();
+    let rounds = (chunks / 4.0).ceil();
+    let seconds = rounds * IO_S + if write { SYNC_S } else { 0.0 };
+    size / seconds / 1e6
+}
+
+#[test]
+fn exact_figures_for_every_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = null_run(dir.path(), &[]);
+    assert_eq!(doc["schema"], "destbench.run/1");
+    assert_eq!(doc["destination"]["path"], dir.path().to_str().unwrap());
+
+    // Block tests: 0.5 s of requests; writes add one sync.
+    let reads_q1 = 0.5 / IO_S;
+    close(
+        &result(&doc, "seq-read", "SEQ1M-Q1T1")["median"],
+        reads_q1 * MIB / 0.5 / 1e6,
+    );
+    close(
+        &result(&doc, "seq-read", "SEQ1M-Q8T1")["median"],
+        8.0 * reads_q1 * MIB / 0.5 / 1e6,
+    );
+    close(
+        &result(&doc, "seq-write", "SEQ1M-Q1T1")["median"],
+        reads_q1 * MIB / (0.5 + SYNC_S) / 1e6,
+    );
+    close(
+        &result(&doc, "4k-read", "RND4K-Q32T1")["median"],
+        32.0 * reads_q1 * 4096.0 / 0.5 / 1e6,
+    );
+    close(
+        &result(&doc, "4k-read", "RND4K-Q32T1")["ops_per_s_median"],
+        32.0 * reads_q1 / 0.5,
+    );
+
+    // Whole files: the mean of the five files' rates, as QuickBench averages.
+    let sizes = [20e6, 40e6, 60e6, 80e6, 100e6];
+    for (test, write) in [("seq-write", true), ("seq-read", false)] {
+        let mean = sizes
+            .iter()
+            .map(|&s| whole_file_rate(s, write))
+            .sum::<f64>()
+            / 5.0;
+        close(&result(&doc, test, "20-100MB")["median"], mean);
+    }
+    close(
+        &result(&doc, "tm-check", "50MB")["median"],
+        whole_file_rate(50e6, true),
+    );
+
+    // 500 files, 32 at a time, each a write then a sync: slots work through 16 files at most.
+    let tm = result(&doc, "tm-check", "500x4KB");
+    close(
+        &tm["median"],
+        500.0 * 4096.0 / (16.0 * (IO_S + SYNC_S)) / 1e6,
+    );
+    assert_eq!(tm["op_kind"], "file");
+    let p50 = tm["latency_us"]["p50"].as_f64().unwrap();
+    assert!((p50 - 1100.0).abs() <= 1.1, "per-file latency {p50} µs");
+
+    for r in doc["results"].as_array().unwrap() {
+        assert_eq!(r["unit"], "MB/s");
+        assert_eq!(r["method"], "null");
+        assert_eq!(r["engine"], "null");
+        assert_eq!(r["samples"].as_array().unwrap().len(), 2, "{r}");
+        assert_eq!(r["cv"], 0.0, "a deterministic engine has no spread");
+        assert_eq!(r["min"], r["max"]);
+        if r["op_kind"] == "io" {
+            let p50 = r["latency_us"]["p50"].as_f64().unwrap();
+            assert!(
+                (p50 - 100.0).abs() <= 0.1,
+                "{} {} p50 {p50}",
+                r["test"],
+                r["variant"]
+            );
+        }
+    }
+    assert_eq!(doc["results"].as_array().unwrap().len(), 14);
+    assert!(doc["failures"].as_array().unwrap().is_empty());
+    let log = doc["time_machine_log"].as_array().unwrap();
+    assert!(
+        log[0]
+            .as_str()
+            .unwrap()
+            .starts_with("Wrote 1 50 MB file at ")
+    );
+    assert!(
+        log[1]
+            .as_str()
+            .unwrap()
+            .starts_with("Concurrently wrote 500 4 KB files at 116.36 MB/s")
+    );
+    assert!(entries(dir.path()).is_empty(), "scratch left behind");
+}
+
+#[test]
+fn time_series_adds_up_to_the_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = null_run(dir.path(), &["--tests", "seq-read:SEQ1M-Q1T1"]);
+    let r = result(&doc, "seq-read", "SEQ1M-Q1T1");
+    let interval = r["series_interval_s"].as_f64().unwrap();
+    for rep in r["repetitions"].as_array().unwrap() {
+        let series: Vec<f64> = rep["series_mb_s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(
+            series.len(),
+            (0.5 / interval).round() as usize,
+            "{series:?}"
+        );
+        let bytes: f64 = series.iter().map(|mb_s| mb_s * 1e6 * interval).sum();
+        let expected = rep["bytes"].as_f64().unwrap();
+        assert!(
+            (bytes - expected).abs() < 1.0,
+            "series sums to {bytes}, not {expected}"
+        );
+        let flat = series.iter().all(|&v| (v - 10485.76).abs() < 1e-6);
+        assert!(
+            flat,
+            "a constant-rate engine gives a flat series: {series:?}"
+        );
+    }
+}
+
+#[test]
+fn selected_tests_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = null_run(dir.path(), &["--tests", "tm-check,4k-read:RND4K-Q1T1"]);
+    let got: Vec<String> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["test"].as_str().unwrap(),
+                r["variant"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        ["4k-read RND4K-Q1T1", "tm-check 50MB", "tm-check 500x4KB"]
+    );
+}
+
+#[test]
+fn terminal_table_names_method_and_time_machine_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = crate::support::destbench()
+        .args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "--engine",
+            "null",
+            "--profile",
+            "quick",
+            "--tests",
+            "tm-check,seq-read:SEQ1M-Q8T1",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(!text.contains('\u{1b}'), "no colour when not a terminal");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("seq-read") && l.contains("SEQ1M-Q8T1"))
+        .expect("a row for seq-read SEQ1M-Q8T1");
+    assert!(
+        row.contains("83886.08") && row.trim_end().ends_with("null    null"),
+        "{row}"
+    );
+    assert!(
+        text.contains("Concurrently wrote 500 4 KB files at 116.36 MB/s"),
+        "{text}"
+    );
+    assert!(text.contains("null engine: no I/O"), "{text}");
+}
