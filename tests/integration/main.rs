@@ -2,6 +2,7 @@
 
 mod run_input;
 mod run_null;
+mod run_real;
 mod run_signals;
 mod support;
 mod testbed;
