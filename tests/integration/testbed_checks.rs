@@ -1,0 +1,573 @@
+//! Checks of the testbed itself: the emulated destinations run at the speed they claim, fail the
+//! way they claim, and leave nothing behind.
+//!
+//! Rates are measured with `dd`, timed from spawn to exit. Writes use `/dev/zero`: nothing in
+//! this stack compresses or skips zeros (ext4, loop, nbdfuse, nbdkit's rate filter all move
+//! the bytes), and a random source would add its own CPU time to the figure. Cold reads drop
+//! the kernel's caches first (`sync; echo 3 > /proc/sys/vm/drop_caches`, system-wide) and then
+//! read through the page cache, readahead included, the way a backup restore reads; the loop
+//! device runs with direct I/O, so there is no second cache below the filesystem.
+//!
+//! Timing-sensitive tests and the leak census take `testbed::exclusive()`, so no other testbed
+//! runs beside them (the machine has two cores).
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::testbed::{self, Testbed};
+
+const MIB: u64 = 1 << 20;
+/// MB/s in the testbed's sense: 10^6 bytes per second.
+const MB: f64 = 1e6;
+
+/// Runs `cmd`, killing it and panicking if it has not finished within `limit`: a hung I/O must
+/// fail the test, not stall the suite.
+fn run_within(cmd: &mut Command, limit: Duration) -> (Output, Duration) {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning a command");
+    loop {
+        if child.try_wait().expect("waiting for a command").is_some() {
+            let out = child
+                .wait_with_output()
+                .expect("collecting a command's output");
+            return (out, start.elapsed());
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{cmd:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs `dd` with `args`, asserting success, and returns the rate in MB/s for `bytes`.
+fn dd_rate(args: &[String], bytes: u64) -> f64 {
+    let (out, took) = run_within(Command::new("dd").args(args), Duration::from_secs(60));
+    assert!(
+        out.status.success(),
+        "dd {} failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    bytes as f64 / took.as_secs_f64() / MB
+}
+
+fn drop_caches() {
+    let status = Command::new("sync").status().expect("running sync");
+    assert!(status.success());
+    std::fs::write("/proc/sys/vm/drop_caches", "3").expect("dropping the page cache");
+}
+
+fn arg(key: &str, path: &Path) -> String {
+    format!("{key}={}", path.display())
+}
+
+/// Relative deviation of `measured` from `expected`.
+fn deviation(measured: f64, expected: f64) -> f64 {
+    (measured - expected).abs() / expected
+}
+
+/// Asserts every figure is within `tolerance` of `expected`, after printing all of them (so a
+/// failure shows the whole picture).
+fn assert_rates(what: &str, expected: f64, tolerance: f64, figures: &[(&str, f64)]) {
+    for (name, rate) in figures {
+        eprintln!(
+            "{what}: {name}: {rate:.2} MB/s (expected {expected:.2} ±{:.0}%)",
+            tolerance * 100.0
+        );
+    }
+    let bad: Vec<String> = figures
+        .iter()
+        .filter(|(_, rate)| deviation(*rate, expected) > tolerance)
+        .map(|(name, rate)| format!("{name} {rate:.2} MB/s"))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{what}: off by more than {:.0}% from {expected:.2} MB/s: {}",
+        tolerance * 100.0,
+        bad.join(", ")
+    );
+}
+
+/// O_DIRECT write, fsync'd buffered write and cold-cache read of 100 MiB (> 100 MB) each, all
+/// within 5% of the rate the disk was given.
+fn check_slow_disk_rate(rate: f64) {
+    let _alone = testbed::exclusive();
+    let rate_arg = rate.to_string();
+    let Some(tb) = Testbed::up("slow-disk", &["--rate", &rate_arg]) else {
+        return;
+    };
+    assert_eq!(
+        tb.ceiling_mb_s(),
+        Some(rate),
+        "the ceiling `up` reports is the rate it was given"
+    );
+
+    let count = 100;
+    let bytes = count * MIB;
+    let direct = tb.mount().join("direct");
+    let fsynced = tb.mount().join("fsynced");
+    let count_arg = format!("count={count}");
+    let direct_write = dd_rate(
+        &[
+            "if=/dev/zero".into(),
+            arg("of", &direct),
+            "bs=1M".into(),
+            count_arg.clone(),
+            "oflag=direct".into(),
+        ],
+        bytes,
+    );
+    let fsync_write = dd_rate(
+        &[
+            "if=/dev/zero".into(),
+            arg("of", &fsynced),
+            "bs=1M".into(),
+            count_arg,
+            "conv=fsync".into(),
+        ],
+        bytes,
+    );
+    drop_caches();
+    let cold_read = dd_rate(
+        &[arg("if", &direct), "of=/dev/null".into(), "bs=1M".into()],
+        bytes,
+    );
+
+    assert_rates(
+        &format!("slow-disk --rate {rate}"),
+        rate,
+        0.05,
+        &[
+            ("O_DIRECT write", direct_write),
+            ("fsync'd write", fsync_write),
+            ("cold-cache read", cold_read),
+        ],
+    );
+}
+
+#[test]
+fn slow_disk_holds_rate_20() {
+    check_slow_disk_rate(20.0);
+}
+
+#[test]
+fn slow_disk_holds_rate_37() {
+    check_slow_disk_rate(37.0);
+}
+
+/// `set-rate` takes effect on a disk in use: the same kind of write runs at the new rate.
+#[test]
+fn slow_disk_rate_changes_while_mounted() {
+    let _alone = testbed::exclusive();
+    let Some(tb) = Testbed::up("slow-disk", &["--rate", "40"]) else {
+        return;
+    };
+    // 80 MiB at 40 MB/s and 30 MiB at 10 MB/s: about 2 s and 3 s, long enough that the 0.1 s
+    // token bucket is a small part of the figure.
+    let write = |name: &str, count: u64| {
+        dd_rate(
+            &[
+                "if=/dev/zero".into(),
+                arg("of", &tb.mount().join(name)),
+                "bs=1M".into(),
+                format!("count={count}"),
+                "oflag=direct".into(),
+            ],
+            count * MIB,
+        )
+    };
+    let fast = write("fast", 80);
+    tb.set_rate(10.0);
+    assert_eq!(tb.ceiling_mb_s(), Some(10.0));
+    let slow = write("slow", 30);
+    assert_rates(
+        "slow-disk before set-rate",
+        40.0,
+        0.08,
+        &[("O_DIRECT write", fast)],
+    );
+    assert_rates(
+        "slow-disk after set-rate 10",
+        10.0,
+        0.08,
+        &[("O_DIRECT write", slow)],
+    );
+}
+
+/// A 100 Mbit/s link carries 12.5 MB/s; what one TCP stream delivers is less: tbf counts
+/// 1514 bytes per full segment (1448 payload bytes plus TCP/IP headers with timestamps and the
+/// 14-byte link header), and the ACKs (66 bytes, one per two segments) cross the same shaped
+/// loopback. 12.5 * 1448 / (1514 + 33) = 11.70 MB/s. Write and read of 60 MiB must land within
+/// 8% of that.
+#[test]
+fn nas_link_100mbit() {
+    let _alone = testbed::exclusive();
+    let Some(tb) = Testbed::up("nas", &["--link", "100mbit"]) else {
+        return;
+    };
+    let link_mb_s = 100e6 / 8.0 / MB;
+    assert_eq!(
+        tb.ceiling_mb_s(),
+        Some(link_mb_s),
+        "the ceiling is the raw link rate"
+    );
+    let expected = link_mb_s * 1448.0 / (1514.0 + 33.0);
+    let reported: f64 = tb
+        .info("payload_ceiling_mb_s")
+        .expect("nas reports payload_ceiling_mb_s")
+        .parse()
+        .expect("payload_ceiling_mb_s is a number");
+    assert!(
+        deviation(reported, expected) < 0.01,
+        "script's payload ceiling {reported} disagrees with {expected:.2}"
+    );
+
+    let count = 60;
+    let bytes = count * MIB;
+    let file = tb.mount().join("share-file");
+    let write = dd_rate(
+        &[
+            "if=/dev/zero".into(),
+            arg("of", &file),
+            "bs=1M".into(),
+            format!("count={count}"),
+            "conv=fsync".into(),
+        ],
+        bytes,
+    );
+    drop_caches();
+    let read = dd_rate(
+        &[arg("if", &file), "of=/dev/null".into(), "bs=1M".into()],
+        bytes,
+    );
+    assert_rates(
+        "nas --link 100mbit",
+        expected,
+        0.08,
+        &[("fsync'd write", write), ("cold-cache read", read)],
+    );
+}
+
+/// Writes `len` bytes to a new file and makes them durable; the error is what the disk said.
+fn write_durably(path: &Path, len: usize) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(&vec![0x5a; len])?;
+    f.sync_all()
+}
+
+/// Runs `f` on a thread and panics if it does not return within `limit` (the thread is left
+/// behind, stuck; the test fails either way).
+fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("{what} did not return within {limit:?}"))
+}
+
+fn read_direct(path: &Path) -> std::io::Result<usize> {
+    // O_DIRECT needs an aligned buffer: carve a 4 KiB-aligned 1 MiB window out of a larger one.
+    let mut buf = vec![0u8; 2 * MIB as usize];
+    let off = buf.as_ptr().align_offset(4096);
+    let window = &mut buf[off..off + MIB as usize];
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)?;
+    std::io::Read::read(&mut f, window)
+}
+
+#[test]
+fn failing_disk_returns_eio_after_trigger() {
+    let Some(tb) = Testbed::up("failing-disk", &[]) else {
+        return;
+    };
+    let mnt = tb.mount().to_owned();
+    let before = mnt.join("before");
+    let b = before.clone();
+    within(
+        Duration::from_secs(20),
+        "a write before the trigger",
+        move || write_durably(&b, 4 << 20),
+    )
+    .expect("writes succeed before the trigger");
+    assert_eq!(
+        read_direct(&before).expect("reads succeed before the trigger"),
+        MIB as usize
+    );
+
+    tb.fail();
+    let after = mnt.join("after");
+    let err = within(
+        Duration::from_secs(20),
+        "a write after the trigger",
+        move || write_durably(&after, 4 << 20),
+    )
+    .expect_err("a durable write after the trigger must fail");
+    assert_eq!(
+        err.raw_os_error(),
+        Some(libc::EIO),
+        "write after the trigger: {err}"
+    );
+    let err = within(
+        Duration::from_secs(20),
+        "a read after the trigger",
+        move || read_direct(&before),
+    )
+    .expect_err("an uncached read after the trigger must fail");
+    assert_eq!(
+        err.raw_os_error(),
+        Some(libc::EIO),
+        "read after the trigger: {err}"
+    );
+}
+
+#[test]
+fn unplugged_disk_fails_fast() {
+    let Some(tb) = Testbed::up("failing-disk", &[]) else {
+        return;
+    };
+    let before = tb.mount().join("before");
+    write_durably(&before, 4 << 20).expect("writes succeed before the unplug");
+
+    tb.unplug();
+    let start = Instant::now();
+    // dd in a child process with a deadline, so a hang cannot stall the suite.
+    let (w, _) = run_within(
+        Command::new("dd").args([
+            "if=/dev/zero".into(),
+            arg("of", &tb.mount().join("after")),
+            "bs=1M".into(),
+            "count=4".into(),
+            "conv=fsync".into(),
+        ]),
+        Duration::from_secs(30),
+    );
+    let (r, _) = run_within(
+        Command::new("dd").args([
+            arg("if", &before),
+            "of=/dev/null".into(),
+            "bs=1M".into(),
+            "iflag=direct".into(),
+        ]),
+        Duration::from_secs(30),
+    );
+    let took = start.elapsed();
+    for (what, out) in [("write", &w), ("read", &r)] {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "{what} on an unplugged disk succeeded"
+        );
+        assert!(
+            err.contains("Input/output error"),
+            "{what} on an unplugged disk: {err}"
+        );
+    }
+    eprintln!("unplugged disk: write and read failed after {took:?}");
+    assert!(
+        took < Duration::from_secs(5),
+        "failing took {took:?}: I/O should fail at once"
+    );
+}
+
+/// The simple kinds do what they say.
+#[test]
+fn simple_kinds_behave() {
+    if let Some(tb) = Testbed::up("tmpfs", &[]) {
+        write_durably(&tb.mount().join("f"), 1 << 20).expect("tmpfs is writable");
+        assert_eq!(tb.ceiling_mb_s(), None);
+    } else {
+        return;
+    }
+    if let Some(tb) = Testbed::up("readonly", &[]) {
+        let err = write_durably(&tb.mount().join("f"), 1).expect_err("readonly refuses writes");
+        assert_eq!(err.raw_os_error(), Some(libc::EROFS), "{err}");
+        assert!(
+            !std::fs::read(tb.mount().join("hello.txt"))
+                .expect("readonly is readable")
+                .is_empty()
+        );
+    }
+    if let Some(tb) = Testbed::up("full", &[]) {
+        let free: usize = tb
+            .info("free_bytes")
+            .expect("full reports free_bytes")
+            .parse()
+            .unwrap();
+        assert!(
+            free > 0 && free < 16 << 20,
+            "a tiny filesystem: {free} bytes free"
+        );
+        let err =
+            write_durably(&tb.mount().join("f"), free + (1 << 20)).expect_err("full fills up");
+        assert_eq!(err.raw_os_error(), Some(libc::ENOSPC), "{err}");
+    }
+    if let Some(tb) = Testbed::up("noperm", &[]) {
+        let err = write_durably(&tb.mount().join("f"), 1).expect_err("noperm refuses writes");
+        // Root is stopped by the immutable flag (EPERM), others by the mode bits (EACCES).
+        assert!(
+            matches!(err.raw_os_error(), Some(libc::EPERM | libc::EACCES)),
+            "{err}"
+        );
+    }
+}
+
+/// What the testbed could leave behind, counted system-wide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Census {
+    mounts: usize,
+    loop_devices: usize,
+    netns: usize,
+    /// Live (not zombie) processes of the programs the testbed starts.
+    processes: usize,
+}
+
+impl Census {
+    fn take() -> Census {
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo")
+            .expect("reading mountinfo")
+            .lines()
+            .count();
+        let loop_devices = std::fs::read_dir("/sys/block")
+            .expect("reading /sys/block")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("loop"))
+            .filter(|e| e.path().join("loop/backing_file").exists())
+            .count();
+        let netns = std::fs::read_dir("/run/netns")
+            .map(|d| d.count())
+            .unwrap_or(0);
+        let processes = std::fs::read_dir("/proc")
+            .expect("reading /proc")
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            })
+            .filter(|e| {
+                let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+                let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+                // The state follows the parenthesised command name.
+                let zombie = stat
+                    .rsplit_once(") ")
+                    .is_some_and(|(_, rest)| rest.starts_with('Z'));
+                matches!(comm.trim(), "nbdkit" | "nbdfuse" | "sshfs" | "ssh" | "sshd") && !zombie
+            })
+            .count();
+        Census {
+            mounts,
+            loop_devices,
+            netns,
+            processes,
+        }
+    }
+}
+
+/// Unix sockets bound to a path under `dir`.
+fn sockets_under(dir: &Path) -> usize {
+    let needle = format!("{}/", dir.display());
+    std::fs::read_to_string("/proc/net/unix")
+        .expect("reading /proc/net/unix")
+        .lines()
+        .filter(|l| l.contains(&needle))
+        .count()
+}
+
+#[test]
+fn down_leaves_nothing_behind() {
+    let _alone = testbed::exclusive();
+    let before = Census::take();
+    let kinds: [(&str, &[&str]); 7] = [
+        ("slow-disk", &["--rate", "200"]),
+        ("failing-disk", &[]),
+        ("nas", &["--link", "1gbit"]),
+        ("tmpfs", &[]),
+        ("readonly", &[]),
+        ("full", &[]),
+        ("noperm", &[]),
+    ];
+    for (kind, args) in kinds {
+        let Some(tb) = Testbed::up(kind, args) else {
+            return;
+        };
+        let during = Census::take();
+        let disk = matches!(kind, "slow-disk" | "failing-disk");
+        // The census must see what the testbed made, or its "after" proves nothing.
+        assert!(
+            during.mounts > before.mounts,
+            "{kind}: no mount seen: {during:?}"
+        );
+        assert_eq!(
+            during.loop_devices > before.loop_devices,
+            disk || kind == "full",
+            "{kind}: {during:?}"
+        );
+        assert_eq!(
+            during.netns > before.netns,
+            kind == "nas",
+            "{kind}: {during:?}"
+        );
+        assert_eq!(
+            during.processes > before.processes,
+            disk || kind == "nas",
+            "{kind}: {during:?}"
+        );
+        if disk {
+            assert!(
+                sockets_under(tb.dir()) > 0,
+                "{kind}: nbdkit's socket not seen"
+            );
+        }
+        std::fs::write(tb.mount().join("x"), b"x").ok(); // leave some data behind in the mount
+        if kind == "failing-disk" {
+            // Tear down from the worst state: the server gone under a mounted filesystem.
+            tb.unplug();
+        }
+        let dir = tb.dir().to_owned();
+        tb.down().expect("down succeeds");
+        assert!(
+            !dir.exists(),
+            "{kind}: state directory {} left behind",
+            dir.display()
+        );
+        assert_eq!(sockets_under(&dir), 0, "{kind}: sockets left behind");
+        assert_eq!(Census::take(), before, "{kind}: something left behind");
+    }
+
+    // A test that panics with a testbed up still tears it down (Drop runs while unwinding).
+    let mut seen: Option<PathBuf> = None;
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let tb = Testbed::up("slow-disk", &["--rate", "50"]).expect("checked above");
+        seen = Some(tb.dir().to_owned());
+        panic!("deliberate panic: checking that the testbed guard tears down while unwinding");
+    }));
+    assert!(unwound.is_err());
+    let dir = seen.expect("the testbed came up");
+    assert!(
+        !dir.exists(),
+        "state directory {} left behind after a panic",
+        dir.display()
+    );
+    assert_eq!(
+        Census::take(),
+        before,
+        "something left behind after a panic"
+    );
+}
