@@ -20,6 +20,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::support;
 
+/// Every state directory is a temporary directory named with this prefix.
+pub const DIR_PREFIX: &str = "destbench-testbed-";
+
 /// The testbed script, `scripts/testbed` in this crate.
 pub fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/testbed")
@@ -58,7 +61,7 @@ impl Testbed {
         }
         let shared = SharedUse::acquire();
         let dir = tempfile::Builder::new()
-            .prefix("destbench-testbed-")
+            .prefix(DIR_PREFIX)
             .tempdir()
             .expect("creating the testbed state directory");
         let out = Command::new(script())

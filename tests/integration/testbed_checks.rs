@@ -427,7 +427,13 @@ fn simple_kinds_behave() {
     }
 }
 
-/// What the testbed could leave behind, counted system-wide.
+/// What the testbed could leave behind, counted before, during and after.
+///
+/// Mounts and loop devices are counted when they belong to a testbed (a path under a
+/// `destbench-testbed-*` state directory), network namespaces when named `dbtb-*` as the
+/// script names them: the other integration tests mount and attach loop devices of their own
+/// in parallel threads, and counting everything would make this check flaky. Processes are
+/// counted by name, system-wide (nothing else in the tests runs these programs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Census {
     mounts: usize,
@@ -439,18 +445,26 @@ struct Census {
 
 impl Census {
     fn take() -> Census {
+        let ours = |path: &str| path.contains(&format!("/{}", testbed::DIR_PREFIX));
         let mounts = std::fs::read_to_string("/proc/self/mountinfo")
             .expect("reading mountinfo")
             .lines()
+            // The fifth field is the mount point.
+            .filter(|l| l.split(' ').nth(4).is_some_and(ours))
             .count();
         let loop_devices = std::fs::read_dir("/sys/block")
             .expect("reading /sys/block")
             .filter_map(Result::ok)
             .filter(|e| e.file_name().to_string_lossy().starts_with("loop"))
-            .filter(|e| e.path().join("loop/backing_file").exists())
+            .filter_map(|e| std::fs::read_to_string(e.path().join("loop/backing_file")).ok())
+            .filter(|backing| ours(backing))
             .count();
         let netns = std::fs::read_dir("/run/netns")
-            .map(|d| d.count())
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("dbtb-"))
+                    .count()
+            })
             .unwrap_or(0);
         let processes = std::fs::read_dir("/proc")
             .expect("reading /proc")
