@@ -203,6 +203,85 @@ fn slow_disk_rate_changes_while_mounted() {
     );
 }
 
+/// Every `--fs` comes up as the filesystem it names, with the journaling it names.
+#[test]
+fn slow_disk_filesystems() {
+    for fs in [
+        "ext4",
+        "ext4-nojournal",
+        "ext4-data-journal",
+        "btrfs",
+        "xfs",
+    ] {
+        let Some(tb) = Testbed::up("slow-disk", &["--fs", fs]) else {
+            return;
+        };
+        let out = Command::new("findmnt")
+            .args(["-n", "-o", "FSTYPE,OPTIONS"])
+            .arg(tb.mount())
+            .output()
+            .expect("running findmnt");
+        let found = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let fstype = fs.split('-').next().unwrap();
+        assert!(
+            found.starts_with(&format!("{fstype} ")),
+            "--fs {fs} mounted as {found}"
+        );
+        assert_eq!(
+            found.contains("data=journal"),
+            fs == "ext4-data-journal",
+            "--fs {fs}: {found}"
+        );
+        if fstype == "ext4" {
+            let device = tb.info("device").expect("slow-disk reports its device");
+            let out = Command::new("dumpe2fs")
+                .args(["-h", device])
+                .output()
+                .expect("running dumpe2fs");
+            let header = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                header.contains("has_journal"),
+                fs != "ext4-nojournal",
+                "--fs {fs}"
+            );
+        }
+        write_durably(&tb.mount().join("f"), 1 << 20).expect("the filesystem takes writes");
+    }
+}
+
+/// `--latency 10` delays every request by 10 ms: 50 synchronous 4 KiB O_DIRECT reads take at
+/// least 10 ms each, and not much more (the rate is unlimited).
+#[test]
+fn slow_disk_latency() {
+    let _alone = testbed::exclusive();
+    let Some(tb) = Testbed::up("slow-disk", &["--latency", "10"]) else {
+        return;
+    };
+    let file = tb.mount().join("f");
+    write_durably(&file, 4096 * 50).expect("writing the file to read");
+    let (out, took) = run_within(
+        Command::new("dd").args([
+            arg("if", &file),
+            "of=/dev/null".into(),
+            "bs=4k".into(),
+            "count=50".into(),
+            "iflag=direct".into(),
+        ]),
+        Duration::from_secs(30),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let per_read_ms = took.as_secs_f64() * 1000.0 / 50.0;
+    eprintln!("slow-disk --latency 10: {per_read_ms:.2} ms per 4 KiB O_DIRECT read");
+    assert!(
+        (10.0..15.0).contains(&per_read_ms),
+        "{per_read_ms:.2} ms per read with --latency 10"
+    );
+}
+
 /// A 100 Mbit/s link carries 12.5 MB/s; what one TCP stream delivers is less: tbf counts
 /// 1514 bytes per full segment (1448 payload bytes plus TCP/IP headers with timestamps and the
 /// 14-byte link header), and the ACKs (66 bytes, one per two segments) cross the same shaped
