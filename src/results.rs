@@ -89,6 +89,8 @@ pub struct Repetition {
     /// Requests completed (files, for the many-files test).
     pub ops: u64,
     pub elapsed: Duration,
+    /// CPU time the whole process used during the repetition (user + system).
+    pub cpu: Duration,
     pub series: ThroughputSeries,
 }
 

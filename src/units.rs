@@ -19,7 +19,9 @@ pub const MAX_SIZE: u64 = 1 << 50;
 pub enum SizeError {
     #[error("'{0}' is not a size (try 4k, 50MB, 1GiB)")]
     Malformed(String),
-    #[error("'{0}' has an unknown unit (use k, M, G, T, P, kB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB)")]
+    #[error(
+        "'{0}' has an unknown unit (use k, M, G, T, P, kB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB)"
+    )]
     UnknownUnit(String),
     #[error("'{0}' is larger than 1 PiB")]
     TooLarge(String),

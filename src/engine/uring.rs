@@ -1,7 +1,7 @@
 //! The `uring` engine: io_uring through the `io-uring` crate.
 //!
-//! One thread keeps the whole queue depth in flight. Requests are queued in `submit` and handed to
-//! the kernel in one `io_uring_enter` at `reap`, as fio's queue/commit/getevents do. Slot buffers
+//! One thread keeps the whole queue depth in flight. Each request enters the kernel as soon as it
+//! is submitted; `reap` waits for completions. Slot buffers
 //! are registered with the ring (fixed buffers) when the kernel allows it, which saves the
 //! per-request page pinning; otherwise plain read/write opcodes are used.
 
@@ -43,6 +43,17 @@ pub fn probe() -> Result<(), String> {
     }
 }
 
+/// A ring for one submitting thread. Completion work is deferred to our own `io_uring_enter`
+/// (single issuer, deferred task run, kernel 6.1+) instead of interrupting the thread, which saves
+/// CPU per request; older kernels get a plain ring.
+fn new_ring(entries: u32) -> io::Result<IoUring> {
+    IoUring::builder()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .build(entries)
+        .or_else(|_| IoUring::new(entries))
+}
+
 pub struct UringEngine {
     origin: Instant,
     ring: IoUring,
@@ -60,7 +71,7 @@ impl UringEngine {
         let entries = (depth.max(1) as u32).next_power_of_two().max(8);
         Ok(UringEngine {
             origin: Instant::now(),
-            ring: IoUring::new(entries)?,
+            ring: new_ring(entries)?,
             files: FileTable::default(),
             buffers: Vec::new(),
             registered: false,
@@ -144,7 +155,7 @@ impl Engine for UringEngine {
         }
         let depth = depth.max(1);
         if depth > self.ring.params().sq_entries() as usize {
-            self.ring = IoUring::new((depth as u32).next_power_of_two())?;
+            self.ring = new_ring((depth as u32).next_power_of_two())?;
         }
         self.buffers = (0..depth).map(|_| AlignedBuf::new(buffer_len)).collect();
         self.submitted_at = vec![Instant::now(); depth];
@@ -183,6 +194,10 @@ impl Engine for UringEngine {
             self.ring.submit()?;
         }
         self.in_flight += 1;
+        // Into the kernel at once, as fio's default (iodepth_batch_submit=1): holding new
+        // requests back until the next reap left the device's queue short while a batch of
+        // completions was processed, and cost about 10% at QD32 on this project's machine.
+        self.ring.submit()?;
         Ok(())
     }
 

@@ -167,3 +167,10 @@ pub fn is_memory_backed(fd: BorrowedFd<'_>) -> io::Result<bool> {
     let magic = st.f_type as i64;
     Ok(magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
 }
+
+/// CPU time (user + system) used so far by the whole process, all threads included (also
+/// io_uring's workers, which run as threads of the process).
+pub fn process_cpu_time() -> std::time::Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}

@@ -56,6 +56,7 @@ struct RepetitionDoc {
     bytes: u64,
     ops: u64,
     elapsed_s: f64,
+    cpu_s: f64,
     series_mb_s: Vec<f64>,
 }
 
@@ -89,6 +90,7 @@ fn result_doc(r: &TestResult) -> ResultDoc<'_> {
                 bytes: rep.bytes,
                 ops: rep.ops,
                 elapsed_s: rep.elapsed.as_secs_f64(),
+                cpu_s: rep.cpu.as_secs_f64(),
                 series_mb_s: rep.series.rates_mb_s(rep.elapsed),
             })
             .collect(),

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
+use crate::platform;
 use crate::results::Repetition;
 use crate::units;
 use crate::workload::{Direction, Pattern};
@@ -134,6 +135,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
         })
     };
 
+    let cpu_start = platform::process_cpu_time();
     let start = engine.now();
     let mut recorder = Recorder::new(start, ctx.series_interval);
     let op = if write { Op::Write } else { Op::Read };
@@ -153,6 +155,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
         stream::sync(engine.as_mut(), file, &what)?;
     }
     let elapsed = engine.now() - start;
+    let cpu = platform::process_cpu_time().saturating_sub(cpu_start);
     engine.close(file).map_err(|e| Error::io(what(), e))?;
     Ok(Measured {
         repetition: Repetition {
@@ -160,6 +163,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
             bytes: recorder.bytes,
             ops: recorder.ops,
             elapsed,
+            cpu,
             series: recorder.series,
         },
         latency: recorder.latency,

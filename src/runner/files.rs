@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::engine::{Completion, Engine, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::platform;
 use crate::results::{Method, Repetition};
 use crate::units;
 use crate::workload::Direction;
@@ -119,6 +120,7 @@ pub(super) fn measure_whole(
     let mut recorder = Recorder::new(engine.now(), ctx.series_interval);
     let mut rates = Vec::with_capacity(sizes.len());
     let mut elapsed = Duration::ZERO;
+    let cpu_start = platform::process_cpu_time();
     let mut method = ctx.access.write_method();
     let mut warning = None;
     if direction == Direction::Write {
@@ -173,6 +175,7 @@ pub(super) fn measure_whole(
             bytes: sizes.iter().sum(),
             ops: recorder.ops,
             elapsed,
+            cpu: platform::process_cpu_time().saturating_sub(cpu_start),
             series: recorder.series,
         },
         latency: recorder.latency,
@@ -215,6 +218,7 @@ pub(super) fn measure_many(
         .map_err(|e| Error::io("setting up I/O buffers", e))?;
     fill_buffers(ctx, engine.as_mut(), depth);
     let name = |i: usize| format!("tm-{rep}-{i}.dat");
+    let cpu_start = platform::process_cpu_time();
     let start = engine.now();
     let mut recorder = Recorder::new(start, ctx.series_interval);
     let mut files: Vec<FileId> = Vec::with_capacity(count);
@@ -291,6 +295,7 @@ pub(super) fn measure_many(
         Ok(())
     })();
     let elapsed = engine.now() - start;
+    let cpu = platform::process_cpu_time().saturating_sub(cpu_start);
     // Untimed: close whatever an error left open, then remove the files.
     for file in files.drain(..) {
         let _ = engine.close(file);
@@ -305,6 +310,7 @@ pub(super) fn measure_many(
             bytes: count as u64 * size,
             ops: recorder.ops,
             elapsed,
+            cpu,
             series: recorder.series,
         },
         latency: recorder.latency,

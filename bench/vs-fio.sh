@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# destbench vs fio: the same directory, file size, block size, queue depth and duration, direct
+# I/O, in one run. Prints the medians of each side and destbench/fio ratios of throughput and of
+# CPU time per I/O (higher throughput ratio is better; lower CPU ratio is better).
+#
+#   bench/vs-fio.sh [DIR] (env: SIZE=1GiB DURATION=5 REPS=3)
+#
+# How CPU is counted: destbench reports the CPU time of its whole process during each timed
+# repetition (cpu_s in --json); fio reports usr_cpu + sys_cpu of its job over its runtime.
+# Engines are matched: queue depth 1 runs destbench's sync engine against fio's psync, deeper
+# queues io_uring against fio's io_uring with fixed buffers (as destbench registers its buffers).
+# The two tools alternate within each repetition so drift on a shared machine hits both alike.
+set -euo pipefail
+
+DIR=${1:-.}
+SIZE=${SIZE:-1GiB}
+DURATION=${DURATION:-5}
+REPS=${REPS:-3}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+command -v fio >/dev/null || { echo "vs-fio: fio is not installed (apt-get install fio)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "vs-fio: needs python3 to read the JSON" >&2; exit 1; }
+(cd "$ROOT" && cargo build --release --quiet)
+DESTBENCH=$ROOT/target/release/destbench
+WORK=$(mktemp -d "$DIR/.vs-fio-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+FIO_FILE=$WORK/fio.dat
+fio_size=$(python3 -c "import sys; s='$SIZE'; u={'KiB':2**10,'MiB':2**20,'GiB':2**30}; print(next(int(float(s[:-3]))*m for k,m in u.items() if s.endswith(k)))")
+
+# test variant fio-rw block depth
+CASES=(
+    "seq-read SEQ1M-Q8T1 read 1m 8"
+    "seq-write SEQ1M-Q8T1 write 1m 8"
+    "4k-read RND4K-Q1T1 randread 4k 1"
+    "4k-read RND4K-Q32T1 randread 4k 32"
+)
+
+# destbench lays its file down, untimed, just before measuring; fio's file gets the same
+# treatment before each of its runs, so both read a file equally fresh (on a VM, the host may
+# still be flushing a file just written).
+layout_fio_file() {
+    rm -f "$FIO_FILE"
+    fio --name=layout --filename="$FIO_FILE" --size="$fio_size" --rw=write --bs=1m --direct=1 \
+        --end_fsync=1 --output=/dev/null
+}
+
+printf '%-10s %-12s %12s %12s %8s %12s %12s %8s\n' test variant "db MB/s" "fio MB/s" ratio \
+    "db µs-cpu/io" "fio µs-cpu/io" ratio
+for case in "${CASES[@]}"; do
+    read -r test variant rw bs depth <<<"$case"
+    if [[ $depth == 1 ]]; then engine=psync; extra=(); else engine=io_uring; extra=(--fixedbufs=1); fi
+    db_rates=() db_cpus=() fio_rates=() fio_cpus=()
+    for ((rep = 0; rep < REPS; rep++)); do
+        db=$("$DESTBENCH" run "$DIR" --json --tests "$test:$variant" --size "$SIZE" \
+            --duration "$DURATION" --runs 1)
+        read -r rate cpu < <(python3 -c '
+import json, sys
+r = json.load(sys.stdin)["results"][0]; rep = r["repetitions"][0]
+print(r["median"], rep["cpu_s"] / rep["ops"] * 1e6)' <<<"$db")
+        db_rates+=("$rate") db_cpus+=("$cpu")
+        layout_fio_file
+        out=$(fio --name=vs --filename="$FIO_FILE" --size="$fio_size" --rw="$rw" --bs="$bs" \
+            --iodepth="$depth" --ioengine="$engine" "${extra[@]}" --direct=1 --time_based \
+            --runtime="$DURATION" --end_fsync=1 --randrepeat=0 --output-format=json)
+        read -r rate cpu < <(python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]; side = j["read"] if j["read"]["total_ios"] else j["write"]
+runtime_s = j["job_runtime"] / 1000
+cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100 * runtime_s
+print(side["bw_bytes"] / 1e6, cpu_s / side["total_ios"] * 1e6)' <<<"$out")
+        fio_rates+=("$rate") fio_cpus+=("$cpu")
+    done
+    python3 - "$test" "$variant" "${db_rates[*]}" "${fio_rates[*]}" "${db_cpus[*]}" "${fio_cpus[*]}" <<'PY'
+import statistics, sys
+test, variant, *lists = sys.argv[1:]
+db, fio, dbc, fioc = (statistics.median(map(float, l.split())) for l in lists)
+print(f"{test:<10} {variant:<12} {db:12.2f} {fio:12.2f} {db / fio:8.3f} {dbc:12.2f} {fioc:12.2f} {dbc / fioc:8.3f}")
+PY
+done
+echo "medians of $REPS alternating runs; SIZE=$SIZE DURATION=${DURATION}s in $DIR"
