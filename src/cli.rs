@@ -80,6 +80,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_drop_caches: bool,
 
+    /// Skip the free-space check (for filesystems that misreport free space); a destination
+    /// that fills up still fails the test that hit it, cleanly.
+    #[arg(long)]
+    pub no_space_check: bool,
+
     /// Seed for the random data and offsets (default: random; recorded in the results).
     #[arg(long)]
     pub seed: Option<u64>,

@@ -66,6 +66,7 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         engine_name: args.engine.name().to_string(),
         force_buffered: args.buffered,
         allow_drop_caches: !args.no_drop_caches,
+        check_space: !args.no_space_check,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
         label: args.label.clone(),
     })

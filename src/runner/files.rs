@@ -131,7 +131,12 @@ pub(super) fn measure_whole(
             Direction::Write => {
                 let name = format!("write-{rep}-{index}.dat");
                 let start = engine.now();
-                write_file(ctx, engine.as_mut(), &name, size, block, &mut recorder)?;
+                let written = write_file(ctx, engine.as_mut(), &name, size, block, &mut recorder);
+                if written.is_err() {
+                    // Leave no partial file to shrink the space of the tests after this one.
+                    let _ = engine.unlink(ctx.scratch.fd(), &name);
+                }
+                written?;
                 let took = engine.now() - start;
                 engine
                     .unlink(ctx.scratch.fd(), &name)

@@ -43,6 +43,8 @@ pub struct RunPlan {
     pub force_buffered: bool,
     /// May drop the machine's page cache (root only) when per-file eviction fails.
     pub allow_drop_caches: bool,
+    /// Refuse to start when the destination reports less free space than the run needs.
+    pub check_space: bool,
     pub seed: u64,
     pub label: Option<String>,
 }
@@ -121,10 +123,12 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     let engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
     scratch::check_destination(&plan.destination)?;
     let null = matches!(plan.engine, EngineChoice::Null(_));
-    if !null {
+    // Creating the scratch directory first is the real test of a read-only or unwritable
+    // destination; the space check then removes it again if the run would not fit.
+    let scratch = Scratch::create(&plan.destination)?;
+    if !null && plan.check_space {
         check_space(plan)?;
     }
-    let scratch = Scratch::create(&plan.destination)?;
     let access = access::detect(&scratch, null, plan.force_buffered, plan.allow_drop_caches);
     let mut warnings = Vec::new();
     if access.memory_backed {
@@ -156,7 +160,11 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         match block::prepare_test_file(&mut ctx, plan.file_size) {
             Ok(()) => {}
             Err(e @ Error::Interrupted(_)) => return Err(e),
-            Err(e) => block_file_problem = Some(e.to_string()),
+            Err(e) => {
+                // A partial file would only take space from the tests that can still run.
+                let _ = platform::unlink_in(scratch.fd(), block::TEST_FILE);
+                block_file_problem = Some(e.to_string());
+            }
         }
     }
 
@@ -254,10 +262,10 @@ fn run_variant(
         } => Some((*sizes, *block)),
         _ => None,
     };
-    if let Some((sizes, block)) = read_files {
-        files::prepare_read_files(ctx, sizes, block)?;
-    }
     let outcome = (|| -> Result<()> {
+        if let Some((sizes, block)) = read_files {
+            files::prepare_read_files(ctx, sizes, block)?;
+        }
         for rep in 0..plan.runs {
             interrupt::check()?;
             progress.step(&format!(

@@ -4,6 +4,7 @@ mod run_input;
 mod run_null;
 mod run_real;
 mod run_signals;
+mod run_testbed;
 mod support;
 mod testbed;
 mod testbed_checks;

@@ -1,0 +1,200 @@
+//! destbench against the testbed's emulated destinations: a disk with a known true speed, and
+//! the read-only, unwritable and full destinations.
+
+use crate::support::{destbench, entries, result, run_json};
+use crate::testbed::{Testbed, exclusive};
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// On a disk held to 37 MB/s (a USB 2.0 disk), the sequential medians are within 5% of the true
+/// rate, and no figure at all is above it.
+#[test]
+fn sequential_figures_match_a_disk_of_known_speed() {
+    let _alone = exclusive();
+    let Some(tb) = Testbed::up("slow-disk", &["--rate", "37"]) else {
+        return;
+    };
+    let rate = tb.ceiling_mb_s().expect("slow-disk has a known ceiling");
+    let doc = run_json(&[
+        "run",
+        tb.mount().to_str().unwrap(),
+        "--json",
+        "--tests",
+        "seq-write,seq-read",
+        "--size",
+        "64MiB",
+        "--runs",
+        "2",
+        "--duration",
+        "2",
+    ]);
+    assert!(
+        doc["failures"].as_array().unwrap().is_empty(),
+        "{}",
+        doc["failures"]
+    );
+    // The testbed's token bucket starts full with 0.05 s of traffic (BURSTINESS in
+    // scripts/testbed): a transfer of B bytes can finish as if B - burst had been moved at the
+    // rate. That much, and no more, is allowed above the true rate.
+    let burst = 0.05 * rate * 1e6;
+    let allowance = |bytes: f64| bytes / (bytes - burst);
+    let mut seen = Vec::new();
+    for r in doc["results"].as_array().unwrap() {
+        let name = format!(
+            "{} {}",
+            r["test"].as_str().unwrap(),
+            r["variant"].as_str().unwrap()
+        );
+        assert_eq!(r["method"], "direct", "{name}");
+        let median = f(&r["median"]);
+        let deviation = (median - rate).abs() / rate;
+        seen.push(format!(
+            "{name}: median {median:.2} MB/s ({:+.1}%)",
+            (median / rate - 1.0) * 100.0
+        ));
+        assert!(
+            deviation <= 0.05,
+            "{name}: median {median:.2} MB/s vs true {rate} MB/s"
+        );
+        for rep in r["repetitions"].as_array().unwrap() {
+            let limit = if r["variant"] == "20-100MB" {
+                // The mean of five files' rates, each file with its own full bucket at most.
+                [20e6, 40e6, 60e6, 80e6, 100e6]
+                    .iter()
+                    .map(|&s| allowance(s))
+                    .sum::<f64>()
+                    / 5.0
+            } else {
+                allowance(f(&rep["bytes"]))
+            };
+            let figure = f(&rep["rate"]);
+            assert!(
+                figure <= rate * limit,
+                "{name}: {figure:.2} MB/s is above the true rate {rate} (x{limit:.4} for the burst)"
+            );
+        }
+    }
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    eprintln!("slow-disk at {rate} MB/s: {}", seen.join("; "));
+    assert!(entries(tb.mount()).iter().all(|e| e == "lost+found"));
+}
+
+/// Runs destbench on a testbed destination expecting a one-line runtime error.
+fn refuses(tb: &Testbed, user: Option<&str>, needle: &str) {
+    let mut cmd = match user {
+        Some(user) => {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid", user, "--regid", user, "--clear-groups"])
+                .arg(env!("CARGO_BIN_EXE_destbench"))
+                .env("NO_COLOR", "1");
+            c
+        }
+        None => destbench(),
+    };
+    let before = entries(tb.mount());
+    let output = cmd
+        .args(["run", tb.mount().to_str().unwrap(), "--profile", "quick"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{}: {stderr}", tb.kind());
+    assert!(
+        stderr.contains(needle),
+        "{}: expected '{needle}' in {stderr}",
+        tb.kind()
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(
+        entries(tb.mount()),
+        before,
+        "{}: the destination changed",
+        tb.kind()
+    );
+}
+
+#[test]
+fn read_only_destination() {
+    let Some(tb) = Testbed::up("readonly", &[]) else {
+        return;
+    };
+    refuses(&tb, None, "read-only");
+}
+
+#[test]
+fn destination_without_permission() {
+    let Some(tb) = Testbed::up("noperm", &[]) else {
+        return;
+    };
+    // As root (immutable directory) and as an ordinary user (mode 0555).
+    refuses(&tb, None, "no permission to write");
+    refuses(&tb, Some("65534"), "no permission to write");
+}
+
+#[test]
+fn full_destination() {
+    let Some(tb) = Testbed::up("full", &[]) else {
+        return;
+    };
+    refuses(&tb, None, "not enough free space");
+}
+
+/// When the disk fills up during a test, that test fails with "destination full", the others
+/// still run, and the scratch directory is gone.
+#[test]
+fn filling_up_mid_run_fails_that_test_only() {
+    let Some(tb) = Testbed::up("full", &[]) else {
+        return;
+    };
+    // The 500 small files fit in the 8 MB filesystem; the 16 MiB block-test file and the 50 MB
+    // file do not. --no-space-check lets the run start as if the filesystem had misreported.
+    let output = destbench()
+        .args([
+            "run",
+            tb.mount().to_str().unwrap(),
+            "--json",
+            "--runs",
+            "1",
+            "--no-space-check",
+        ])
+        .args([
+            "--tests",
+            "seq-write:SEQ1M-Q1T1,tm-check",
+            "--size",
+            "16MiB",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let failures = doc["failures"].as_array().unwrap();
+    let failed: Vec<String> = failures
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["test"].as_str().unwrap(),
+                f["variant"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        ["seq-write SEQ1M-Q1T1", "tm-check 50MB"],
+        "{failures:?}"
+    );
+    for f in failures {
+        assert!(
+            f["error"].as_str().unwrap().contains("destination full"),
+            "{f}"
+        );
+    }
+    assert!(f(&result(&doc, "tm-check", "500x4KB")["median"]) > 0.0);
+    assert!(
+        entries(tb.mount()).iter().all(|e| e == "lost+found"),
+        "{:?}",
+        entries(tb.mount())
+    );
+}
