@@ -14,5 +14,6 @@ pub mod runner;
 pub mod scratch;
 pub mod settings;
 pub mod stats;
+pub mod tree;
 pub mod units;
 pub mod workload;

@@ -174,3 +174,11 @@ pub fn process_cpu_time() -> std::time::Duration {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
     std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
+
+/// Flushes the whole filesystem holding `fd` to stable storage.
+pub fn syncfs(fd: BorrowedFd<'_>) -> io::Result<()> {
+    Ok(rustix::fs::syncfs(fd)?)
+}
+
+/// The `open` flag that refuses to follow a symlink in the last path component.
+pub const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;

@@ -63,3 +63,19 @@ mod tests {
         assert_eq!(rates, vec![2.0, 2.0]);
     }
 }
+
+impl std::ops::AddAssign<&ThroughputSeries> for ThroughputSeries {
+    /// Adds another series of the same interval (per-thread series of one test).
+    fn add_assign(&mut self, other: &ThroughputSeries) {
+        assert_eq!(
+            self.interval, other.interval,
+            "series of different intervals"
+        );
+        if self.buckets.len() < other.buckets.len() {
+            self.buckets.resize(other.buckets.len(), 0);
+        }
+        for (mine, theirs) in self.buckets.iter_mut().zip(&other.buckets) {
+            *mine += theirs;
+        }
+    }
+}

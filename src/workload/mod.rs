@@ -4,6 +4,7 @@
 //! drives `--tests`, the runner, the docs (`destbench list`) and the reports.
 
 mod data;
+pub mod fileset;
 mod profile;
 
 use std::fmt;
