@@ -49,21 +49,6 @@ impl ThroughputSeries {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn buckets_by_interval_and_scales_the_partial_tail() {
-        let mut s = ThroughputSeries::new(Duration::from_secs(1));
-        s.record(Duration::from_millis(100), 1_000_000);
-        s.record(Duration::from_millis(900), 1_000_000);
-        s.record(Duration::from_millis(1200), 1_000_000);
-        let rates = s.rates_mb_s(Duration::from_millis(1500));
-        assert_eq!(rates, vec![2.0, 2.0]);
-    }
-}
-
 impl std::ops::AddAssign<&ThroughputSeries> for ThroughputSeries {
     /// Adds another series of the same interval (per-thread series of one test).
     fn add_assign(&mut self, other: &ThroughputSeries) {
@@ -77,5 +62,20 @@ impl std::ops::AddAssign<&ThroughputSeries> for ThroughputSeries {
         for (mine, theirs) in self.buckets.iter_mut().zip(&other.buckets) {
             *mine += theirs;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_by_interval_and_scales_the_partial_tail() {
+        let mut s = ThroughputSeries::new(Duration::from_secs(1));
+        s.record(Duration::from_millis(100), 1_000_000);
+        s.record(Duration::from_millis(900), 1_000_000);
+        s.record(Duration::from_millis(1200), 1_000_000);
+        let rates = s.rates_mb_s(Duration::from_millis(1500));
+        assert_eq!(rates, vec![2.0, 2.0]);
     }
 }
