@@ -12,7 +12,7 @@ use crate::report;
 use crate::runner::{self, NoProgress, Progress};
 use crate::settings;
 use crate::units::ByteSize;
-use crate::workload::{self, ProfileName, TestSelector};
+use crate::workload::{self, ProfileName, SetKind, TestSelector};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -29,7 +29,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the benchmark suite on a destination directory.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the tests and their variants.
     List,
 }
@@ -79,6 +79,41 @@ pub struct RunArgs {
     /// Never drop the machine's page cache, even as root when per-file eviction fails.
     #[arg(long)]
     pub no_drop_caches: bool,
+
+    /// Copy-thread counts of the file-set tests, comma-separated (default from the profile, e.g.
+    /// 1,2,3,4 in full).
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Vec<usize>,
+
+    /// Generated file sets to use, comma-separated: small, medium, large, mixed.
+    #[arg(long, value_delimiter = ',')]
+    pub sets: Vec<SetKind>,
+
+    /// Total size of each generated file set (default from the profile).
+    #[arg(long)]
+    pub set_size: Option<ByteSize>,
+
+    /// At most this many files in each generated set.
+    #[arg(long)]
+    pub files: Option<u64>,
+
+    /// Use this folder as the file set instead of generated ones (read-only: nothing in it is
+    /// ever written, renamed or deleted).
+    #[arg(long)]
+    pub source: Option<PathBuf>,
+
+    /// Where generated file sets are made (default: the system's temp directory; choose a fast
+    /// local disk).
+    #[arg(long)]
+    pub source_dir: Option<PathBuf>,
+
+    /// Verify restored files against the source with blake3 (default: on in backup and full).
+    #[arg(long, overrides_with = "no_verify")]
+    pub verify: bool,
+
+    /// Do not verify restored files.
+    #[arg(long)]
+    pub no_verify: bool,
 
     /// Skip the free-space check (for filesystems that misreport free space); a destination
     /// that fills up still fails the test that hit it, cleanly.
@@ -135,7 +170,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run(&args),
         Command::List => {
-            write_stdout(&report::terminal::list_tests(&workload::suite()))?;
+            let profile = workload::Profile::get(ProfileName::Full);
+            let options = settings::suite_options(&profile, &[], &[], false);
+            write_stdout(&report::terminal::list_tests(&workload::suite(&options)))?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -7,14 +7,44 @@ use std::time::Duration;
 use crate::cli::{EngineArg, RunArgs};
 use crate::engine::{EngineChoice, NullTiming};
 use crate::error::{Error, Result};
-use crate::runner::RunPlan;
+use crate::runner::{RunPlan, SetPlan};
 use crate::units::format_bytes;
-use crate::workload::{self, Profile};
+use crate::workload::{self, Profile, SetKind, SetName, SuiteOptions};
 
 /// The smallest block-test file: one 1 MiB block is the unit of the sequential tests.
 pub const MIN_FILE_SIZE: u64 = 1 << 20;
 pub const MAX_RUNS: usize = 1000;
 pub const MAX_DURATION_S: f64 = 3600.0;
+pub const MAX_THREADS: usize = 64;
+
+/// The file-level part of the suite for these options.
+pub fn suite_options(
+    profile: &Profile,
+    sets: &[SetKind],
+    threads: &[usize],
+    source: bool,
+) -> SuiteOptions {
+    let sets = if source {
+        vec![SetName::Source]
+    } else if sets.is_empty() {
+        profile
+            .sets
+            .iter()
+            .map(|&(kind, _)| SetName::Generated(kind))
+            .collect()
+    } else {
+        sets.iter().map(|&kind| SetName::Generated(kind)).collect()
+    };
+    SuiteOptions {
+        sets,
+        threads: if threads.is_empty() {
+            profile.threads.to_vec()
+        } else {
+            threads.to_vec()
+        },
+        meta_files: profile.meta_files,
+    }
+}
 
 pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
     let profile = Profile::get(args.profile);
@@ -44,7 +74,29 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         Some(s) => Duration::from_secs_f64(s),
         None => profile.block_duration,
     };
-    let variants = workload::select(&args.tests, profile.tests);
+    if let Some(&bad) = args.threads.iter().find(|&&t| t == 0 || t > MAX_THREADS) {
+        return Err(Error::Usage(format!(
+            "--threads {bad}: must be between 1 and {MAX_THREADS}"
+        )));
+    }
+    if args.files == Some(0) {
+        return Err(Error::Usage(
+            "--files 0: a file set needs at least one file".into(),
+        ));
+    }
+    if args.set_size.is_some_and(|s| s.0 == 0) {
+        return Err(Error::Usage(
+            "--set-size 0: a file set needs at least one byte".into(),
+        ));
+    }
+    if args.source.is_some() && !args.sets.is_empty() {
+        return Err(Error::Usage(
+            "--source and --sets exclude each other".into(),
+        ));
+    }
+    let options = suite_options(&profile, &args.sets, &args.threads, args.source.is_some());
+    let variants = workload::select(workload::suite(&options), &args.tests, profile.tests)
+        .map_err(|e| Error::Usage(format!("--tests: {e}")))?;
     if variants.is_empty() {
         return Err(Error::Usage("--tests selects no test".into()));
     }
@@ -54,7 +106,27 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         EngineArg::Uring => EngineChoice::Uring,
         EngineArg::Null => EngineChoice::Null(NullTiming::default()),
     };
+    let verify = !args.no_verify && (args.verify || profile.verify);
     let destination = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
+    let file_sets = options
+        .sets
+        .iter()
+        .map(|&name| SetPlan {
+            name,
+            total_bytes: match name {
+                SetName::Generated(kind) => args.set_size.map(|s| s.0).unwrap_or_else(|| {
+                    profile
+                        .sets
+                        .iter()
+                        .find(|(k, _)| *k == kind)
+                        .map_or(profile.sets[0].1, |&(_, bytes)| bytes)
+                }),
+                SetName::Source => 0,
+            },
+            max_files: args.files.unwrap_or(u64::MAX),
+            size_cap: file_size,
+        })
+        .collect();
     Ok(RunPlan {
         destination,
         profile,
@@ -67,6 +139,10 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         force_buffered: args.buffered,
         allow_drop_caches: !args.no_drop_caches,
         check_space: !args.no_space_check,
+        file_sets,
+        source: args.source.clone(),
+        source_dir: args.source_dir.clone().unwrap_or_else(std::env::temp_dir),
+        verify,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
         label: args.label.clone(),
     })

@@ -3,7 +3,9 @@
 
 use serde::Serialize;
 
-use crate::results::{AccessInfo, RUN_SCHEMA, RunReport, RunSettings, TestFailure, TestResult};
+use crate::results::{
+    AccessInfo, FileSetInfo, RUN_SCHEMA, RunReport, RunSettings, TestFailure, TestResult,
+};
 use crate::runner::time_machine_lines;
 use crate::stats::LatencySummary;
 
@@ -46,6 +48,8 @@ struct ResultDoc<'a> {
     block_size_bytes: u64,
     queue_depth: usize,
     series_interval_s: f64,
+    threads: usize,
+    file_set: Option<&'a FileSetInfo>,
     repetitions: Vec<RepetitionDoc>,
     warnings: &'a [String],
 }
@@ -82,6 +86,8 @@ fn result_doc(r: &TestResult) -> ResultDoc<'_> {
             .repetitions
             .first()
             .map_or(0.0, |rep| rep.series.interval().as_secs_f64()),
+        threads: r.threads,
+        file_set: r.file_set.as_ref(),
         repetitions: r
             .repetitions
             .iter()

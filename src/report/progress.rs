@@ -37,6 +37,10 @@ impl Progress for TerminalProgress {
         self.bar.set_message(message.to_string());
     }
 
+    fn update(&mut self, message: &str) {
+        self.bar.set_message(message.to_string());
+    }
+
     fn finish(&mut self) {
         self.bar.finish_and_clear();
     }

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style as Ansi};
 
-use crate::results::{Method, RunReport, TestResult};
+use crate::results::{Method, RunReport, TestResult, Unit};
 use crate::runner::time_machine_lines;
 use crate::workload::Variant;
 
@@ -34,12 +34,13 @@ impl Style {
     }
 }
 
-const HEADER: [&str; 12] = [
+const HEADER: [&str; 13] = [
     "test",
     "variant",
-    "MB/s",
+    "median",
     "min",
     "max",
+    "unit",
     "cv",
     "IOPS",
     "p50 µs",
@@ -48,6 +49,8 @@ const HEADER: [&str; 12] = [
     "method",
     "engine",
 ];
+/// Columns shown left-aligned (text); the others are numbers.
+const TEXT_COLUMNS: [usize; 5] = [0, 1, 5, 11, 12];
 
 fn latency(us: f64) -> String {
     if us < 100.0 {
@@ -57,12 +60,13 @@ fn latency(us: f64) -> String {
     }
 }
 
-fn row(r: &TestResult) -> [String; 12] {
+fn row(r: &TestResult) -> [String; 13] {
     let lat = r.latency_us;
-    let iops = if r.op_kind == "file" {
-        format!("{:.0} files/s", r.ops_per_s.median)
-    } else {
-        format!("{:.0}", r.ops_per_s.median)
+    let iops = match (r.op_kind, r.unit) {
+        // The figure itself already counts files or operations.
+        (_, Unit::FilesPerSecond | Unit::OpsPerSecond) => "-".to_string(),
+        ("file", _) => format!("{:.0} files/s", r.ops_per_s.median),
+        _ => format!("{:.0}", r.ops_per_s.median),
     };
     [
         r.test.to_string(),
@@ -70,6 +74,7 @@ fn row(r: &TestResult) -> [String; 12] {
         format!("{:.2}", r.summary.median),
         format!("{:.2}", r.summary.min),
         format!("{:.2}", r.summary.max),
+        r.unit.as_str().to_string(),
         format!("{:.1}%", r.summary.cv * 100.0),
         iops,
         lat.map_or("-".into(), |l| latency(l.p50)),
@@ -81,7 +86,7 @@ fn row(r: &TestResult) -> [String; 12] {
 }
 
 /// Lays out rows in columns: text left-aligned in the first two, numbers right-aligned after.
-fn table(rows: &[[String; 12]], style: Style) -> String {
+fn table(rows: &[[String; 13]], style: Style) -> String {
     let width = |i: usize| {
         rows.iter()
             .map(|r| r[i].chars().count())
@@ -96,7 +101,7 @@ fn table(rows: &[[String; 12]], style: Style) -> String {
             .enumerate()
             .map(|(i, c)| {
                 let pad = widths[i] - c.chars().count();
-                if !(2..10).contains(&i) {
+                if TEXT_COLUMNS.contains(&i) {
                     format!("{c}{}", " ".repeat(pad))
                 } else {
                     format!("{}{c}", " ".repeat(pad))
@@ -148,11 +153,43 @@ pub fn render(report: &RunReport, style: Style) -> String {
     );
     let _ = writeln!(out, "access: {}", report.access.note);
     let _ = writeln!(out);
-    let rows: Vec<[String; 12]> = report.results.iter().map(row).collect();
+    let rows: Vec<[String; 13]> = report.results.iter().map(row).collect();
     if rows.is_empty() {
         let _ = writeln!(out, "no results");
     } else {
         out.push_str(&table(&rows, style));
+    }
+
+    let mut sets: Vec<String> = Vec::new();
+    for set in report.results.iter().filter_map(|r| r.file_set.as_ref()) {
+        if set.source_path.is_empty() {
+            continue;
+        }
+        let line = format!(
+            "{}: {} files in {} directories, {} {} {}{}",
+            set.name,
+            set.files,
+            set.dirs,
+            crate::units::format_bytes(set.bytes),
+            if set.generated {
+                "generated in"
+            } else {
+                "read from"
+            },
+            set.source_path,
+            set.source_cached
+                .map(|c| format!(" ({:.0}% in the page cache before copying)", c * 100.0))
+                .unwrap_or_default()
+        );
+        if !sets.contains(&line) {
+            sets.push(line);
+        }
+    }
+    if !sets.is_empty() {
+        let _ = writeln!(out, "\nfile sets:");
+        for line in sets {
+            let _ = writeln!(out, "  {line}");
+        }
     }
 
     let tm = time_machine_lines(report);
@@ -180,7 +217,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
     }
     let _ = writeln!(
         out,
-        "MB/s = 10^6 bytes/s, median of the runs; every write figure includes the flush to stable storage"
+        "MB/s = 10^6 bytes/s; figures are medians of the runs; every write figure includes the flush to stable storage"
     );
 
     let result_warnings: Vec<String> = report

@@ -169,6 +169,8 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
         latency: recorder.latency,
         method,
         engine: engine.kind(),
-        warning,
+        warnings: warning.into_iter().collect(),
+        file_set: None,
+        integrity_error: None,
     })
 }

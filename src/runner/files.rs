@@ -186,7 +186,9 @@ pub(super) fn measure_whole(
         latency: recorder.latency,
         method,
         engine: engine.kind(),
-        warning,
+        warnings: warning.into_iter().collect(),
+        file_set: None,
+        integrity_error: None,
     })
 }
 
@@ -194,7 +196,7 @@ pub(super) fn measure_whole(
 fn worse(current: Method, seen: Method) -> Method {
     let rank = |m: Method| match m {
         Method::Null => 0,
-        Method::Direct | Method::Fsync => 1,
+        Method::Direct | Method::Fsync | Method::Syncfs | Method::FsyncEach => 1,
         Method::Evict => 2,
         Method::DropCaches => 3,
         Method::PageCache => 4,
@@ -321,6 +323,8 @@ pub(super) fn measure_many(
         latency: recorder.latency,
         method: ctx.access.write_method(),
         engine: engine.kind(),
-        warning: None,
+        warnings: Vec::new(),
+        file_set: None,
+        integrity_error: None,
     })
 }

@@ -5,6 +5,7 @@ mod block;
 mod files;
 mod order;
 mod progress;
+mod sets;
 mod stream;
 
 use std::path::PathBuf;
@@ -12,19 +13,22 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use access::Access;
 pub use progress::{NoProgress, Progress};
+pub use sets::SetPlan;
 
 use crate::engine::{Engine, EngineChoice, EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
 use crate::results::{
-    Method, Repetition, RunReport, RunSettings, TestFailure, TestResult, TestResultParts,
+    FileSetInfo, Method, Repetition, RunReport, RunSettings, TestFailure, TestResult,
+    TestResultParts, Unit,
 };
 use crate::scratch::{self, Scratch};
 use crate::stats::LatencyHistogram;
 use crate::units;
 use crate::workload::{
-    DataStamper, Direction, Profile, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, Variant, Workload,
+    DataStamper, Direction, FileOp, Profile, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, Variant,
+    Workload,
 };
 
 /// Everything a run needs, validated (see `settings`).
@@ -45,6 +49,14 @@ pub struct RunPlan {
     pub allow_drop_caches: bool,
     /// Refuse to start when the destination reports less free space than the run needs.
     pub check_space: bool,
+    /// The file sets of the file-level tests.
+    pub file_sets: Vec<SetPlan>,
+    /// The user's folder to use as the file set (read-only).
+    pub source: Option<PathBuf>,
+    /// Where generated file sets are made.
+    pub source_dir: PathBuf,
+    /// Verify restored files against the source.
+    pub verify: bool,
     pub seed: u64,
     pub label: Option<String>,
 }
@@ -76,6 +88,13 @@ impl RunPlan {
                 } => sizes.iter().sum(),
                 Workload::WholeFiles { sizes, .. } => sizes.iter().copied().max().unwrap_or(0),
                 Workload::ManyFiles { count, size } => *count as u64 * size.next_multiple_of(4096),
+                // One copy of the set at a time (restore and delete keep one while they run).
+                Workload::FileSet { set, .. } => self
+                    .file_sets
+                    .iter()
+                    .find(|p| p.name == *set)
+                    .map_or(0, |p| p.total_bytes),
+                Workload::Meta { .. } => 0,
             })
             .max()
             .unwrap_or(0);
@@ -95,7 +114,10 @@ struct Measured {
     latency: LatencyHistogram,
     method: Method,
     engine: EngineKind,
-    warning: Option<String>,
+    warnings: Vec<String>,
+    file_set: Option<FileSetInfo>,
+    /// Restored data that differs from its source: reported as a failure, not a slow run.
+    integrity_error: Option<String>,
 }
 
 /// State shared by the measurements of one run.
@@ -106,6 +128,7 @@ struct Ctx<'a> {
     stamper: &'a mut DataStamper,
     series_interval: Duration,
     seed: u64,
+    sources: sets::Sources,
 }
 
 impl Ctx<'_> {
@@ -134,6 +157,12 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     if access.memory_backed {
         warnings.push(access.note.clone());
     }
+    if null && plan.variants.iter().any(|v| v.test.is_file_level()) {
+        warnings.push(
+            "the null engine does no I/O, so the file-set and metadata tests (real files) were left out"
+                .into(),
+        );
+    }
     if let Some(problem) = engines.uring_problem() {
         warnings.push(format!(
             "io_uring is not usable ({problem}): queue depths above 1 use sync worker threads"
@@ -147,6 +176,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         stamper: &mut stamper,
         series_interval: plan.profile.series_interval,
         seed: plan.seed,
+        sources: sets::Sources::default(),
     };
     progress.begin(plan.steps());
     let wall = std::time::Instant::now();
@@ -182,9 +212,14 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
             )));
             continue;
         }
+        if null && variant.test.is_file_level() {
+            continue;
+        }
         match run_variant(&mut ctx, plan, variant, progress) {
-            Ok(Some(result)) => results.push(result),
-            Ok(None) => {}
+            Ok((result, integrity)) => {
+                results.extend(result);
+                failures.extend(integrity.map(fail));
+            }
             Err(e @ Error::Interrupted(_)) => return Err(e),
             Err(e) => failures.push(fail(e.to_string())),
         }
@@ -240,19 +275,22 @@ fn check_space(plan: &RunPlan) -> Result<()> {
     Ok(())
 }
 
-/// All repetitions of one variant. A repetition that fails ends the variant with that error.
+/// All repetitions of one variant, and a data-integrity failure if its data did not survive. A
+/// repetition that fails ends the variant with that error.
 fn run_variant(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
     variant: &Variant,
     progress: &mut dyn Progress,
-) -> Result<Option<TestResult>> {
+) -> Result<(Option<TestResult>, Option<String>)> {
     let mut repetitions = Vec::with_capacity(plan.runs);
     let mut latency = LatencyHistogram::default();
     let mut warnings: Vec<String> = Vec::new();
     let mut method = None;
     let mut engine = None;
-    let (block_size, queue_depth, op_kind) = shape(variant);
+    let mut file_set = None;
+    let mut integrity = None;
+    let (block_size, queue_depth, op_kind, unit, threads) = shape(variant);
 
     let read_files = match &variant.workload {
         Workload::WholeFiles {
@@ -262,9 +300,18 @@ fn run_variant(
         } => Some((*sizes, *block)),
         _ => None,
     };
+    let mut restore = None;
     let outcome = (|| -> Result<()> {
         if let Some((sizes, block)) = read_files {
             files::prepare_read_files(ctx, sizes, block)?;
+        }
+        if let Workload::FileSet {
+            op: FileOp::Restore,
+            set,
+            ..
+        } = &variant.workload
+        {
+            restore = Some(sets::prepare_restore(ctx, plan, *set, progress)?);
         }
         for rep in 0..plan.runs {
             interrupt::check()?;
@@ -275,14 +322,18 @@ fn run_variant(
                 rep + 1,
                 plan.runs
             ));
-            let measured = measure(ctx, plan, variant, rep)?;
+            let measured = measure(ctx, plan, variant, rep, restore.as_ref(), progress)?;
             latency += &measured.latency;
             method = Some(measured.method);
             engine = Some(measured.engine);
-            if let Some(w) = measured.warning
-                && !warnings.contains(&w)
-            {
-                warnings.push(w);
+            file_set = measured.file_set;
+            if integrity.is_none() {
+                integrity = measured.integrity_error;
+            }
+            for w in measured.warnings {
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
             }
             repetitions.push(measured.repetition);
         }
@@ -293,13 +344,19 @@ fn run_variant(
             let _ = platform::unlink_in(ctx.scratch.fd(), &files::read_file_name(index));
         }
     }
+    if let Some(copy) = restore {
+        let _ = std::fs::remove_dir_all(&copy.path);
+    }
     outcome?;
     let (Some(method), Some(engine)) = (method, engine) else {
-        return Ok(None);
+        return Ok((None, integrity));
     };
-    Ok(TestResult::from_parts(TestResultParts {
+    let result = TestResult::from_parts(TestResultParts {
         test: variant.test,
         variant: variant.name.to_string(),
+        unit,
+        threads,
+        file_set,
         method,
         engine,
         block_size,
@@ -308,19 +365,39 @@ fn run_variant(
         repetitions,
         latency,
         warnings,
-    }))
+    });
+    Ok((result, integrity))
 }
 
-/// Block size, queue depth and what an op is, for the report.
-fn shape(variant: &Variant) -> (u64, usize, &'static str) {
+/// Block size, queue depth, what an op is, the unit and the threads, for the report.
+fn shape(variant: &Variant) -> (u64, usize, &'static str, Unit, usize) {
+    let mb = Unit::MegabytesPerSecond;
     match &variant.workload {
-        Workload::Block { block, depth, .. } => (*block as u64, *depth, "io"),
-        Workload::WholeFiles { block, .. } => (*block as u64, files::WHOLE_FILE_DEPTH, "io"),
-        Workload::ManyFiles { count, size } => (*size, files::MANY_FILES_DEPTH.min(*count), "file"),
+        Workload::Block { block, depth, .. } => (*block as u64, *depth, "io", mb, 1),
+        Workload::WholeFiles { block, .. } => (*block as u64, files::WHOLE_FILE_DEPTH, "io", mb, 1),
+        Workload::ManyFiles { count, size } => {
+            (*size, files::MANY_FILES_DEPTH.min(*count), "file", mb, 1)
+        }
+        Workload::FileSet { op, threads, .. } => {
+            let unit = if *op == FileOp::Delete {
+                Unit::FilesPerSecond
+            } else {
+                mb
+            };
+            (0, *threads, "file", unit, *threads)
+        }
+        Workload::Meta { .. } => (0, 1, "op", Unit::OpsPerSecond, 1),
     }
 }
 
-fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, variant: &Variant, rep: usize) -> Result<Measured> {
+fn measure(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    variant: &Variant,
+    rep: usize,
+    restore: Option<&sets::RestoreCopy>,
+    progress: &mut dyn Progress,
+) -> Result<Measured> {
     match &variant.workload {
         Workload::Block {
             direction,
@@ -345,6 +422,15 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, variant: &Variant, rep: usize) -> 
             block,
         } => files::measure_whole(ctx, *direction, sizes, *block, rep),
         Workload::ManyFiles { count, size } => files::measure_many(ctx, *count, *size, rep),
+        Workload::FileSet { op, set, threads } => {
+            let job = sets::FileSetJob {
+                op: *op,
+                set: *set,
+                threads: *threads,
+            };
+            sets::measure_file_set(ctx, plan, job, rep, restore, progress)
+        }
+        Workload::Meta { op, count } => sets::measure_meta(ctx, *op, *count, rep),
     }
 }
 

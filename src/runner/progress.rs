@@ -4,6 +4,8 @@
 pub trait Progress {
     fn begin(&mut self, total_steps: u64);
     fn step(&mut self, message: &str);
+    /// Replaces the current step's message (files and bytes done, during long tests).
+    fn update(&mut self, message: &str);
     fn finish(&mut self);
 }
 
@@ -13,5 +15,6 @@ pub struct NoProgress;
 impl Progress for NoProgress {
     fn begin(&mut self, _total_steps: u64) {}
     fn step(&mut self, _message: &str) {}
+    fn update(&mut self, _message: &str) {}
     fn finish(&mut self) {}
 }

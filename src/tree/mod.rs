@@ -83,6 +83,8 @@ pub struct Outcome {
     pub latency: LatencyHistogram,
     pub series: ThroughputSeries,
     pub elapsed: Duration,
+    /// CPU time of the whole process meanwhile.
+    pub cpu: Duration,
 }
 
 /// Files and bytes done so far, for progress.
@@ -121,6 +123,7 @@ pub fn run(
     tick: &mut dyn FnMut(&Live),
 ) -> Result<Outcome> {
     let start = Instant::now();
+    let cpu_start = platform::process_cpu_time();
     let live = Live::default();
     let stop = AtomicBool::new(false);
     let fatal: Mutex<Option<Error>> = Mutex::new(None);
@@ -211,6 +214,7 @@ pub fn run(
         latency: LatencyHistogram::default(),
         series: ThroughputSeries::new(series_interval),
         elapsed: Duration::ZERO,
+        cpu: Duration::ZERO,
     };
     for w in workers {
         outcome.files += w.files;
@@ -221,6 +225,7 @@ pub fn run(
         outcome.series += &w.series;
     }
     outcome.elapsed = start.elapsed();
+    outcome.cpu = platform::process_cpu_time().saturating_sub(cpu_start);
     Ok(outcome)
 }
 

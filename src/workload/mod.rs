@@ -11,6 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use data::DataStamper;
+pub use fileset::SetKind;
 pub use profile::{Profile, ProfileName};
 
 /// The test ids of DESIGN.md.
@@ -26,16 +27,45 @@ pub enum TestId {
     FourKRead,
     #[serde(rename = "tm-check")]
     TmCheck,
+    #[serde(rename = "files-copy")]
+    FilesCopy,
+    #[serde(rename = "files-restore")]
+    FilesRestore,
+    #[serde(rename = "files-delete")]
+    FilesDelete,
+    #[serde(rename = "meta")]
+    Meta,
 }
 
 impl TestId {
-    pub const ALL: [TestId; 5] = [
+    pub const ALL: [TestId; 9] = [
+        TestId::SeqWrite,
+        TestId::SeqRead,
+        TestId::FourKWrite,
+        TestId::FourKRead,
+        TestId::TmCheck,
+        TestId::FilesCopy,
+        TestId::FilesRestore,
+        TestId::FilesDelete,
+        TestId::Meta,
+    ];
+
+    /// The block and Time Machine tests (no file sets).
+    pub const BLOCK: [TestId; 5] = [
         TestId::SeqWrite,
         TestId::SeqRead,
         TestId::FourKWrite,
         TestId::FourKRead,
         TestId::TmCheck,
     ];
+
+    /// Tests that work on file sets and files through the filesystem, not the block engine.
+    pub fn is_file_level(self) -> bool {
+        matches!(
+            self,
+            TestId::FilesCopy | TestId::FilesRestore | TestId::FilesDelete | TestId::Meta
+        )
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -44,6 +74,10 @@ impl TestId {
             TestId::FourKWrite => "4k-write",
             TestId::FourKRead => "4k-read",
             TestId::TmCheck => "tm-check",
+            TestId::FilesCopy => "files-copy",
+            TestId::FilesRestore => "files-restore",
+            TestId::FilesDelete => "files-delete",
+            TestId::Meta => "meta",
         }
     }
 }
@@ -103,15 +137,80 @@ pub enum Workload {
     /// `count` new files of `size` bytes written at once (Time Machine's check): timed from the
     /// first create to the last file durable.
     ManyFiles { count: usize, size: u64 },
+    /// A file set copied, restored or deleted by `threads` threads pulling from one queue.
+    FileSet {
+        op: FileOp,
+        set: SetName,
+        threads: usize,
+    },
+    /// Metadata operations on empty files, one thread.
+    Meta { op: MetaOp, count: usize },
+}
+
+/// What a file-set test does with the set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOp {
+    /// Copy from the source to the destination. Cache on: buffered writes, one syncfs at the
+    /// end inside the timing; cache off: every file fsync'd before its thread moves on.
+    Copy { cache_on: bool },
+    /// Read the copied set back after evicting it from the page cache.
+    Restore,
+    /// Delete the copied set.
+    Delete,
+}
+
+/// Which file set: a generated one, or the user's `--source` folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SetName {
+    Generated(SetKind),
+    Source,
+}
+
+impl fmt::Display for SetName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetName::Generated(kind) => kind.fmt(f),
+            SetName::Source => f.write_str("source"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetaOp {
+    Create,
+    Stat,
+    Rename,
+    Delete,
+}
+
+impl MetaOp {
+    pub const ALL: [MetaOp; 4] = [MetaOp::Create, MetaOp::Stat, MetaOp::Rename, MetaOp::Delete];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MetaOp::Create => "create",
+            MetaOp::Stat => "stat",
+            MetaOp::Rename => "rename",
+            MetaOp::Delete => "delete",
+        }
+    }
+}
+
+/// What the file-level part of the suite covers (from the profile and the command line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteOptions {
+    pub sets: Vec<SetName>,
+    pub threads: Vec<usize>,
+    pub meta_files: usize,
 }
 
 /// One variant of one test, declared once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variant {
     pub test: TestId,
-    pub name: &'static str,
+    pub name: String,
     pub workload: Workload,
-    pub about: &'static str,
+    pub about: String,
 }
 
 const MIB: usize = 1 << 20;
@@ -133,7 +232,7 @@ fn block(direction: Direction, pattern: Pattern, block: usize, depth: usize) -> 
 }
 
 /// The whole suite, in run order.
-pub fn suite() -> Vec<Variant> {
+pub fn suite(options: &SuiteOptions) -> Vec<Variant> {
     use Direction::{Read, Write};
     use Pattern::{Random, Sequential};
     let mut variants = Vec::new();
@@ -141,25 +240,27 @@ pub fn suite() -> Vec<Variant> {
         variants.extend([
             Variant {
                 test,
-                name: "20-100MB",
+                name: "20-100MB".into(),
                 workload: Workload::WholeFiles {
                     direction,
                     sizes: TRANSFER_SIZES,
                     block: MIB,
                 },
-                about: "whole files of 20, 40, 60, 80 and 100 MB, 1 MiB blocks; mean of the five rates",
+                about:
+                    "whole files of 20, 40, 60, 80 and 100 MB, 1 MiB blocks; mean of the five rates"
+                        .into(),
             },
             Variant {
                 test,
-                name: "SEQ1M-Q1T1",
+                name: "SEQ1M-Q1T1".into(),
                 workload: block(direction, Sequential, MIB, 1),
-                about: "1 MiB blocks in order, one in flight",
+                about: "1 MiB blocks in order, one in flight".into(),
             },
             Variant {
                 test,
-                name: "SEQ1M-Q8T1",
+                name: "SEQ1M-Q8T1".into(),
                 workload: block(direction, Sequential, MIB, 8),
-                about: "1 MiB blocks in order, eight in flight",
+                about: "1 MiB blocks in order, eight in flight".into(),
             },
         ]);
     }
@@ -167,45 +268,117 @@ pub fn suite() -> Vec<Variant> {
         variants.extend([
             Variant {
                 test,
-                name: "SEQ4K-Q1T1",
+                name: "SEQ4K-Q1T1".into(),
                 workload: block(direction, Sequential, KIB4, 1),
-                about: "4 KiB blocks in order, one in flight",
+                about: "4 KiB blocks in order, one in flight".into(),
             },
             Variant {
                 test,
-                name: "RND4K-Q1T1",
+                name: "RND4K-Q1T1".into(),
                 workload: block(direction, Random, KIB4, 1),
-                about: "4 KiB blocks at random offsets, one in flight",
+                about: "4 KiB blocks at random offsets, one in flight".into(),
             },
             Variant {
                 test,
-                name: "RND4K-Q32T1",
+                name: "RND4K-Q32T1".into(),
                 workload: block(direction, Random, KIB4, 32),
-                about: "4 KiB blocks at random offsets, 32 in flight",
+                about: "4 KiB blocks at random offsets, 32 in flight".into(),
             },
         ]);
     }
     variants.extend([
         Variant {
             test: TestId::TmCheck,
-            name: "50MB",
+            name: "50MB".into(),
             workload: Workload::WholeFiles {
                 direction: Direction::Write,
                 sizes: TM_BIG_FILE,
                 block: MIB,
             },
-            about: "one new 50 MB file, as Time Machine's destination check",
+            about: "one new 50 MB file, as Time Machine's destination check".into(),
         },
         Variant {
             test: TestId::TmCheck,
-            name: "500x4KB",
+            name: "500x4KB".into(),
             workload: Workload::ManyFiles {
                 count: TM_SMALL_FILES,
                 size: TM_SMALL_SIZE,
             },
-            about: "500 new 4 KB files written concurrently, as Time Machine's destination check",
+            about: "500 new 4 KB files written concurrently, as Time Machine's destination check"
+                .into(),
         },
     ]);
+    variants.extend(file_variants(options));
+    variants
+}
+
+/// The file-set and metadata variants: every set with every thread count; copies with the write
+/// cache on and off.
+fn file_variants(options: &SuiteOptions) -> Vec<Variant> {
+    let mut variants = Vec::new();
+    let file_set = |test, op, set: SetName, threads: usize, name: String, about: String| Variant {
+        test,
+        name,
+        workload: Workload::FileSet { op, set, threads },
+        about,
+    };
+    for &set in &options.sets {
+        for &threads in &options.threads {
+            for cache_on in [true, false] {
+                let cache = if cache_on { "on" } else { "off" };
+                variants.push(file_set(
+                    TestId::FilesCopy,
+                    FileOp::Copy { cache_on },
+                    set,
+                    threads,
+                    format!("{set}-{threads}t-cache-{cache}"),
+                    format!(
+                        "copy the {set} set with {threads} thread(s), write cache {cache} ({})",
+                        if cache_on {
+                            "one syncfs at the end, timed"
+                        } else {
+                            "every file fsync'd"
+                        }
+                    ),
+                ));
+            }
+        }
+        for &threads in &options.threads {
+            variants.push(file_set(
+                TestId::FilesRestore,
+                FileOp::Restore,
+                set,
+                threads,
+                format!("{set}-{threads}t"),
+                format!("read the copied {set} set back with {threads} thread(s), after eviction"),
+            ));
+        }
+        for &threads in &options.threads {
+            variants.push(file_set(
+                TestId::FilesDelete,
+                FileOp::Delete,
+                set,
+                threads,
+                format!("{set}-{threads}t"),
+                format!("delete the copied {set} set with {threads} thread(s), syncfs timed"),
+            ));
+        }
+    }
+    for op in MetaOp::ALL {
+        variants.push(Variant {
+            test: TestId::Meta,
+            name: op.as_str().into(),
+            workload: Workload::Meta {
+                op,
+                count: options.meta_files,
+            },
+            about: format!(
+                "{} {} empty files, one thread",
+                op.as_str(),
+                options.meta_files
+            ),
+        });
+    }
     variants
 }
 
@@ -218,35 +391,44 @@ pub struct TestSelector {
 
 impl FromStr for TestSelector {
     type Err = String;
+    /// Checks the test id; whether the variant exists depends on the other options (threads,
+    /// sets) and is checked by [`select`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (test, variant) = match s.split_once(':') {
             Some((t, v)) => (t, Some(v.to_string())),
             None => (s, None),
         };
         let test: TestId = test.trim().parse()?;
-        if let Some(v) = &variant
-            && !suite()
-                .iter()
-                .any(|x| x.test == test && x.name.eq_ignore_ascii_case(v))
-        {
-            let known: Vec<&str> = suite()
-                .iter()
-                .filter(|x| x.test == test)
-                .map(|x| x.name)
-                .collect();
-            return Err(format!(
-                "test '{test}' has no variant '{v}' (known: {})",
-                known.join(", ")
-            ));
-        }
         Ok(TestSelector { test, variant })
     }
 }
 
-/// The variants of the suite picked by `selectors` (all of `default_tests` when empty), in suite
-/// order.
-pub fn select(selectors: &[TestSelector], default_tests: &[TestId]) -> Vec<Variant> {
-    suite()
+/// The variants of `suite` picked by `selectors` (all of `default_tests` when empty), in suite
+/// order; an error names a selected variant that does not exist.
+pub fn select(
+    suite: Vec<Variant>,
+    selectors: &[TestSelector],
+    default_tests: &[TestId],
+) -> Result<Vec<Variant>, String> {
+    for selector in selectors {
+        if let Some(name) = &selector.variant
+            && !suite
+                .iter()
+                .any(|v| v.test == selector.test && v.name.eq_ignore_ascii_case(name))
+        {
+            let known: Vec<&str> = suite
+                .iter()
+                .filter(|v| v.test == selector.test)
+                .map(|v| v.name.as_str())
+                .collect();
+            return Err(format!(
+                "test '{}' has no variant '{name}' (known: {})",
+                selector.test,
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(suite
         .into_iter()
         .filter(|v| {
             if selectors.is_empty() {
@@ -256,20 +438,31 @@ pub fn select(selectors: &[TestSelector], default_tests: &[TestId]) -> Vec<Varia
                     s.test == v.test
                         && s.variant
                             .as_deref()
-                            .is_none_or(|name| name.eq_ignore_ascii_case(v.name))
+                            .is_none_or(|name| name.eq_ignore_ascii_case(&v.name))
                 })
             }
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn options() -> SuiteOptions {
+        SuiteOptions {
+            sets: vec![
+                SetName::Generated(SetKind::Small),
+                SetName::Generated(SetKind::Mixed),
+            ],
+            threads: vec![1, 4],
+            meta_files: 100,
+        }
+    }
+
     #[test]
     fn every_test_has_variants_and_names_are_unique_per_test() {
-        let all = suite();
+        let all = suite(&options());
         for test in TestId::ALL {
             assert!(all.iter().any(|v| v.test == test), "{test} has no variant");
         }
@@ -286,12 +479,38 @@ mod tests {
     }
 
     #[test]
+    fn file_variants_cover_sets_threads_and_cache_modes() {
+        let names: Vec<String> = suite(&options())
+            .into_iter()
+            .filter(|v| v.test == TestId::FilesCopy)
+            .map(|v| v.name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "small-1t-cache-on",
+                "small-1t-cache-off",
+                "small-4t-cache-on",
+                "small-4t-cache-off",
+                "mixed-1t-cache-on",
+                "mixed-1t-cache-off",
+                "mixed-4t-cache-on",
+                "mixed-4t-cache-off",
+            ]
+        );
+    }
+
+    #[test]
     fn selectors_parse_and_select() {
-        let s: TestSelector = "seq-read:seq1m-q8t1".parse().unwrap();
-        let picked = select(&[s], &[]);
+        let pick = |list: &[&str]| {
+            let selectors: Vec<TestSelector> = list.iter().map(|s| s.parse().unwrap()).collect();
+            select(suite(&options()), &selectors, &[])
+        };
+        let picked = pick(&["seq-read:seq1m-q8t1"]).unwrap();
         assert_eq!(picked.len(), 1);
         assert_eq!(picked[0].name, "SEQ1M-Q8T1");
-        assert_eq!(select(&["tm-check".parse().unwrap()], &[]).len(), 2);
+        assert_eq!(pick(&["tm-check"]).unwrap().len(), 2);
+        assert_eq!(pick(&["meta"]).unwrap().len(), 4);
         assert!(
             "nope"
                 .parse::<TestSelector>()
@@ -299,10 +518,14 @@ mod tests {
                 .contains("unknown test 'nope'")
         );
         assert!(
-            "seq-read:XYZ"
-                .parse::<TestSelector>()
+            pick(&["seq-read:XYZ"])
                 .unwrap_err()
-                .contains("no variant")
+                .contains("no variant 'XYZ'")
+        );
+        assert!(
+            pick(&["files-copy:small-3t-cache-on"])
+                .unwrap_err()
+                .contains("small-1t-cache-on")
         );
     }
 }

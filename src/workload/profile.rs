@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use super::TestId;
+use super::{SetKind, TestId};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -53,7 +53,17 @@ pub struct Profile {
     pub series_interval: Duration,
     /// The tests run when `--tests` is not given.
     pub tests: &'static [TestId],
+    /// The generated file sets and their total sizes.
+    pub sets: &'static [(SetKind, u64)],
+    /// Thread counts of the file-set tests.
+    pub threads: &'static [usize],
+    /// Empty files per metadata test.
+    pub meta_files: usize,
+    /// Verify restored files against the source with blake3.
+    pub verify: bool,
 }
+
+const MB: u64 = 1_000_000;
 
 impl Profile {
     pub fn get(name: ProfileName) -> Profile {
@@ -65,7 +75,12 @@ impl Profile {
                 block_duration: Duration::from_millis(500),
                 file_size: 64 << 20,
                 series_interval: Duration::from_millis(100),
-                tests: &TestId::ALL,
+                // File sets are opt-in here (--tests files-copy), to stay near 15 s.
+                tests: &TestId::BLOCK,
+                sets: &[(SetKind::Mixed, 50 * MB)],
+                threads: &[1, 4],
+                meta_files: 200,
+                verify: false,
             },
             // At most two minutes on an ordinary SSD.
             ProfileName::Backup => Profile {
@@ -75,6 +90,10 @@ impl Profile {
                 file_size: 512 << 20,
                 series_interval: Duration::from_millis(250),
                 tests: &TestId::ALL,
+                sets: &[(SetKind::Small, 40 * MB), (SetKind::Mixed, 150 * MB)],
+                threads: &[1, 4],
+                meta_files: 1000,
+                verify: true,
             },
             ProfileName::Full => Profile {
                 name,
@@ -83,6 +102,15 @@ impl Profile {
                 file_size: 1 << 30,
                 series_interval: Duration::from_secs(1),
                 tests: &TestId::ALL,
+                sets: &[
+                    (SetKind::Small, 200 * MB),
+                    (SetKind::Medium, 400 * MB),
+                    (SetKind::Large, 1 << 30),
+                    (SetKind::Mixed, 600 * MB),
+                ],
+                threads: &[1, 2, 3, 4],
+                meta_files: 5000,
+                verify: true,
             },
         }
     }
