@@ -275,4 +275,6 @@ pub struct RunReport {
     pub failures: Vec<TestFailure>,
     pub warnings: Vec<String>,
     pub destbench_version: &'static str,
+    /// Peak resident memory of the process at the end of the run.
+    pub peak_rss_bytes: Option<u64>,
 }

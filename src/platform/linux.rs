@@ -182,3 +182,11 @@ pub fn syncfs(fd: BorrowedFd<'_>) -> io::Result<()> {
 
 /// The `open` flag that refuses to follow a symlink in the last path component.
 pub const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;
+
+/// The process's peak resident memory (VmHWM), in bytes.
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

@@ -22,6 +22,7 @@ struct RunDoc<'a> {
     failures: &'a [TestFailure],
     warnings: &'a [String],
     time_machine_log: Vec<String>,
+    peak_rss_bytes: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -120,6 +121,7 @@ pub fn render(report: &RunReport) -> String {
         failures: &report.failures,
         warnings: &report.warnings,
         time_machine_log: time_machine_lines(report),
+        peak_rss_bytes: report.peak_rss_bytes,
     };
     let mut text = serde_json::to_string_pretty(&doc).expect("results serialise");
     text.push('\n');

@@ -145,6 +145,9 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     let started = SystemTime::now();
     let engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
     scratch::check_destination(&plan.destination)?;
+    if let Some(source) = &plan.source {
+        sets::check_source(source)?;
+    }
     let null = matches!(plan.engine, EngineChoice::Null(_));
     // Creating the scratch directory first is the real test of a read-only or unwritable
     // destination; the space check then removes it again if the run would not fit.
@@ -254,6 +257,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         failures,
         warnings,
         destbench_version: env!("CARGO_PKG_VERSION"),
+        peak_rss_bytes: platform::peak_rss(),
     })
 }
 

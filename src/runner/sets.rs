@@ -125,21 +125,12 @@ fn residency(root: &Path) -> Option<f64> {
     (n > 0).then(|| sum / n as f64)
 }
 
-/// Checks the user's folder and warms it into the page cache when it fits in half the free
-/// memory, so the copy measures the destination rather than the source disk.
+/// Reads the user's folder once, untimed, so it sits in the page cache as far as memory allows
+/// and the copy measures the destination rather than the source disk; how much of it stayed
+/// cached is reported with the results.
 fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInfo> {
     let path = plan.source.as_ref().expect("--source given");
-    scratch::check_destination(path).map_err(|e| match e {
-        Error::Destination { path, problem } => Error::Destination {
-            path,
-            problem: format!("(--source) {problem}"),
-        },
-        other => other,
-    })?;
-    fs::read_dir(path).map_err(|e| Error::Destination {
-        path: path.clone(),
-        problem: format!("(--source) cannot be read: {e}"),
-    })?;
+    check_source(path)?;
     progress.step("reading the --source folder into the page cache");
     let outcome = tree::run(
         &Task::Read,
@@ -158,6 +149,23 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInf
         source_path: path.display().to_string(),
         generated: false,
     })
+}
+
+/// Checks the `--source` folder before anything runs: it must be a readable directory.
+pub(super) fn check_source(path: &Path) -> Result<()> {
+    scratch::check_destination(path).map_err(|e| match e {
+        Error::Destination { path, problem } => Error::Destination {
+            path,
+            problem: format!("(--source) {problem}"),
+        },
+        other => other,
+    })?;
+    fs::read_dir(path)
+        .map(drop)
+        .map_err(|e| Error::Destination {
+            path: path.to_path_buf(),
+            problem: format!("(--source) cannot be read: {e}"),
+        })
 }
 
 /// Copies `source` into a new directory of the scratch, untimed, durable.

@@ -1,0 +1,259 @@
+//! The file-set tests: copy, restore with verification, delete, metadata; a user's --source
+//! folder (read-only, with unreadable and special entries); memory that does not grow with the
+//! number of files.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use crate::support::{LoopExt4, destbench, entries, result, run_json};
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn copy_restore_delete_and_meta_on_ext4() {
+    let Some(fs) = LoopExt4::new(256) else { return };
+    let mnt = fs.mount();
+    let sources = tempfile::tempdir().unwrap();
+    let doc = run_json(&[
+        "run",
+        mnt.to_str().unwrap(),
+        "--json",
+        "--runs",
+        "2",
+        "--sets",
+        "small",
+        "--set-size",
+        "4MB",
+        "--threads",
+        "1,3",
+        "--source-dir",
+        sources.path().to_str().unwrap(),
+        "--tests",
+        "files-copy,files-restore,files-delete,meta",
+        "--verify",
+    ]);
+    assert!(
+        doc["failures"].as_array().unwrap().is_empty(),
+        "{}",
+        doc["failures"]
+    );
+    for variant in [
+        "small-1t-cache-on",
+        "small-1t-cache-off",
+        "small-3t-cache-on",
+        "small-3t-cache-off",
+    ] {
+        let r = result(&doc, "files-copy", variant);
+        assert_eq!(r["unit"], "MB/s");
+        let expected_method = if variant.ends_with("on") {
+            "syncfs"
+        } else {
+            "fsync-each"
+        };
+        assert_eq!(r["method"], expected_method, "{variant}");
+        let set = &r["file_set"];
+        assert_eq!(set["name"], "small");
+        assert!(f(&set["bytes"]) >= 4e6 && f(&set["files"]) >= 40.0, "{set}");
+        for rep in r["repetitions"].as_array().unwrap() {
+            assert_eq!(rep["bytes"], set["bytes"], "every byte of the set copied");
+            assert_eq!(rep["ops"], set["files"], "every file copied");
+        }
+        assert!(f(&r["ops_per_s_median"]) > 0.0);
+        assert_eq!(r["threads"], if variant.contains("3t") { 3 } else { 1 });
+    }
+    let restore = result(&doc, "files-restore", "small-3t");
+    assert!(
+        ["evict", "drop-caches"].contains(&restore["method"].as_str().unwrap()),
+        "{}",
+        restore["method"]
+    );
+    let delete = result(&doc, "files-delete", "small-1t");
+    assert_eq!(delete["unit"], "files/s");
+    for op in ["create", "stat", "rename", "delete"] {
+        let r = result(&doc, "meta", op);
+        assert_eq!(r["unit"], "ops/s");
+        assert!(f(&r["median"]) > 0.0);
+    }
+    assert!(
+        entries(&mnt).iter().all(|e| e == "lost+found"),
+        "{:?}",
+        entries(&mnt)
+    );
+    assert!(
+        entries(sources.path()).is_empty(),
+        "generated sets removed: {:?}",
+        entries(sources.path())
+    );
+}
+
+/// A source tree of `files` tiny files in directories of 500.
+fn tiny_tree(root: &Path, files: usize) {
+    for i in 0..files {
+        let dir = root.join(format!("d{:04}", i / 500));
+        if i % 500 == 0 {
+            fs::create_dir(&dir).unwrap();
+        }
+        fs::write(dir.join(format!("f{i}")), [i as u8; 100]).unwrap();
+    }
+}
+
+#[test]
+fn user_source_is_read_only_and_its_odd_entries_are_listed() {
+    if !crate::support::require_root_and(&["setpriv"]) {
+        return;
+    }
+    let source = tempfile::tempdir().unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    fs::set_permissions(dest.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    fs::set_permissions(source.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    tiny_tree(source.path(), 600);
+    fs::write(source.path().join("secret"), b"not for you").unwrap();
+    fs::set_permissions(
+        source.path().join("secret"),
+        fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        source.path().join("pipe"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let before: Vec<(String, u64)> = walk_listing(source.path());
+    // As an ordinary user, so the 0600 file really is unreadable.
+    let output = std::process::Command::new("setpriv")
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_destbench"))
+        .args([
+            "run",
+            dest.path().to_str().unwrap(),
+            "--json",
+            "--runs",
+            "1",
+            "--threads",
+            "2",
+        ])
+        .args([
+            "--source",
+            source.path().to_str().unwrap(),
+            "--tests",
+            "files-copy,files-restore",
+        ])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let copy = result(&doc, "files-copy", "source-2t-cache-on");
+    assert_eq!(copy["file_set"]["generated"], false);
+    assert_eq!(
+        copy["repetitions"][0]["ops"], 600,
+        "the readable files were copied"
+    );
+    let warnings = copy["warnings"].to_string();
+    assert!(
+        warnings.contains("1 unreadable entries") && warnings.contains("secret"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("1 special files") && warnings.contains("pipe"),
+        "{warnings}"
+    );
+    assert_eq!(
+        walk_listing(source.path()),
+        before,
+        "the source was changed"
+    );
+    assert!(entries(dest.path()).is_empty());
+}
+
+/// Names, sizes and modification times of everything under `root`.
+fn walk_listing(root: &Path) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            let mtime = meta
+                .modified()
+                .unwrap()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap();
+            out.push((
+                entry.path().display().to_string(),
+                meta.len() ^ mtime.as_nanos() as u64,
+            ));
+            if meta.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn missing_source_is_one_line() {
+    let dest = tempfile::tempdir().unwrap();
+    let output = destbench()
+        .args([
+            "run",
+            dest.path().to_str().unwrap(),
+            "--source",
+            "/no/such/folder",
+            "--tests",
+            "files-copy",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("/no/such/folder: (--source) does not exist"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(entries(dest.path()).is_empty());
+}
+
+/// Ten times the files must not take ten times the memory: the walk streams.
+#[test]
+fn memory_does_not_grow_with_the_file_count() {
+    let dest = tempfile::tempdir_in("/var/tmp").unwrap();
+    let mut peaks = Vec::new();
+    for files in [2_000, 20_000] {
+        let source = tempfile::tempdir_in("/var/tmp").unwrap();
+        tiny_tree(source.path(), files);
+        let doc = run_json(&[
+            "run",
+            dest.path().to_str().unwrap(),
+            "--json",
+            "--runs",
+            "1",
+            "--threads",
+            "4",
+            "--source",
+            source.path().to_str().unwrap(),
+            "--tests",
+            "files-copy:source-4t-cache-on",
+        ]);
+        assert_eq!(
+            result(&doc, "files-copy", "source-4t-cache-on")["repetitions"][0]["ops"],
+            files
+        );
+        peaks.push(f(&doc["peak_rss_bytes"]));
+    }
+    let growth = peaks[1] - peaks[0];
+    assert!(
+        growth < 4.0 * 1048576.0,
+        "peak RSS grew by {growth} bytes for 18,000 more files: {peaks:?}"
+    );
+    assert!(peaks[1] < 64.0 * 1048576.0, "peak RSS {peaks:?}");
+}
