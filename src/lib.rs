@@ -8,6 +8,7 @@ pub mod engine;
 pub mod error;
 pub mod interrupt;
 pub mod platform;
+pub mod probe;
 pub mod report;
 pub mod results;
 pub mod runner;
