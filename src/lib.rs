@@ -16,4 +16,5 @@ pub mod scratch;
 pub mod settings;
 pub mod stats;
 pub mod units;
+pub mod verdict;
 pub mod workload;

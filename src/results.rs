@@ -228,4 +228,8 @@ pub struct RunReport {
     pub failures: Vec<TestFailure>,
     pub warnings: Vec<String>,
     pub destbench_version: &'static str,
+    /// The chain from the destination to the wire, probed before the run.
+    pub chain: Option<crate::probe::Chain>,
+    /// Which link holds the destination back, from the chain and the results.
+    pub verdict: Option<crate::verdict::Verdict>,
 }

@@ -219,6 +219,8 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         failures,
         warnings,
         destbench_version: env!("CARGO_PKG_VERSION"),
+        chain: None,
+        verdict: None,
     })
 }
 
