@@ -37,7 +37,7 @@
 //!   the server is in the path; `GetBestInterfaceEx` gives the interface and `GetIfEntry2` its
 //!   `TransmitLinkSpeed`; `WlanQueryInterface` the Wi-Fi PHY rate.
 
-mod links;
+pub(crate) mod links;
 #[cfg(target_os = "linux")]
 mod linux;
 mod rate;

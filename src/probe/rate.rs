@@ -56,7 +56,10 @@ impl DeclaredLink {
         let row = links::row("ethernet");
         let c = row.ceiling_of_rate(self.mbit_s);
         Bandwidth::Known(Ceiling {
-            link: format!("declared link ({} Mbit/s)", trim_number(self.mbit_s)),
+            link: format!(
+                "the declared link ({} Mbit/s, --link-speed)",
+                trim_number(self.mbit_s)
+            ),
             rated: format!("{} Mbit/s (declared)", trim_number(self.mbit_s)),
             source: format!(
                 "declared by the user (--link-speed {}), not read from the system; payload {}% of it as for TCP ({})",

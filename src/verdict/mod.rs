@@ -101,12 +101,12 @@ fn sequential(results: &[TestResult], test: TestId) -> Option<(f64, String)> {
     })
 }
 
-/// Rounds for display: whole MB/s above 100, one decimal below.
+/// Rounds for display: whole MB/s from 100 up, one decimal below (none when it is .0).
 fn mb(v: f64) -> String {
     if v >= 100.0 {
         format!("{v:.0}")
     } else {
-        format!("{v:.1}")
+        crate::probe::links::trim_number(v)
     }
 }
 
@@ -221,7 +221,6 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
     let pct = measured / bottleneck.practical_mb_s * 100.0;
     v.percent_of_ceiling = Some(pct);
     v.next = refs.get(1).cloned();
-    let declared = if bottleneck.declared { " (declared)" } else { "" };
     let narrowest_max = known[0].1.practical_max_mb_s;
     if measured > narrowest_max * CACHE_MARGIN {
         v.kind = VerdictKind::Cached;
@@ -234,7 +233,7 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
     } else if pct >= LIMITED_AT * 100.0 {
         v.kind = VerdictKind::LimitedByLink;
         v.summary = format!(
-            "limited by {}{declared}: {} MB/s of a practical ~{} MB/s ({pct:.0}%)",
+            "limited by {}: {} MB/s of a practical ~{} MB/s ({pct:.0}%)",
             bottleneck.link,
             mb(measured),
             mb(bottleneck.practical_mb_s)
@@ -264,7 +263,7 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
             (false, false) => "the device or a link of unknown speed",
         };
         v.summary = format!(
-            "{who} is the limit: {} MB/s is {pct:.0}% of the narrowest link, {}{declared} (~{} MB/s)",
+            "{who} is the limit: {} MB/s is {pct:.0}% of the narrowest link, {} (~{} MB/s)",
             mb(measured),
             bottleneck.link,
             mb(bottleneck.practical_mb_s)

@@ -140,3 +140,5 @@ fn declare(chain: &mut Chain, d: &DeclaredLink) {
         chain.root.children.push(node);
     }
 }
+#[cfg(test)]
+mod fixture_tests;

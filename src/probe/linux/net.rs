@@ -199,7 +199,7 @@ fn interface(name: &str, roots: &SysRoots) -> Node {
     } else if let Some(d) = driver.as_deref().filter(|d| VIRTUAL_DRIVERS.contains(d)) {
         Some(d.to_string())
     } else if canonical.components().any(|c| c.as_os_str() == "virtual") {
-        Some("virtual device".to_string())
+        Some("virtual".to_string())
     } else {
         None
     };
@@ -221,7 +221,11 @@ fn interface(name: &str, roots: &SysRoots) -> Node {
         return n;
     }
     if let Some(kind) = virtual_kind {
-        n.label = format!("interface {name} ({kind}, virtual)");
+        n.label = if kind == "virtual" {
+            format!("interface {name} (virtual)")
+        } else {
+            format!("interface {name} ({kind}, virtual)")
+        };
         n.bandwidth = Bandwidth::Unknown {
             why: format!(
                 "{name} is virtual ({kind}): the speed it reports ({}) describes no wire",
