@@ -31,7 +31,11 @@ fn node(out: &mut String, n: &Node, prefix: &str, last: bool, top: bool) {
     };
     let _ = writeln!(out, "{prefix}{branch}{}", n.label);
     let inner = format!("{prefix}{cont}");
-    let bar = if n.children.is_empty() { "   " } else { "│  " };
+    let bar = if n.children.is_empty() {
+        "   "
+    } else {
+        "│  "
+    };
     if let Some(b) = bandwidth_text(&n.bandwidth) {
         let _ = writeln!(out, "{inner}{bar}» {b}");
     }

@@ -20,6 +20,8 @@ struct RunDoc<'a> {
     failures: &'a [TestFailure],
     warnings: &'a [String],
     time_machine_log: Vec<String>,
+    chain: Option<&'a crate::probe::Chain>,
+    verdict: Option<&'a crate::verdict::Verdict>,
 }
 
 #[derive(Serialize)]
@@ -114,6 +116,8 @@ pub fn render(report: &RunReport) -> String {
         failures: &report.failures,
         warnings: &report.warnings,
         time_machine_log: time_machine_lines(report),
+        chain: report.chain.as_ref(),
+        verdict: report.verdict.as_ref(),
     };
     let mut text = serde_json::to_string_pretty(&doc).expect("results serialise");
     text.push('\n');

@@ -209,10 +209,12 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
             mb(measured),
             v.measured_by.as_deref().unwrap_or_default()
         );
-        v.details.extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
+        v.details
+            .extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
         if network {
             v.details.push(
-                "declare the link's speed with --link-speed (e.g. 1gbit) to compare against it".into(),
+                "declare the link's speed with --link-speed (e.g. 1gbit) to compare against it"
+                    .into(),
             );
         }
         push_per_file(&mut v);
@@ -221,6 +223,7 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
     let pct = measured / bottleneck.practical_mb_s * 100.0;
     v.percent_of_ceiling = Some(pct);
     v.next = refs.get(1).cloned();
+    v.bottleneck = Some(bottleneck.clone());
     let narrowest_max = known[0].1.practical_max_mb_s;
     if measured > narrowest_max * CACHE_MARGIN {
         v.kind = VerdictKind::Cached;
@@ -246,8 +249,13 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
                 mb(next.practical_mb_s)
             ),
             (None, true) => format!(
-                "if {} were faster, the device itself would be the limit",
-                bottleneck.link
+                "if {} were faster, {} would be the limit",
+                bottleneck.link,
+                if network {
+                    "the server or the protocol"
+                } else {
+                    "the device itself"
+                }
             ),
             (None, false) => format!(
                 "if {} were faster, the next limit is unknown (links of unknown speed are on the path)",
@@ -269,7 +277,8 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
             mb(bottleneck.practical_mb_s)
         );
     }
-    v.details.extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
+    v.details
+        .extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
     push_per_file(&mut v);
     push_cached(&mut v);
     v

@@ -80,7 +80,10 @@ pub fn node(
                 kind,
                 format!(
                     "{what} {name}{}",
-                    detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+                    detail
+                        .as_ref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default()
                 ),
             );
             if let Some(uuid) = read(&dir.join("dm/uuid")) {
@@ -125,9 +128,17 @@ fn loop_node(
         };
         return n;
     };
-    n.fact("backing file", &backing, format!("{shown}/loop/backing_file"));
+    n.fact(
+        "backing file",
+        &backing,
+        format!("{shown}/loop/backing_file"),
+    );
     if let Some(dio) = read(&dir.join("loop/dio")) {
-        n.fact("direct I/O", if dio == "1" { "yes" } else { "no" }, format!("{shown}/loop/dio"));
+        n.fact(
+            "direct I/O",
+            if dio == "1" { "yes" } else { "no" },
+            format!("{shown}/loop/dio"),
+        );
     }
     let file = backing.strip_suffix(" (deleted)").unwrap_or(&backing);
     if depth + 1 >= MAX_DEPTH {
@@ -172,8 +183,15 @@ fn disk(name: &str, dir: &Path, roots: &SysRoots) -> Node {
     if let Some(ct) = scsi_cache_type(dir) {
         n.fact("cache_type", ct.0, roots.shown(&ct.1));
     }
-    fact(&mut n, "logical block", "queue/logical_block_size", &|v| format!("{v} B"));
-    fact(&mut n, "physical block", "queue/physical_block_size", &|v| format!("{v} B"));
+    fact(&mut n, "logical block", "queue/logical_block_size", &|v| {
+        format!("{v} B")
+    });
+    fact(
+        &mut n,
+        "physical block",
+        "queue/physical_block_size",
+        &|v| format!("{v} B"),
+    );
     fact(&mut n, "device queue depth", "device/queue_depth", &same);
     fact(&mut n, "nr_requests", "queue/nr_requests", &same);
     fact(&mut n, "scheduler", "queue/scheduler", &|v| {
@@ -218,7 +236,11 @@ pub fn btrfs_members(
     let source = Path::new(&m.source)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
-    let wanted: Vec<String> = dev_name.map(str::to_string).into_iter().chain(source).collect();
+    let wanted: Vec<String> = dev_name
+        .map(str::to_string)
+        .into_iter()
+        .chain(source)
+        .collect();
     let mut members: Vec<String> = Vec::new();
     if let Ok(rd) = std::fs::read_dir(roots.sys("fs/btrfs")) {
         for fs in rd.filter_map(|e| e.ok()) {

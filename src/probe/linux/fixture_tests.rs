@@ -13,7 +13,9 @@ use crate::verdict::{VerdictKind, judge};
 use crate::workload::TestId;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/chain").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/chain")
+        .join(name)
 }
 
 fn chain(name: &str, path: &str) -> Chain {
@@ -97,6 +99,9 @@ fn usb2_bot_hard_disk_on_a_partition() {
         v.details,
         ["if USB 2.0 (BOT) were faster, the device itself would be the limit"]
     );
+    let b = v.bottleneck.expect("a bottleneck");
+    assert_eq!((b.link.as_str(), b.declared), ("USB 2.0 (BOT)", false));
+    assert!((v.percent_of_ceiling.unwrap() - 33.8 / 35.0 * 100.0).abs() < 1e-9);
     // 120 MB/s cannot cross USB 2.0: a cache, on the result and in the verdict.
     let v = judge(Some(&c), &seq(33.8, 120.0));
     assert_eq!(v.kind, VerdictKind::Cached);
@@ -222,7 +227,11 @@ fn nfs_over_wifi() {
         ]
     );
     assert_eq!(c.root.get("soft"), Some("yes"));
-    assert!(c.notes.iter().any(|n| n.contains("soft mount")), "{:?}", c.notes);
+    assert!(
+        c.notes.iter().any(|n| n.contains("soft mount")),
+        "{:?}",
+        c.notes
+    );
     assert_eq!(
         summary(&c, &seq(48.0, 63.0)),
         "limited by Wi-Fi: 63 MB/s of a practical ~70.4 MB/s (89%)"
@@ -342,7 +351,11 @@ fn virtio_disk_is_unknown_and_never_guessed() {
     let c = chain("virtio-disk", "/");
     assert_eq!(
         outline(&c),
-        ["ext4 at / from /dev/vda", "  disk vda", "    virtio (virtual disk)"]
+        [
+            "ext4 at / from /dev/vda",
+            "  disk vda",
+            "    virtio (virtual disk)"
+        ]
     );
     assert_eq!(c.root.get("journal"), Some("no"));
     let v = judge(Some(&c), &seq(900.0, 1500.0));

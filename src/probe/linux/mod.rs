@@ -98,7 +98,10 @@ pub fn probe(path: &Path, roots: &SysRoots, declared: Option<&DeclaredLink>) -> 
     }
     let mounts = mount::read_mountinfo(roots).map_err(|e| {
         Error::io(
-            format!("reading {}", roots.shown(&roots.proc.join("self/mountinfo"))),
+            format!(
+                "reading {}",
+                roots.shown(&roots.proc.join("self/mountinfo"))
+            ),
             e,
         )
     })?;

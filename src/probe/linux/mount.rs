@@ -42,7 +42,9 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let octal = bytes.get(i + 1..i + 4).filter(|d| d[0] <= b'3' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d[0] <= b'3' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
         if bytes[i] == b'\\'
             && let Some(d) = octal
         {
@@ -114,9 +116,9 @@ fn find<'a>(path: &Path, roots: &SysRoots, mounts: &'a [MountEntry]) -> Option<&
         .max_by_key(|m| m.mount_point.components().count())
         .and_then(|best| {
             let depth = best.mount_point.components().count();
-            mounts
-                .iter()
-                .rfind(|m| path.starts_with(&m.mount_point) && m.mount_point.components().count() == depth)
+            mounts.iter().rfind(|m| {
+                path.starts_with(&m.mount_point) && m.mount_point.components().count() == depth
+            })
         })
 }
 
@@ -178,17 +180,26 @@ fn mount_node(
         };
         node.children.push(mem);
     } else if fs == "fuse" || fs.starts_with("fuse.") {
-        let name = fs.strip_prefix("fuse.").unwrap_or(&m.source);
+        // Plain "fuse" mounts often name no subtype and give /dev/fuse as source.
+        let name = match fs.strip_prefix("fuse.") {
+            Some(sub) => sub,
+            None if m.source != "/dev/fuse" && m.source != "fuse" => &m.source,
+            None => "unnamed",
+        };
         let mut user = Node::new(NodeKind::Userspace, format!("FUSE server ({name})"));
         user.bandwidth = Bandwidth::Unknown {
-            why: format!(
-                "a userspace filesystem: its speed is whatever {name} reaches, which the kernel does not report"
-            ),
+            why: "a userspace filesystem: its speed is whatever its server process reaches, which the kernel does not report".into(),
         };
         node.children.push(user);
     } else if fs == "btrfs" {
-        node.children
-            .extend(block::btrfs_members(m, dev_name.as_deref(), roots, mounts, depth, notes));
+        node.children.extend(block::btrfs_members(
+            m,
+            dev_name.as_deref(),
+            roots,
+            mounts,
+            depth,
+            notes,
+        ));
     } else if let Some(name) = dev_name {
         node.children
             .push(block::node(&name, roots, mounts, depth, notes));
@@ -235,7 +246,9 @@ fn options(
             }
         }
         "nfs" | "nfs4" => {
-            for key in ["vers", "proto", "rsize", "wsize", "nconnect", "soft", "hard"] {
+            for key in [
+                "vers", "proto", "rsize", "wsize", "nconnect", "soft", "hard",
+            ] {
                 if let Some(v) = m.option(key) {
                     node.fact(key, if v.is_empty() { "yes" } else { v }, SRC);
                 }
@@ -270,7 +283,9 @@ fn ext4(
         let p = roots.proc.join("fs/ext4").join(d).join("options");
         read(&p).map(|t| (t, roots.shown(&p)))
     });
-    let data = m.option("data").map(|v| (v.to_string(), "/proc/self/mountinfo".to_string()));
+    let data = m
+        .option("data")
+        .map(|v| (v.to_string(), "/proc/self/mountinfo".to_string()));
     let data = data.or_else(|| {
         let (text, src) = proc_opts.as_ref()?;
         let v = text.lines().find_map(|l| l.trim().strip_prefix("data="))?;

@@ -39,16 +39,24 @@ fn server_host(m: &MountEntry) -> Option<String> {
         }
         _ => return None,
     };
-    let host = host.split(',').next()?.trim_start_matches('[').trim_end_matches(']');
+    let host = host
+        .split(',')
+        .next()?
+        .trim_start_matches('[')
+        .trim_end_matches(']');
     (!host.is_empty()).then(|| host.to_string())
 }
 
 pub fn node(m: &MountEntry, roots: &SysRoots, notes: &mut Vec<String>) -> Node {
     let fs = m.fstype.as_str();
     if fs == "virtiofs" || (fs == "9p" && m.option("trans").is_none_or(|t| t == "virtio")) {
-        let mut n = Node::new(NodeKind::Transport, format!("{fs}: a folder shared by the host"));
+        let mut n = Node::new(
+            NodeKind::Transport,
+            format!("{fs}: a folder shared by the host"),
+        );
         n.bandwidth = Bandwidth::Unknown {
-            why: "a virtual shared folder: the host's storage and its file server are the limit".into(),
+            why: "a virtual shared folder: the host's storage and its file server are the limit"
+                .into(),
         };
         return n;
     }
@@ -78,10 +86,9 @@ pub fn node(m: &MountEntry, roots: &SysRoots, notes: &mut Vec<String>) -> Node {
             "/proc/self/mountinfo (source)"
         },
     );
-    let ip = host
-        .parse::<IpAddr>()
-        .ok()
-        .or_else(|| resolve(&host, roots).inspect(|ip| n.fact("address", ip.to_string(), "resolver")));
+    let ip = host.parse::<IpAddr>().ok().or_else(|| {
+        resolve(&host, roots).inspect(|ip| n.fact("address", ip.to_string(), "resolver"))
+    });
     let Some(ip) = ip else {
         n.bandwidth = Bandwidth::Unknown {
             why: format!("{host} could not be resolved to an address, so its route is unknown"),
@@ -119,7 +126,13 @@ fn route(ip: IpAddr, roots: &SysRoots) -> Option<(String, (String, String))> {
         v4 => v4,
     };
     if ip.is_loopback() {
-        return Some(("lo".into(), (format!("{ip} is a loopback address"), "RFC 1122 / RFC 4291".into())));
+        return Some((
+            "lo".into(),
+            (
+                format!("{ip} is a loopback address"),
+                "RFC 1122 / RFC 4291".into(),
+            ),
+        ));
     }
     match ip {
         IpAddr::V4(v4) => route_v4(v4, roots),
@@ -134,7 +147,11 @@ fn route_v4(ip: Ipv4Addr, roots: &SysRoots) -> Option<(String, (String, String))
     let path = roots.proc.join("net/route");
     let text = std::fs::read_to_string(&path).ok()?;
     // The kernel prints each address as the native-endian u32 of its network-order bytes.
-    let addr = |h: &str| u32::from_str_radix(h, 16).ok().map(|v| Ipv4Addr::from(v.to_ne_bytes()));
+    let addr = |h: &str| {
+        u32::from_str_radix(h, 16)
+            .ok()
+            .map(|v| Ipv4Addr::from(v.to_ne_bytes()))
+    };
     let best = text
         .lines()
         .skip(1)
@@ -148,32 +165,62 @@ fn route_v4(ip: Ipv4Addr, roots: &SysRoots) -> Option<(String, (String, String))
             let metric: u32 = f[6].parse().ok()?;
             let m = u32::from(mask);
             (flags & RTF_UP != 0 && flags & RTF_REJECT == 0 && u32::from(ip) & m == u32::from(dest))
-                .then(|| (m.count_ones(), metric, f[0].to_string(), format!("{dest}/{}", m.count_ones())))
+                .then(|| {
+                    (
+                        m.count_ones(),
+                        metric,
+                        f[0].to_string(),
+                        format!("{dest}/{}", m.count_ones()),
+                    )
+                })
         })
         .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))?;
-    Some((best.2.clone(), (format!("{ip} via {} ({})", best.2, best.3), "/proc/net/route".into())))
+    Some((
+        best.2.clone(),
+        (
+            format!("{ip} via {} ({})", best.2, best.3),
+            "/proc/net/route".into(),
+        ),
+    ))
 }
 
 fn route_v6(ip: Ipv6Addr, roots: &SysRoots) -> Option<(String, (String, String))> {
     let text = std::fs::read_to_string(roots.proc.join("net/ipv6_route")).ok()?;
     let target = u128::from(ip);
-    let best = text
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            if f.len() < 10 {
-                return None;
-            }
-            let dest = u128::from_str_radix(f[0], 16).ok()?;
-            let len = u32::from_str_radix(f[1], 16).ok().filter(|l| *l <= 128)?;
-            let metric = u32::from_str_radix(f[5], 16).ok()?;
-            let flags = u32::from_str_radix(f[8], 16).ok()?;
-            let mask = if len == 0 { 0 } else { u128::MAX << (128 - len) };
-            (flags & RTF_UP != 0 && flags & RTF_REJECT == 0 && target & mask == dest & mask)
-                .then(|| (len, metric, f[9].to_string(), format!("{}/{len}", Ipv6Addr::from(dest))))
-        })
-        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))?;
-    Some((best.2.clone(), (format!("{ip} via {} ({})", best.2, best.3), "/proc/net/ipv6_route".into())))
+    let best =
+        text.lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                if f.len() < 10 {
+                    return None;
+                }
+                let dest = u128::from_str_radix(f[0], 16).ok()?;
+                let len = u32::from_str_radix(f[1], 16).ok().filter(|l| *l <= 128)?;
+                let metric = u32::from_str_radix(f[5], 16).ok()?;
+                let flags = u32::from_str_radix(f[8], 16).ok()?;
+                let mask = if len == 0 {
+                    0
+                } else {
+                    u128::MAX << (128 - len)
+                };
+                (flags & RTF_UP != 0 && flags & RTF_REJECT == 0 && target & mask == dest & mask)
+                    .then(|| {
+                        (
+                            len,
+                            metric,
+                            f[9].to_string(),
+                            format!("{}/{len}", Ipv6Addr::from(dest)),
+                        )
+                    })
+            })
+            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))?;
+    Some((
+        best.2.clone(),
+        (
+            format!("{ip} via {} ({})", best.2, best.3),
+            "/proc/net/ipv6_route".into(),
+        ),
+    ))
 }
 
 /// An interface and its speed, read from `/sys/class/net/IFACE`.
@@ -214,7 +261,8 @@ fn interface(name: &str, roots: &SysRoots) -> Node {
             }
             None => {
                 n.bandwidth = Bandwidth::Unknown {
-                    why: "Wi-Fi: the PHY bitrate is not in sysfs, and `iw` did not report it".into(),
+                    why: "Wi-Fi: the PHY bitrate is not in sysfs, and `iw` did not report it"
+                        .into(),
                 };
             }
         }
@@ -227,14 +275,20 @@ fn interface(name: &str, roots: &SysRoots) -> Node {
             format!("interface {name} ({kind}, virtual)")
         };
         n.bandwidth = Bandwidth::Unknown {
-            why: format!(
-                "{name} is virtual ({kind}): the speed it reports ({}) describes no wire",
-                speed.as_deref().unwrap_or("none")
-            ),
+            why: match speed.as_deref() {
+                Some(s) => format!(
+                    "{name} is virtual ({kind}): the speed it reports ({s}) describes no wire"
+                ),
+                None => format!("{name} is virtual ({kind}) and reports no speed"),
+            },
         };
         return n;
     }
-    match speed.as_deref().and_then(|s| s.parse::<i64>().ok()).filter(|s| *s > 0) {
+    match speed
+        .as_deref()
+        .and_then(|s| s.parse::<i64>().ok())
+        .filter(|s| *s > 0)
+    {
         Some(mbit) => {
             let c = row("ethernet").ceiling_of_rate(mbit as f64);
             n.label = format!("interface {name} (Ethernet, {mbit} Mbit/s)");

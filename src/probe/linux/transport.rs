@@ -52,14 +52,17 @@ fn numbered(name: &str, prefix: &str) -> bool {
 }
 
 fn virtio(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
-    let dev = ancestors.iter().find(|p| numbered(&dir_name(p), "virtio"))?;
+    let dev = ancestors
+        .iter()
+        .find(|p| numbered(&dir_name(p), "virtio"))?;
     let mut n = Node::new(NodeKind::Transport, "virtio (virtual disk)");
     if let Some(driver) = link_name(&dev.join("driver")) {
         n.fact("driver", driver, format!("{}/driver", roots.shown(dev)));
     }
     n.bandwidth = Bandwidth::Unknown {
-        why: "a virtual disk: the host's storage behind it is the limit, and the guest cannot see it"
-            .into(),
+        why:
+            "a virtual disk: the host's storage behind it is the limit, and the guest cannot see it"
+                .into(),
     };
     Some(n)
 }
@@ -81,7 +84,11 @@ fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
     if let Some(s) = &speed {
         n.fact("speed", format!("{s} Mbit/s"), format!("{shown}/speed"));
     }
-    for (key, file) in [("version", "version"), ("product", "product"), ("manufacturer", "manufacturer")] {
+    for (key, file) in [
+        ("version", "version"),
+        ("product", "product"),
+        ("manufacturer", "manufacturer"),
+    ] {
         if let Some(v) = read(&dev.join(file)) {
             n.fact(key, v, format!("{shown}/{file}"));
         }
@@ -200,7 +207,9 @@ fn nvme(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
 }
 
 fn iscsi(ancestors: &[&Path]) -> Option<Node> {
-    ancestors.iter().find(|p| numbered(&dir_name(p), "session"))?;
+    ancestors
+        .iter()
+        .find(|p| numbered(&dir_name(p), "session"))?;
     let mut n = Node::new(NodeKind::Transport, "iSCSI session");
     n.bandwidth = Bandwidth::Unknown {
         why: "iSCSI: the network path to the target is not followed".into(),
@@ -211,10 +220,16 @@ fn iscsi(ancestors: &[&Path]) -> Option<Node> {
 /// "8.0 GT/s PCIe" (or "8 GT/s") -> the table row of that generation.
 fn pcie_row(speed: &str) -> Option<&'static str> {
     let gt: f64 = speed.split_whitespace().next()?.parse().ok()?;
-    [(2.5, "pcie1"), (5.0, "pcie2"), (8.0, "pcie3"), (16.0, "pcie4"), (32.0, "pcie5")]
-        .iter()
-        .find(|(g, _)| (gt - g).abs() < 0.01)
-        .map(|(_, id)| *id)
+    [
+        (2.5, "pcie1"),
+        (5.0, "pcie2"),
+        (8.0, "pcie3"),
+        (16.0, "pcie4"),
+        (32.0, "pcie5"),
+    ]
+    .iter()
+    .find(|(g, _)| (gt - g).abs() < 0.01)
+    .map(|(_, id)| *id)
 }
 
 /// The slowest PCIe link on the path, and whether the path leaves the machine (a device behind
@@ -244,10 +259,16 @@ fn pcie(ancestors: &[&Path], roots: &SysRoots) -> Option<(Node, bool)> {
             continue;
         };
         let c = row(id).ceiling_lanes(lanes);
-        let label = format!("{} x{lanes} (slowest PCIe link on the path: {})", c.link, dir_name(p));
+        let label = format!(
+            "{} x{lanes} (slowest PCIe link on the path: {})",
+            c.link,
+            dir_name(p)
+        );
         if slowest
             .as_ref()
-            .is_none_or(|(s, _): &(crate::probe::Ceiling, String)| c.practical_mb_s < s.practical_mb_s)
+            .is_none_or(|(s, _): &(crate::probe::Ceiling, String)| {
+                c.practical_mb_s < s.practical_mb_s
+            })
         {
             slowest = Some((c, label));
         }
@@ -282,7 +303,11 @@ fn thunderbolt(roots: &SysRoots) -> Node {
                 .filter(|p| {
                     let name = dir_name(p);
                     name.split_once('-').is_some_and(|(d, r)| {
-                        !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && r != "0" && !r.contains('.') && !r.contains(':')
+                        !d.is_empty()
+                            && d.bytes().all(|b| b.is_ascii_digit())
+                            && r != "0"
+                            && !r.contains('.')
+                            && !r.contains(':')
                     })
                 })
                 .collect()
@@ -292,7 +317,8 @@ fn thunderbolt(roots: &SysRoots) -> Node {
     let [router] = routers.as_slice() else {
         n.bandwidth = Bandwidth::Unknown {
             why: if routers.is_empty() {
-                "the disk is behind an external PCIe port, but no Thunderbolt device is listed".into()
+                "the disk is behind an external PCIe port, but no Thunderbolt device is listed"
+                    .into()
             } else {
                 format!(
                     "{} Thunderbolt devices are connected; sysfs does not say which carries this disk",
@@ -303,7 +329,13 @@ fn thunderbolt(roots: &SysRoots) -> Node {
         return n;
     };
     let shown = roots.shown(router);
-    for key in ["device_name", "vendor_name", "generation", "rx_speed", "rx_lanes"] {
+    for key in [
+        "device_name",
+        "vendor_name",
+        "generation",
+        "rx_speed",
+        "rx_lanes",
+    ] {
         if let Some(v) = read(&router.join(key)) {
             n.fact(key, v, format!("{shown}/{key}"));
         }
