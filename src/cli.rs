@@ -274,6 +274,21 @@ mod tests {
     }
 
     #[test]
+    fn info_and_link_speed() {
+        let Command::Info(info) = parse(&["info", "/mnt", "--json", "--link-speed", "1gbit"])
+            .unwrap()
+            .command
+        else {
+            panic!("not info")
+        };
+        assert_eq!(info.path, PathBuf::from("/mnt"));
+        assert!(info.json);
+        assert_eq!(info.link_speed.unwrap().mbit_s, 1000.0);
+        assert!(parse(&["info"]).is_err(), "PATH is required");
+        assert!(parse(&["run", "--link-speed", "fast"]).is_err());
+    }
+
+    #[test]
     fn malformed_values_are_rejected() {
         assert!(parse(&["run", "--size", "lots"]).is_err());
         assert!(parse(&["run", "--tests", "seq-sideways"]).is_err());

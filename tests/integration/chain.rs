@@ -176,3 +176,26 @@ fn nas_verdict_names_the_network_only_when_its_speed_is_known() {
     // No figure may be above what a 100 Mbit/s link carries, so none is flagged as cached.
     assert_eq!(v["cached"].as_array().unwrap().len(), 0, "{v:#}");
 }
+
+/// Every run carries the chain and a verdict, in the JSON and as the last terminal section;
+/// without a large sequential test the verdict says it needs one.
+#[test]
+fn a_run_ends_with_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_str().unwrap();
+    let common = ["--engine", "null", "--runs", "1", "--duration", "0.2"];
+    let mut args = vec!["run", path, "--json", "--tests", "4k-read:RND4K-Q1T1"];
+    args.extend_from_slice(&common);
+    let doc = run_json(&args);
+    assert_eq!(doc["chain"]["root"]["kind"], "mount");
+    assert_eq!(doc["verdict"]["kind"], "needs-sequential-tests");
+
+    let mut args = vec!["run", path, "--tests", "seq-read:SEQ1M-Q8T1"];
+    args.extend_from_slice(&common);
+    let out = destbench().args(&args).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.rsplit("\n\n").next().unwrap();
+    assert!(last.starts_with("verdict: "), "{text}");
+    assert!(last.contains("MB/s"), "{last}");
+}
