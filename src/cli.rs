@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::{EXIT_USAGE, Error, Result};
+use crate::probe::{self, DeclaredLink};
 use crate::report;
 use crate::runner::{self, NoProgress, Progress};
 use crate::settings;
@@ -32,6 +33,24 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// List the tests and their variants.
     List,
+    /// Show the chain from PATH to the wire: mount, block devices, buses, network, and the
+    /// bandwidth of each link.
+    Info(InfoArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InfoArgs {
+    /// A file or directory on the destination.
+    pub path: PathBuf,
+
+    /// Print one JSON document (schema destbench.chain/1) instead of the tree.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Declare the speed of a link the system cannot report (a shaped or virtual network
+    /// link), e.g. 100mbit, 1gbit; shown as declared, never as read.
+    #[arg(long)]
+    pub link_speed: Option<DeclaredLink>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -123,6 +142,11 @@ pub struct RunArgs {
     /// Seed for the random data and offsets (default: random; recorded in the results).
     #[arg(long)]
     pub seed: Option<u64>,
+
+    /// Declare the speed of a link the system cannot report (e.g. 100mbit) for the verdict;
+    /// shown as declared, never as read.
+    #[arg(long)]
+    pub link_speed: Option<DeclaredLink>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -175,6 +199,15 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             write_stdout(&report::terminal::list_tests(&workload::suite(&options)))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Info(args) => {
+            let chain = probe::probe(&args.path, args.link_speed.as_ref())?;
+            write_stdout(&if args.json {
+                report::chain::render_json(&chain)
+            } else {
+                report::chain::render(&chain)
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -186,7 +219,12 @@ fn run(args: &RunArgs) -> Result<ExitCode> {
     } else {
         Box::new(NoProgress)
     };
-    let run_report = runner::run(&plan, progress.as_mut())?;
+    // Probed once, before the run; a path that cannot be probed is left to the runner to
+    // report (it names the problem the same way), so the chain is simply absent then.
+    let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
+    let mut run_report = runner::run(&plan, progress.as_mut())?;
+    run_report.chain = chain;
+    crate::verdict::apply(&mut run_report);
     let text = if args.json {
         report::json::render(&run_report)
     } else {
@@ -270,6 +308,21 @@ mod tests {
         assert_eq!(run.engine, EngineArg::Uring);
         assert!(run.json && run.buffered && run.no_drop_caches);
         assert_eq!(run.label.as_deref(), Some("usb"));
+    }
+
+    #[test]
+    fn info_and_link_speed() {
+        let Command::Info(info) = parse(&["info", "/mnt", "--json", "--link-speed", "1gbit"])
+            .unwrap()
+            .command
+        else {
+            panic!("not info")
+        };
+        assert_eq!(info.path, PathBuf::from("/mnt"));
+        assert!(info.json);
+        assert_eq!(info.link_speed.unwrap().mbit_s, 1000.0);
+        assert!(parse(&["info"]).is_err(), "PATH is required");
+        assert!(parse(&["run", "--link-speed", "fast"]).is_err());
     }
 
     #[test]

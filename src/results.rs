@@ -277,4 +277,8 @@ pub struct RunReport {
     pub destbench_version: &'static str,
     /// Peak resident memory of the process at the end of the run.
     pub peak_rss_bytes: Option<u64>,
+    /// The chain from the destination to the wire, probed before the run.
+    pub chain: Option<crate::probe::Chain>,
+    /// Which link holds the destination back, from the chain and the results.
+    pub verdict: Option<crate::verdict::Verdict>,
 }

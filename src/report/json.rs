@@ -23,6 +23,8 @@ struct RunDoc<'a> {
     warnings: &'a [String],
     time_machine_log: Vec<String>,
     peak_rss_bytes: Option<u64>,
+    chain: Option<&'a crate::probe::Chain>,
+    verdict: Option<&'a crate::verdict::Verdict>,
 }
 
 #[derive(Serialize)]
@@ -122,6 +124,8 @@ pub fn render(report: &RunReport) -> String {
         warnings: &report.warnings,
         time_machine_log: time_machine_lines(report),
         peak_rss_bytes: report.peak_rss_bytes,
+        chain: report.chain.as_ref(),
+        verdict: report.verdict.as_ref(),
     };
     let mut text = serde_json::to_string_pretty(&doc).expect("results serialise");
     text.push('\n');

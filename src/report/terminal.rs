@@ -249,7 +249,23 @@ pub fn render(report: &RunReport, style: Style) -> String {
             let _ = writeln!(out, "  - {} {}: {}", f.test, f.variant, f.error);
         }
     }
+    if let Some(v) = &report.verdict {
+        verdict(&mut out, v, style);
+    }
     out
+}
+
+/// The verdict section, last: what holds the destination back.
+fn verdict(out: &mut String, v: &crate::verdict::Verdict, style: Style) {
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        style.paint(Ansi::new().bold(), "verdict:"),
+        v.summary
+    );
+    for line in &v.details {
+        let _ = writeln!(out, "  - {line}");
+    }
 }
 
 /// `destbench list`: every test variant with what it does.

@@ -258,6 +258,8 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         warnings,
         destbench_version: env!("CARGO_PKG_VERSION"),
         peak_rss_bytes: platform::peak_rss(),
+        chain: None,
+        verdict: None,
     })
 }
 

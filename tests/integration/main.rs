@@ -1,5 +1,6 @@
 //! destbench's integration tests, built into one test binary.
 
+mod chain;
 mod run_files;
 mod run_input;
 mod run_null;

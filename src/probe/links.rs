@@ -1,0 +1,175 @@
+//! The link table: rated bandwidth and practical ceiling of every link a chain can contain. It
+//! lives as data (`data/links.csv`, with the source of every row) so figures are changed in one
+//! place and reviewed as data, not scattered through the prober.
+
+use super::Ceiling;
+
+/// The table as shipped, parsed on demand (it is small).
+const TABLE: &str = include_str!("../../data/links.csv");
+
+/// How a row's practical figures apply to a concrete link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// The figures are the ceiling of the link as a whole.
+    Fixed,
+    /// The figures are per PCIe lane; multiply by the negotiated width.
+    PerLane,
+    /// The figures are fractions of the rate the system reports (bytes = bits / 8).
+    OfRated,
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkRow {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub rated: &'static str,
+    pub practical: f64,
+    pub practical_max: f64,
+    pub scale: Scale,
+    pub source: &'static str,
+}
+
+fn parse_row(line: &'static str) -> Result<LinkRow, String> {
+    // The source is the last column and may contain commas.
+    let fields: Vec<&'static str> = line.splitn(7, ',').collect();
+    let [id, name, rated, practical, practical_max, scale, source] = fields[..] else {
+        return Err(format!("expected 7 columns: {line}"));
+    };
+    let number = |s: &str| {
+        s.parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .ok_or_else(|| format!("not a positive number {s:?}: {line}"))
+    };
+    let scale = match scale {
+        "fixed" => Scale::Fixed,
+        "per-lane" => Scale::PerLane,
+        "of-rated" => Scale::OfRated,
+        other => return Err(format!("unknown scale {other:?}: {line}")),
+    };
+    let (practical, practical_max) = (number(practical)?, number(practical_max)?);
+    if practical > practical_max {
+        return Err(format!("practical above practical_max: {line}"));
+    }
+    if id.is_empty() || name.is_empty() || source.is_empty() {
+        return Err(format!("empty id, name or source: {line}"));
+    }
+    Ok(LinkRow {
+        id,
+        name,
+        rated,
+        practical,
+        practical_max,
+        scale,
+        source,
+    })
+}
+
+/// Every row, or the first malformed line.
+pub fn parse_table() -> Result<Vec<LinkRow>, String> {
+    TABLE
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .skip(1) // the header
+        .map(parse_row)
+        .collect()
+}
+
+/// The row with `id`. The table is checked by a unit test, so a missing id is a bug here.
+pub fn row(id: &str) -> LinkRow {
+    parse_table()
+        .expect("data/links.csv parses (checked by its unit test)")
+        .into_iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("no row {id:?} in data/links.csv"))
+}
+
+impl LinkRow {
+    /// The ceiling of a fixed-rate link.
+    pub fn ceiling(&self) -> Ceiling {
+        debug_assert_eq!(self.scale, Scale::Fixed);
+        self.make(self.rated.to_string(), self.practical, self.practical_max)
+    }
+
+    /// The ceiling of a PCIe link of `width` lanes.
+    pub fn ceiling_lanes(&self, width: u32) -> Ceiling {
+        debug_assert_eq!(self.scale, Scale::PerLane);
+        let w = f64::from(width);
+        self.make(
+            format!("{} x{width}", self.rated.trim_end_matches(" per lane")),
+            round(self.practical * w),
+            round(self.practical_max * w),
+        )
+    }
+
+    /// The ceiling of a link the system reports at `mbit_s` megabits per second.
+    pub fn ceiling_of_rate(&self, mbit_s: f64) -> Ceiling {
+        debug_assert_eq!(self.scale, Scale::OfRated);
+        let bytes = mbit_s / 8.0;
+        self.make(
+            format!("{} Mbit/s", trim_number(mbit_s)),
+            round(bytes * self.practical),
+            round(bytes * self.practical_max),
+        )
+    }
+
+    fn make(&self, rated: String, practical: f64, practical_max: f64) -> Ceiling {
+        Ceiling {
+            link: self.name.to_string(),
+            row: self.id.to_string(),
+            rated,
+            practical_mb_s: practical,
+            practical_max_mb_s: practical_max,
+            source: format!("links table row {} ({})", self.id, self.source),
+            declared: false,
+        }
+    }
+}
+
+/// One decimal at most: the table's figures are approximate.
+fn round(v: f64) -> f64 {
+    (v * 10.0).round() / 10.0
+}
+
+/// "100", "2500", "866.7".
+pub fn trim_number(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_parses_and_ids_are_unique() {
+        let rows = parse_table().unwrap();
+        assert!(rows.len() >= 30, "{} rows", rows.len());
+        let mut ids: Vec<&str> = rows.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), rows.len(), "duplicate ids");
+    }
+
+    #[test]
+    fn malformed_rows_are_rejected() {
+        assert!(parse_row("a,b,c,1,2,fixed").is_err());
+        assert!(parse_row("a,b,c,x,2,fixed,s").is_err());
+        assert!(parse_row("a,b,c,3,2,fixed,s").is_err());
+        assert!(parse_row("a,b,c,1,2,sideways,s").is_err());
+        assert!(parse_row("a,b,c,1,2,fixed,s, with, commas").is_ok());
+    }
+
+    #[test]
+    fn scaled_ceilings_match_links_md() {
+        // NVMe x4 Gen3 ~3500 MB/s; GbE ~117; 100 Mbit ~11.7 (LINKS.md).
+        assert_eq!(row("pcie3").ceiling_lanes(4).practical_mb_s, 3544.0);
+        assert_eq!(
+            row("ethernet").ceiling_of_rate(1000.0).practical_mb_s,
+            117.5
+        );
+        assert_eq!(row("ethernet").ceiling_of_rate(100.0).practical_mb_s, 11.8);
+        assert_eq!(row("usb2-bot").ceiling().practical_mb_s, 35.0);
+    }
+}

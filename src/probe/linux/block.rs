@@ -1,0 +1,276 @@
+//! The block device stack under a mount: partition to whole disk, loop device to the mount of
+//! its backing file (recursively), device-mapper and md members through `slaves/`, btrfs member
+//! devices, and the facts of each whole disk.
+
+use std::path::{Path, PathBuf};
+
+use super::mount::{self, MountEntry};
+use super::{MAX_DEPTH, SysRoots, link_name, read, transport};
+use crate::probe::{Bandwidth, Node, NodeKind};
+
+/// The kernel's name of block device `major:minor` ("sda1"), from `/sys/dev/block`.
+pub fn name_of(major: u32, minor: u32, roots: &SysRoots) -> Option<String> {
+    if major == 0 {
+        return None; // anonymous devices: btrfs, network and virtual filesystems
+    }
+    link_name(&roots.sys(&format!("dev/block/{major}:{minor}")))
+}
+
+/// The device's directory under `/sys/devices`, following `/sys/class/block/NAME`.
+fn dev_dir(name: &str, roots: &SysRoots) -> Option<PathBuf> {
+    std::fs::canonicalize(roots.sys(&format!("class/block/{name}"))).ok()
+}
+
+/// Names under `DIR/slaves`, sorted: the devices a dm or md device is made of.
+fn slaves(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("slaves"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The chain below block device `name`.
+pub fn node(
+    name: &str,
+    roots: &SysRoots,
+    mounts: &[MountEntry],
+    depth: usize,
+    notes: &mut Vec<String>,
+) -> Node {
+    let Some(dir) = dev_dir(name, roots) else {
+        let mut n = Node::new(NodeKind::Disk, format!("block device {name}"));
+        n.bandwidth = Bandwidth::Unknown {
+            why: format!("{name} is not in /sys/class/block"),
+        };
+        return n;
+    };
+    let shown = roots.shown(&dir);
+    if let Some(number) = read(&dir.join("partition")) {
+        let parent = dir
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut n = Node::new(
+            NodeKind::Partition,
+            format!("partition {name} (number {number} of {parent})"),
+        );
+        n.fact("partition", number, format!("{shown}/partition"));
+        n.children.push(node(&parent, roots, mounts, depth, notes));
+        return n;
+    }
+    if dir.join("loop").is_dir() || name.starts_with("loop") {
+        return loop_node(name, &dir, roots, mounts, depth, notes);
+    }
+    for (sub, kind, what) in [
+        ("dm", NodeKind::DeviceMapper, "device-mapper"),
+        ("md", NodeKind::Raid, "md RAID"),
+    ] {
+        if dir.join(sub).is_dir() {
+            let detail = match kind {
+                NodeKind::DeviceMapper => read(&dir.join("dm/name")),
+                _ => read(&dir.join("md/level")),
+            };
+            let mut n = Node::new(
+                kind,
+                format!(
+                    "{what} {name}{}",
+                    detail
+                        .as_ref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default()
+                ),
+            );
+            if let Some(uuid) = read(&dir.join("dm/uuid")) {
+                // The uuid's prefix says what made it: LVM-, CRYPT-, mpath-...
+                let owner = uuid.split('-').next().unwrap_or_default().to_string();
+                n.fact("dm uuid prefix", owner, format!("{shown}/dm/uuid"));
+            }
+            let members = slaves(&dir);
+            n.fact("members", members.join(", "), format!("{shown}/slaves"));
+            for member in members {
+                n.children.push(node(&member, roots, mounts, depth, notes));
+            }
+            return n;
+        }
+    }
+    disk(name, &dir, roots)
+}
+
+fn loop_node(
+    name: &str,
+    dir: &Path,
+    roots: &SysRoots,
+    mounts: &[MountEntry],
+    depth: usize,
+    notes: &mut Vec<String>,
+) -> Node {
+    let shown = roots.shown(dir);
+    let backing = read(&dir.join("loop/backing_file"));
+    let mut n = Node::new(
+        NodeKind::Loop,
+        format!(
+            "loop device {name}{}",
+            backing
+                .as_ref()
+                .map(|b| format!(" over {b}"))
+                .unwrap_or_default()
+        ),
+    );
+    let Some(backing) = backing else {
+        n.bandwidth = Bandwidth::Unknown {
+            why: "the loop device has no backing file in sysfs".into(),
+        };
+        return n;
+    };
+    n.fact(
+        "backing file",
+        &backing,
+        format!("{shown}/loop/backing_file"),
+    );
+    if let Some(dio) = read(&dir.join("loop/dio")) {
+        n.fact(
+            "direct I/O",
+            if dio == "1" { "yes" } else { "no" },
+            format!("{shown}/loop/dio"),
+        );
+    }
+    let file = backing.strip_suffix(" (deleted)").unwrap_or(&backing);
+    if depth + 1 >= MAX_DEPTH {
+        n.bandwidth = Bandwidth::Unknown {
+            why: format!("loop devices nested more than {MAX_DEPTH} deep"),
+        };
+    } else if let Some(child) =
+        mount::node_for_path(Path::new(file), roots, mounts, depth + 1, notes)
+    {
+        n.children.push(child);
+    } else {
+        n.bandwidth = Bandwidth::Unknown {
+            why: format!("no mount holds the backing file {file}"),
+        };
+    }
+    n
+}
+
+/// A whole disk: what it is, its cache and queue, and the buses above it.
+fn disk(name: &str, dir: &Path, roots: &SysRoots) -> Node {
+    let shown = roots.shown(dir);
+    let model = read(&dir.join("device/model"));
+    let mut n = Node::new(
+        NodeKind::Disk,
+        format!(
+            "disk {name}{}",
+            model.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
+        ),
+    );
+    let fact = |n: &mut Node, key: &str, rel: &str, map: &dyn Fn(String) -> String| {
+        if let Some(v) = read(&dir.join(rel)) {
+            n.fact(key, map(v), format!("{shown}/{rel}"));
+        }
+    };
+    let same = |v: String| v;
+    fact(&mut n, "vendor", "device/vendor", &same);
+    fact(&mut n, "model", "device/model", &same);
+    fact(&mut n, "rotational", "queue/rotational", &|v| {
+        if v == "1" { "yes".into() } else { "no".into() }
+    });
+    fact(&mut n, "write cache", "queue/write_cache", &same);
+    if let Some(ct) = scsi_cache_type(dir) {
+        n.fact("cache_type", ct.0, roots.shown(&ct.1));
+    }
+    fact(&mut n, "logical block", "queue/logical_block_size", &|v| {
+        format!("{v} B")
+    });
+    fact(
+        &mut n,
+        "physical block",
+        "queue/physical_block_size",
+        &|v| format!("{v} B"),
+    );
+    fact(&mut n, "device queue depth", "device/queue_depth", &same);
+    fact(&mut n, "nr_requests", "queue/nr_requests", &same);
+    fact(&mut n, "scheduler", "queue/scheduler", &|v| {
+        // "none [mq-deadline] kyber": the bracketed one is in use.
+        v.split_whitespace()
+            .find_map(|s| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')))
+            .map(str::to_string)
+            .unwrap_or(v)
+    });
+    n.children = transport::chain(dir, roots).into_iter().collect();
+    if n.children.is_empty() {
+        n.bandwidth = Bandwidth::Unknown {
+            why: if dir.components().any(|c| c.as_os_str() == "virtual") {
+                format!("{name} is a virtual block device; what backs it is not in sysfs")
+            } else {
+                "no bus the prober knows was found above the device in sysfs".into()
+            },
+        };
+    }
+    n
+}
+
+/// SCSI disks state their cache mode in `device/scsi_disk/H:C:T:L/cache_type`.
+fn scsi_cache_type(dir: &Path) -> Option<(String, PathBuf)> {
+    let rd = std::fs::read_dir(dir.join("device/scsi_disk")).ok()?;
+    rd.filter_map(|e| e.ok()).find_map(|e| {
+        let p = e.path().join("cache_type");
+        read(&p).map(|v| (v, p))
+    })
+}
+
+/// The member devices of a btrfs filesystem, from `/sys/fs/btrfs/UUID/devices/`, found by the
+/// device the mount names; the mount's own device when sysfs does not list them.
+pub fn btrfs_members(
+    m: &MountEntry,
+    dev_name: Option<&str>,
+    roots: &SysRoots,
+    mounts: &[MountEntry],
+    depth: usize,
+    notes: &mut Vec<String>,
+) -> Vec<Node> {
+    let source = Path::new(&m.source)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let wanted: Vec<String> = dev_name
+        .map(str::to_string)
+        .into_iter()
+        .chain(source)
+        .collect();
+    let mut members: Vec<String> = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(roots.sys("fs/btrfs")) {
+        for fs in rd.filter_map(|e| e.ok()) {
+            let Ok(devs) = std::fs::read_dir(fs.path().join("devices")) else {
+                continue;
+            };
+            let mut names: Vec<String> = devs
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            if names.iter().any(|n| wanted.contains(n)) {
+                names.sort();
+                members = names;
+                break;
+            }
+        }
+    }
+    if members.is_empty() {
+        members = wanted.into_iter().take(1).collect();
+    }
+    if members.len() > 1 {
+        notes.push(format!(
+            "{}: btrfs over {} devices ({}); the verdict takes the slowest member's path",
+            m.mount_point.display(),
+            members.len(),
+            members.join(", ")
+        ));
+    }
+    members
+        .iter()
+        .map(|name| node(name, roots, mounts, depth, notes))
+        .collect()
+}

@@ -1,0 +1,388 @@
+//! The prober and the verdict over hand-made fixture trees (`tests/fixtures/chain/NAME`, copied
+//! by hand from what real systems show): each asserts the chain and the verdict.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{SysRoots, probe};
+use crate::engine::EngineKind;
+use crate::probe::{Bandwidth, Chain, DeclaredLink, Node};
+use crate::results::{Method, Repetition, TestResult, TestResultParts};
+use crate::stats::{LatencyHistogram, ThroughputSeries};
+use crate::verdict::{VerdictKind, judge};
+use crate::workload::TestId;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/chain")
+        .join(name)
+}
+
+fn chain(name: &str, path: &str) -> Chain {
+    probe(Path::new(path), &SysRoots::fixture(&fixture(name)), None)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The chain's labels, indented by depth: what `destbench info` shows as the tree.
+fn outline(chain: &Chain) -> Vec<String> {
+    fn walk(n: &Node, depth: usize, out: &mut Vec<String>) {
+        out.push(format!("{}{}", "  ".repeat(depth), n.label));
+        for c in &n.children {
+            walk(c, depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&chain.root, 0, &mut out);
+    out
+}
+
+/// A result of one repetition at `rate` MB/s.
+pub fn result(test: TestId, variant: &str, rate: f64) -> TestResult {
+    TestResult::from_parts(TestResultParts {
+        test,
+        variant: variant.to_string(),
+        unit: crate::results::Unit::MegabytesPerSecond,
+        threads: 1,
+        file_set: None,
+        method: Method::Direct,
+        engine: EngineKind::Sync,
+        block_size: 1 << 20,
+        queue_depth: 8,
+        op_kind: "io",
+        repetitions: vec![Repetition {
+            rate,
+            bytes: 1 << 30,
+            ops: 1024,
+            elapsed: Duration::from_secs(2),
+            cpu: Duration::ZERO,
+            series: ThroughputSeries::new(Duration::from_millis(250)),
+        }],
+        latency: LatencyHistogram::default(),
+        warnings: Vec::new(),
+    })
+    .expect("one repetition")
+}
+
+fn seq(write: f64, read: f64) -> Vec<TestResult> {
+    vec![
+        result(TestId::SeqWrite, "SEQ1M-Q8T1", write),
+        result(TestId::SeqRead, "SEQ1M-Q8T1", read),
+    ]
+}
+
+fn summary(c: &Chain, results: &[TestResult]) -> String {
+    judge(Some(c), results).summary
+}
+
+#[test]
+fn usb2_bot_hard_disk_on_a_partition() {
+    let c = chain("usb2-bot-hdd", "/mnt/usb/backups");
+    assert_eq!(
+        outline(&c),
+        [
+            "ext4 at /mnt/usb from /dev/sdb1",
+            "  partition sdb1 (number 1 of sdb)",
+            "    disk sdb: Expansion Desk",
+            "      USB 2.0 (BOT)",
+        ]
+    );
+    let disk = &c.root.children[0].children[0];
+    assert_eq!(disk.get("device queue depth"), Some("1"));
+    assert_eq!(disk.get("rotational"), Some("yes"));
+    assert_eq!(disk.get("cache_type"), Some("write back"));
+    assert_eq!(c.root.get("data"), Some("ordered"));
+    assert_eq!(c.root.get("journal"), Some("yes"));
+    let v = judge(Some(&c), &seq(33.8, 31.0));
+    assert_eq!(v.kind, VerdictKind::LimitedByLink);
+    assert_eq!(
+        v.summary,
+        "limited by USB 2.0 (BOT): 33.8 MB/s of a practical ~35 MB/s (97%)"
+    );
+    assert_eq!(
+        v.details,
+        ["if USB 2.0 (BOT) were faster, the device itself would be the limit"]
+    );
+    let b = v.bottleneck.expect("a bottleneck");
+    assert_eq!((b.link.as_str(), b.declared), ("USB 2.0 (BOT)", false));
+    assert!((v.percent_of_ceiling.unwrap() - 33.8 / 35.0 * 100.0).abs() < 1e-9);
+    // 120 MB/s cannot cross USB 2.0: a cache, on the result and in the verdict.
+    let v = judge(Some(&c), &seq(33.8, 120.0));
+    assert_eq!(v.kind, VerdictKind::Cached);
+    assert_eq!(v.cached.len(), 1);
+    assert_eq!(v.cached[0].test, "seq-read");
+}
+
+#[test]
+fn usb3_uas_ssd() {
+    let c = chain("usb3-uas-ssd", "/media/ssd");
+    assert_eq!(
+        outline(&c),
+        [
+            "ext4 at /media/ssd from /dev/sdc",
+            "  disk sdc: Portable SSD T5",
+            "    USB 3.x Gen 1 (UAS)",
+        ]
+    );
+    assert_eq!(
+        summary(&c, &seq(390.0, 430.0)),
+        "limited by USB 3.x Gen 1 (UAS): 430 MB/s of a practical ~450 MB/s (96%)"
+    );
+}
+
+#[test]
+fn sata2_hard_disk_is_its_own_limit() {
+    let c = chain("sata2-hdd", "/backup");
+    assert_eq!(
+        outline(&c),
+        [
+            "ext4 at /backup from /dev/sda",
+            "  disk sda: WDC WD20EARS-00M",
+            "    SATA II (3.0 Gbps)",
+        ]
+    );
+    let v = judge(Some(&c), &seq(110.0, 118.0));
+    assert_eq!(v.kind, VerdictKind::DeviceOrProtocol);
+    assert_eq!(
+        v.summary,
+        "the device itself is the limit: 118 MB/s is 42% of the narrowest link, SATA II (~280 MB/s)"
+    );
+}
+
+#[test]
+fn nvme_gen3_x4() {
+    let c = chain("nvme-gen3x4", "/home");
+    assert_eq!(
+        outline(&c),
+        [
+            "ext4 at / from /dev/nvme0n1p2",
+            "  partition nvme0n1p2 (number 2 of nvme0n1)",
+            "    disk nvme0n1: Samsung SSD 970 EVO Plus 1TB",
+            "      NVMe over pcie",
+            "        PCIe Gen3 x4 (slowest PCIe link on the path: 0000:3d:00.0)",
+        ]
+    );
+    assert_eq!(
+        summary(&c, &seq(3300.0, 3400.0)),
+        "limited by PCIe Gen3: 3400 MB/s of a practical ~3544 MB/s (96%)"
+    );
+}
+
+#[test]
+fn nvme_behind_thunderbolt() {
+    let c = chain("nvme-thunderbolt", "/mnt/tb");
+    assert_eq!(
+        outline(&c),
+        [
+            "ext4 at /mnt/tb from /dev/nvme1n1",
+            "  disk nvme1n1: WD_BLACK SN750 1TB",
+            "    NVMe over pcie",
+            "      PCIe Gen3 x4 (slowest PCIe link on the path: 0000:07:00.0)",
+            "        Thunderbolt 3 (20 Gb/s x2)",
+        ]
+    );
+    let v = judge(Some(&c), &seq(2500.0, 2650.0));
+    assert_eq!(
+        v.summary,
+        "limited by Thunderbolt 3: 2650 MB/s of a practical ~2800 MB/s (95%)"
+    );
+    assert_eq!(
+        v.details,
+        ["if Thunderbolt 3 were faster, the next link, PCIe Gen3, would allow ~3544 MB/s"]
+    );
+}
+
+#[test]
+fn cifs_over_gigabit_ethernet() {
+    let c = chain("cifs-gige", "/mnt/nas");
+    assert_eq!(
+        outline(&c),
+        [
+            "cifs at /mnt/nas from //192.168.1.20/backup",
+            "  server 192.168.1.20",
+            "    interface eth0 (Ethernet, 1000 Mbit/s)",
+        ]
+    );
+    let iface = &c.root.children[0].children[0];
+    assert_eq!(
+        iface.get("route"),
+        Some("192.168.1.20 via eth0 (192.168.1.0/24)")
+    );
+    assert_eq!(
+        summary(&c, &seq(109.0, 112.0)),
+        "limited by Ethernet (TCP): 112 MB/s of a practical ~118 MB/s (95%)"
+    );
+    // Far below the wire: the server or the protocol.
+    assert_eq!(
+        summary(&c, &seq(20.0, 25.0)),
+        "the server or the protocol is the limit: 25 MB/s is 21% of the narrowest link, Ethernet (TCP) (~118 MB/s)"
+    );
+}
+
+#[test]
+fn nfs_over_wifi() {
+    let c = chain("nfs-wifi", "/mnt/nfs");
+    assert_eq!(
+        outline(&c),
+        [
+            "nfs4 at /mnt/nfs from nas.local:/export/backup",
+            "  server 10.0.0.5",
+            "    interface wlan0 (Wi-Fi, 866.7 Mbit/s PHY)",
+        ]
+    );
+    assert_eq!(c.root.get("soft"), Some("yes"));
+    assert!(
+        c.notes.iter().any(|n| n.contains("soft mount")),
+        "{:?}",
+        c.notes
+    );
+    assert_eq!(
+        summary(&c, &seq(48.0, 63.0)),
+        "limited by Wi-Fi: 63 MB/s of a practical ~70.4 MB/s (89%)"
+    );
+}
+
+#[test]
+fn sshfs_over_veth_has_an_unknown_speed() {
+    let c = chain("sshfs-veth", "/mnt/ssh");
+    assert_eq!(
+        outline(&c),
+        [
+            "fuse.sshfs at /mnt/ssh from backup@10.200.0.2:/srv/backup",
+            "  server 10.200.0.2",
+            "    interface veth0 (virtual)",
+        ]
+    );
+    // veth says 10000; that is not believed.
+    assert!(c.known_links().is_empty());
+    let v = judge(Some(&c), &seq(80.0, 90.0));
+    assert_eq!(v.kind, VerdictKind::LinkUnknown);
+    assert_eq!(
+        v.summary,
+        "the network link (interface veth0 (virtual)) did not report its speed: the limit is unknown; measured 90 MB/s (seq-read SEQ1M-Q8T1)"
+    );
+    assert!(v.bottleneck.is_none() && v.percent_of_ceiling.is_none());
+}
+
+#[test]
+fn declared_link_speed_is_used_and_labelled() {
+    let d: DeclaredLink = "100mbit".parse().unwrap();
+    let c = probe(
+        Path::new("/mnt/ssh"),
+        &SysRoots::fixture(&fixture("sshfs-veth")),
+        Some(&d),
+    )
+    .unwrap();
+    let iface = &c.root.children[0].children[0];
+    let Bandwidth::Known(ceiling) = &iface.bandwidth else {
+        panic!("no declared ceiling")
+    };
+    assert!(ceiling.declared);
+    assert!(iface.get("reported speed").unwrap().starts_with("unknown"));
+    assert_eq!(
+        summary(&c, &seq(11.1, 11.2)),
+        "limited by the declared link (100 Mbit/s, --link-speed): 11.2 MB/s of a practical ~11.8 MB/s (95%)"
+    );
+}
+
+#[test]
+fn ext4_data_journal_on_a_partition() {
+    let c = chain("ext4-data-journal", "/srv/backup");
+    assert_eq!(
+        outline(&c),
+        [
+            "ext4 at /srv/backup from /dev/sda3",
+            "  partition sda3 (number 3 of sda)",
+            "    disk sda: Samsung SSD 860",
+            "      SATA III (6.0 Gbps)",
+        ]
+    );
+    assert_eq!(c.root.get("data"), Some("journal"));
+    assert!(c.notes.iter().any(|n| n.contains("data=journal")));
+    // data=journal halves the write rate: the write is far below the link, the read close.
+    let v = judge(Some(&c), &seq(260.0, 530.0));
+    assert_eq!(v.write_mb_s, Some(260.0));
+    assert_eq!(
+        v.summary,
+        "limited by SATA III: 530 MB/s of a practical ~560 MB/s (95%)"
+    );
+}
+
+#[test]
+fn loop_device_over_a_file_on_another_disk() {
+    let c = chain("loop-over-file", "/mnt/img");
+    assert_eq!(
+        outline(&c),
+        [
+            "ext4 at /mnt/img from /dev/loop0",
+            "  loop device loop0 over /srv/images/disk.img",
+            "    xfs at /srv from /dev/sda1",
+            "      partition sda1 (number 1 of sda)",
+            "        disk sda: ST4000DM004",
+            "          SATA III (6.0 Gbps)",
+        ]
+    );
+    assert_eq!(
+        summary(&c, &seq(180.0, 190.0)),
+        "the device itself is the limit: 190 MB/s is 34% of the narrowest link, SATA III (~560 MB/s)"
+    );
+}
+
+#[test]
+fn btrfs_over_two_devices() {
+    let c = chain("btrfs-two-devices", "/mnt/pool");
+    assert_eq!(
+        outline(&c),
+        [
+            "btrfs at /mnt/pool from /dev/sdb",
+            "  disk sdb: ST8000DM004",
+            "    USB 3.x Gen 1 (UAS)",
+            "  disk sdc: ST8000VN004",
+            "    SATA III (6.0 Gbps)",
+        ]
+    );
+    assert_eq!(c.root.get("compress"), Some("zstd:3"));
+    let v = judge(Some(&c), &seq(420.0, 440.0));
+    assert_eq!(
+        v.summary,
+        "limited by USB 3.x Gen 1 (UAS): 440 MB/s of a practical ~450 MB/s (98%)"
+    );
+    assert_eq!(v.next.unwrap().link, "SATA III");
+}
+
+#[test]
+fn virtio_disk_is_unknown_and_never_guessed() {
+    let c = chain("virtio-disk", "/");
+    assert_eq!(
+        outline(&c),
+        [
+            "ext4 at / from /dev/vda",
+            "  disk vda",
+            "    virtio (virtual disk)"
+        ]
+    );
+    assert_eq!(c.root.get("journal"), Some("no"));
+    let v = judge(Some(&c), &seq(900.0, 1500.0));
+    assert_eq!(v.kind, VerdictKind::LinkUnknown);
+    assert!(v.cached.is_empty(), "no ceiling, no cache claim");
+}
+
+#[test]
+fn verdict_needs_the_sequential_tests() {
+    let c = chain("usb2-bot-hdd", "/mnt/usb");
+    let v = judge(Some(&c), &[result(TestId::FourKWrite, "RND4K-Q1T1", 1.2)]);
+    assert_eq!(v.kind, VerdictKind::NeedsSequentialTests);
+    assert_eq!(
+        v.summary,
+        "the verdict needs seq-write or seq-read (SEQ1M-Q8T1 or 20-100MB)"
+    );
+    // 20-100MB stands in for SEQ1M-Q8T1.
+    let v = judge(Some(&c), &[result(TestId::SeqWrite, "20-100MB", 30.0)]);
+    assert_eq!(v.measured_by.as_deref(), Some("seq-write 20-100MB"));
+}
+
+#[test]
+fn unknown_mount_point_is_an_error_not_a_panic() {
+    let roots = SysRoots::fixture(&fixture("does-not-exist"));
+    let e = probe(Path::new("/x"), &roots, None).unwrap_err();
+    assert!(e.to_string().contains("mountinfo"), "{e}");
+}

@@ -1,0 +1,147 @@
+//! Linux: the chain read from `/proc/self/mountinfo` and `/sys`, through [`SysRoots`] so tests
+//! can point the prober at hand-made fixture trees. Every file is optional: what a kernel or a
+//! driver does not export becomes an unknown, never an error.
+
+mod block;
+mod mount;
+mod net;
+mod transport;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{Chain, DeclaredLink, Node, NodeKind};
+use crate::error::{Error, Result};
+
+/// Where `/proc` and `/sys` are, and whether they describe this machine (so a path can be
+/// `statx`ed and a Wi-Fi bitrate asked of `iw`) or a fixture.
+#[derive(Debug, Clone)]
+pub struct SysRoots {
+    pub proc: PathBuf,
+    pub sys: PathBuf,
+    /// The roots are this machine's: paths given to the prober exist and can be inspected.
+    pub live: bool,
+    /// Fixtures: a directory of `iw dev IFACE link` outputs, one file per interface
+    /// (`IFACE.link`), standing in for running `iw`.
+    pub iw_outputs: Option<PathBuf>,
+}
+
+impl SysRoots {
+    /// This machine.
+    pub fn live() -> SysRoots {
+        SysRoots {
+            proc: PathBuf::from("/proc"),
+            sys: PathBuf::from("/sys"),
+            live: true,
+            iw_outputs: None,
+        }
+    }
+
+    /// A fixture tree holding `proc/`, `sys/` and optionally `iw/`.
+    pub fn fixture(dir: &Path) -> SysRoots {
+        SysRoots {
+            proc: dir.join("proc"),
+            sys: dir.join("sys"),
+            live: false,
+            iw_outputs: Some(dir.join("iw")),
+        }
+    }
+
+    /// `/sys/...` under the root: `sys("class/block/sda")`.
+    fn sys(&self, rel: &str) -> PathBuf {
+        self.sys.join(rel)
+    }
+
+    /// The path under the sysfs root, for display (`/sys/...`), whatever the root is.
+    fn shown(&self, p: &Path) -> String {
+        match p.strip_prefix(&self.sys) {
+            Ok(rel) => format!("/sys/{}", rel.display()),
+            Err(_) => match p.strip_prefix(&self.proc) {
+                Ok(rel) => format!("/proc/{}", rel.display()),
+                Err(_) => p.display().to_string(),
+            },
+        }
+    }
+}
+
+/// The trimmed content of a small text file; None when missing, unreadable or empty.
+fn read(path: &Path) -> Option<String> {
+    let text = fs::read_to_string(path).ok()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// The last component of a symlink's target (a driver's name).
+fn link_name(path: &Path) -> Option<String> {
+    fs::read_link(path)
+        .ok()?
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+}
+
+/// Limits recursion through loop devices (a loop over a file on another loop...).
+const MAX_DEPTH: usize = 8;
+
+pub fn probe(path: &Path, roots: &SysRoots, declared: Option<&DeclaredLink>) -> Result<Chain> {
+    let path_err = |problem: String| Error::Destination {
+        path: path.to_path_buf(),
+        problem,
+    };
+    if roots.live {
+        fs::metadata(path).map_err(|e| {
+            path_err(match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file or directory".into(),
+                std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+                _ => e.to_string(),
+            })
+        })?;
+    }
+    let mounts = mount::read_mountinfo(roots).map_err(|e| {
+        Error::io(
+            format!(
+                "reading {}",
+                roots.shown(&roots.proc.join("self/mountinfo"))
+            ),
+            e,
+        )
+    })?;
+    let mut notes = Vec::new();
+    let root = mount::node_for_path(path, roots, &mounts, 0, &mut notes)
+        .ok_or_else(|| path_err("no mount in /proc/self/mountinfo holds this path".into()))?;
+    let mut chain = Chain {
+        path: path.to_path_buf(),
+        root,
+        notes,
+    };
+    if let Some(d) = declared {
+        declare(&mut chain, d);
+    }
+    Ok(chain)
+}
+
+/// Puts the declared speed on the network interface when there is one (keeping what the system
+/// reported as a fact), or adds a declared link below the mount.
+fn declare(chain: &mut Chain, d: &DeclaredLink) {
+    fn interface(node: &mut Node) -> Option<&mut Node> {
+        if node.kind == NodeKind::Interface {
+            return Some(node);
+        }
+        node.children.iter_mut().find_map(interface)
+    }
+    if let Some(iface) = interface(&mut chain.root) {
+        if let super::Bandwidth::Unknown { why } = &iface.bandwidth {
+            let why = why.clone();
+            iface.fact("reported speed", format!("unknown: {why}"), "the prober");
+        }
+        iface.bandwidth = d.bandwidth();
+    } else {
+        let mut node = Node::new(
+            NodeKind::Declared,
+            format!("declared link {} (--link-speed)", d.text),
+        );
+        node.bandwidth = d.bandwidth();
+        chain.root.children.push(node);
+    }
+}
+#[cfg(test)]
+mod fixture_tests;

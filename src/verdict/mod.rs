@@ -1,0 +1,331 @@
+//! The verdict: which link of the chain holds the destination back, from the chain and the
+//! measured large sequential rate. Pure code: no I/O, so it is tested with exact numbers.
+//!
+//! Rules (from LINKS.md): the bottleneck is the known link with the smallest practical
+//! ceiling; a measured rate at or above [`LIMITED_AT`] of it means "limited by this link"; far
+//! below every ceiling, the device (or, over a network, the server and protocol) is the limit;
+//! a figure above the top of the narrowest link's practical range (with [`CACHE_MARGIN`] for
+//! the table's own uncertainty) cannot have crossed that link: it is a cache. Links whose speed
+//! is unknown stay unknown: they are named, never filled in.
+
+use crate::probe::{Chain, NodeKind};
+use crate::results::{RunReport, TestResult};
+use crate::workload::TestId;
+
+/// A measured rate at or above this fraction of a link's practical ceiling is limited by it.
+pub const LIMITED_AT: f64 = 0.85;
+/// A figure above the narrowest link's practical maximum times this is a cache. The table's
+/// figures are approximate (±10% between enclosures and hosts), so only beyond that margin is
+/// the figure impossible for the link.
+pub const CACHE_MARGIN: f64 = 1.10;
+/// The variants that measure the large sequential rate, in order of preference.
+pub const SEQUENTIAL_VARIANTS: [&str; 2] = ["SEQ1M-Q8T1", "20-100MB"];
+
+/// What the verdict concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictKind {
+    /// The measured rate is close to the narrowest link's ceiling.
+    LimitedByLink,
+    /// The measured rate is far below every known ceiling: the device, or the server and the
+    /// protocol over a network (or an unknown link, when there is one).
+    DeviceOrProtocol,
+    /// No link on the path reported its speed.
+    LinkUnknown,
+    /// The measured rate is above what the narrowest link can carry: a cache answered.
+    Cached,
+    /// The destination is memory (tmpfs).
+    Memory,
+    /// The run has no large sequential result to judge.
+    NeedsSequentialTests,
+    /// The chain could not be probed.
+    NoChain,
+}
+
+/// A link the verdict refers to.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LinkRef {
+    /// The chain node's label.
+    pub node: String,
+    /// The link table's name.
+    pub link: String,
+    pub rated: String,
+    pub practical_mb_s: f64,
+    pub declared: bool,
+}
+
+/// A result whose figure is above what the narrowest link can carry.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CachedFigure {
+    pub test: &'static str,
+    pub variant: String,
+    pub median_mb_s: f64,
+    /// The practical maximum of the narrowest link.
+    pub ceiling_mb_s: f64,
+    pub link: String,
+}
+
+/// The verdict of a run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Verdict {
+    pub kind: VerdictKind,
+    /// One line: "limited by USB 2.0 (BOT): 33.8 MB/s of a practical ~35 MB/s (97%)".
+    pub summary: String,
+    /// Further lines: the next link, unknown links, caches, the per-file cost.
+    pub details: Vec<String>,
+    /// The large sequential rate judged: the better of write and read, MB/s.
+    pub measured_mb_s: Option<f64>,
+    /// Which result that is ("seq-read SEQ1M-Q8T1").
+    pub measured_by: Option<String>,
+    pub write_mb_s: Option<f64>,
+    pub read_mb_s: Option<f64>,
+    pub bottleneck: Option<LinkRef>,
+    /// measured / the bottleneck's practical ceiling, in percent.
+    pub percent_of_ceiling: Option<f64>,
+    /// The link that would limit next if the bottleneck were faster.
+    pub next: Option<LinkRef>,
+    /// Links of unknown speed, with why.
+    pub unknown_links: Vec<String>,
+    pub cached: Vec<CachedFigure>,
+    /// Over a network: the median time of one small file, durable (tm-check 500x4KB), ms.
+    pub per_file_ms: Option<f64>,
+}
+
+/// The median of the preferred large sequential variant of `test`, with its name.
+fn sequential(results: &[TestResult], test: TestId) -> Option<(f64, String)> {
+    SEQUENTIAL_VARIANTS.iter().find_map(|v| {
+        results
+            .iter()
+            .find(|r| r.test == test && r.variant == *v)
+            .map(|r| (r.summary.median, format!("{} {}", r.test, r.variant)))
+    })
+}
+
+/// Rounds for display: whole MB/s from 100 up, one decimal below (none when it is .0).
+fn mb(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        crate::probe::links::trim_number(v)
+    }
+}
+
+/// The verdict over a chain (None when it could not be probed) and a run's results.
+pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
+    let write = sequential(results, TestId::SeqWrite);
+    let read = sequential(results, TestId::SeqRead);
+    let best = match (&write, &read) {
+        (Some(w), Some(r)) => Some(if r.0 > w.0 { r.clone() } else { w.clone() }),
+        (w, r) => w.clone().or(r.clone()),
+    };
+    let mut v = Verdict {
+        kind: VerdictKind::NoChain,
+        summary: String::new(),
+        details: Vec::new(),
+        measured_mb_s: best.as_ref().map(|b| b.0),
+        measured_by: best.as_ref().map(|b| b.1.clone()),
+        write_mb_s: write.map(|w| w.0),
+        read_mb_s: read.map(|r| r.0),
+        bottleneck: None,
+        percent_of_ceiling: None,
+        next: None,
+        unknown_links: Vec::new(),
+        cached: Vec::new(),
+        per_file_ms: None,
+    };
+    let Some(chain) = chain else {
+        v.summary = "the chain could not be probed: no verdict".into();
+        return v;
+    };
+    if chain.is_memory() {
+        v.kind = VerdictKind::Memory;
+        v.summary = "the destination is memory (tmpfs): no device or link holds it back".into();
+        return v;
+    }
+    let known = chain.known_links();
+    let refs: Vec<LinkRef> = known
+        .iter()
+        .map(|(n, c)| LinkRef {
+            node: n.label.clone(),
+            link: c.link.clone(),
+            rated: c.rated.clone(),
+            practical_mb_s: c.practical_mb_s,
+            declared: c.declared,
+        })
+        .collect();
+    v.unknown_links = chain
+        .unknown_links()
+        .iter()
+        .map(|(n, why)| format!("{}: {why}", n.label))
+        .collect();
+    if let Some((_, narrowest)) = known.first() {
+        let limit = narrowest.practical_max_mb_s * CACHE_MARGIN;
+        v.cached = results
+            .iter()
+            .filter(|r| r.summary.median > limit)
+            .map(|r| CachedFigure {
+                test: r.test.as_str(),
+                variant: r.variant.clone(),
+                median_mb_s: r.summary.median,
+                ceiling_mb_s: narrowest.practical_max_mb_s,
+                link: narrowest.link.clone(),
+            })
+            .collect();
+    }
+    let network = chain.is_network();
+    if network {
+        v.per_file_ms = results
+            .iter()
+            .find(|r| r.test == TestId::TmCheck && r.op_kind == "file")
+            .and_then(|r| r.latency_us)
+            .map(|l| l.p50 / 1000.0);
+    }
+    let Some(measured) = v.measured_mb_s else {
+        v.kind = VerdictKind::NeedsSequentialTests;
+        v.summary = format!(
+            "the verdict needs seq-write or seq-read ({} or {})",
+            SEQUENTIAL_VARIANTS[0], SEQUENTIAL_VARIANTS[1]
+        );
+        push_cached(&mut v);
+        return v;
+    };
+    let Some(bottleneck) = refs.first().cloned() else {
+        v.kind = VerdictKind::LinkUnknown;
+        let what = if network {
+            let iface = chain
+                .nodes()
+                .into_iter()
+                .find(|n| n.kind == NodeKind::Interface)
+                .map(|n| n.label.clone());
+            match iface {
+                Some(i) => format!("the network link ({i}) did not report its speed"),
+                None => "the network path did not report its speed".into(),
+            }
+        } else {
+            "no link on the path reported its speed".into()
+        };
+        v.summary = format!(
+            "{what}: the limit is unknown; measured {} MB/s ({})",
+            mb(measured),
+            v.measured_by.as_deref().unwrap_or_default()
+        );
+        v.details
+            .extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
+        if network {
+            v.details.push(
+                "declare the link's speed with --link-speed (e.g. 1gbit) to compare against it"
+                    .into(),
+            );
+        }
+        push_per_file(&mut v);
+        return v;
+    };
+    let pct = measured / bottleneck.practical_mb_s * 100.0;
+    v.percent_of_ceiling = Some(pct);
+    v.next = refs.get(1).cloned();
+    v.bottleneck = Some(bottleneck.clone());
+    let narrowest_max = known[0].1.practical_max_mb_s;
+    if measured > narrowest_max * CACHE_MARGIN {
+        v.kind = VerdictKind::Cached;
+        v.summary = format!(
+            "{} MB/s is more than {} can carry (~{} MB/s at most): a cache answered, not the device",
+            mb(measured),
+            bottleneck.link,
+            mb(narrowest_max)
+        );
+    } else if pct >= LIMITED_AT * 100.0 {
+        v.kind = VerdictKind::LimitedByLink;
+        v.summary = format!(
+            "limited by {}: {} MB/s of a practical ~{} MB/s ({pct:.0}%)",
+            bottleneck.link,
+            mb(measured),
+            mb(bottleneck.practical_mb_s)
+        );
+        v.details.push(match (&v.next, v.unknown_links.is_empty()) {
+            (Some(next), _) => format!(
+                "if {} were faster, the next link, {}, would allow ~{} MB/s",
+                bottleneck.link,
+                next.link,
+                mb(next.practical_mb_s)
+            ),
+            (None, true) => format!(
+                "if {} were faster, {} would be the limit",
+                bottleneck.link,
+                if network {
+                    "the server or the protocol"
+                } else {
+                    "the device itself"
+                }
+            ),
+            (None, false) => format!(
+                "if {} were faster, the next limit is unknown (links of unknown speed are on the path)",
+                bottleneck.link
+            ),
+        });
+    } else {
+        v.kind = VerdictKind::DeviceOrProtocol;
+        let who = match (network, v.unknown_links.is_empty()) {
+            (true, true) => "the server or the protocol",
+            (false, true) => "the device itself",
+            (true, false) => "the server, the protocol or a link of unknown speed",
+            (false, false) => "the device or a link of unknown speed",
+        };
+        v.summary = format!(
+            "{who} is the limit: {} MB/s is {pct:.0}% of the narrowest link, {} (~{} MB/s)",
+            mb(measured),
+            bottleneck.link,
+            mb(bottleneck.practical_mb_s)
+        );
+    }
+    v.details
+        .extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
+    push_per_file(&mut v);
+    push_cached(&mut v);
+    v
+}
+
+fn push_per_file(v: &mut Verdict) {
+    if let Some(ms) = v.per_file_ms {
+        v.details.push(format!(
+            "small files: each 4 KB file takes ~{ms:.1} ms until durable over the network (tm-check 500x4KB, median)"
+        ));
+    }
+}
+
+fn push_cached(v: &mut Verdict) {
+    for c in &v.cached {
+        v.details.push(format!(
+            "{} {}: {} MB/s is above what {} can carry (~{} MB/s): likely cached",
+            c.test,
+            c.variant,
+            mb(c.median_mb_s),
+            c.link,
+            mb(c.ceiling_mb_s)
+        ));
+    }
+}
+
+/// The warning a result carries when its figure is above the narrowest link.
+pub fn cache_warning(c: &CachedFigure) -> String {
+    format!(
+        "likely cached: {} MB/s is above what {} can carry (~{} MB/s), the narrowest link on the path",
+        mb(c.median_mb_s),
+        c.link,
+        mb(c.ceiling_mb_s)
+    )
+}
+
+/// Judges a finished run: sets its verdict and warns on every result that is likely cached.
+pub fn apply(report: &mut RunReport) {
+    let verdict = judge(report.chain.as_ref(), &report.results);
+    for c in &verdict.cached {
+        if let Some(r) = report
+            .results
+            .iter_mut()
+            .find(|r| r.test.as_str() == c.test && r.variant == c.variant)
+        {
+            r.warnings.push(cache_warning(c));
+        }
+    }
+    report.verdict = Some(verdict);
+}
