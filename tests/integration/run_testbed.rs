@@ -198,3 +198,89 @@ fn filling_up_mid_run_fails_that_test_only() {
         entries(tb.mount())
     );
 }
+
+/// Copying the large set (1 thread and 4, write cache on) to a disk held to 40 MB/s lands within
+/// 7% of the rate.
+#[test]
+fn large_set_copy_matches_a_disk_of_known_speed() {
+    let _alone = exclusive();
+    let Some(tb) = Testbed::up("slow-disk", &["--rate", "40"]) else {
+        return;
+    };
+    let rate = tb.ceiling_mb_s().expect("known ceiling");
+    let doc = run_json(&[
+        "run",
+        tb.mount().to_str().unwrap(),
+        "--json",
+        "--runs",
+        "2",
+        "--sets",
+        "large",
+        "--set-size",
+        "120MB",
+        "--size",
+        "40MiB",
+        "--threads",
+        "1,4",
+        "--tests",
+        "files-copy:large-1t-cache-on,files-copy:large-4t-cache-on",
+    ]);
+    for variant in ["large-1t-cache-on", "large-4t-cache-on"] {
+        let median = f(&result(&doc, "files-copy", variant)["median"]);
+        eprintln!("slow-disk at {rate} MB/s: files-copy {variant} {median:.2} MB/s");
+        assert!(
+            (median - rate).abs() / rate <= 0.07,
+            "{variant}: {median:.2} MB/s vs {rate}"
+        );
+    }
+}
+
+/// Over a 100 Mbit/s share: the large set copies within 8% of what TCP carries (11.7 MB/s), and
+/// the small set pays a round trip per file: fewer files per second than the large-file rate
+/// would allow for files of their size.
+#[test]
+fn nas_copy_rates_and_the_per_file_cost() {
+    let _alone = exclusive();
+    let Some(tb) = Testbed::up("nas", &["--link", "100mbit"]) else {
+        return;
+    };
+    let ceiling: f64 = tb
+        .info("payload_ceiling_mb_s")
+        .expect("payload ceiling")
+        .parse()
+        .unwrap();
+    let doc = run_json(&[
+        "run",
+        tb.mount().to_str().unwrap(),
+        "--json",
+        "--runs",
+        "1",
+        "--sets",
+        "large,small",
+        "--set-size",
+        "40MB",
+        "--size",
+        "20MiB",
+        "--threads",
+        "1",
+        "--tests",
+        "files-copy:large-1t-cache-on,files-copy:small-1t-cache-off",
+    ]);
+    let large = f(&result(&doc, "files-copy", "large-1t-cache-on")["median"]);
+    assert!(
+        (large - ceiling).abs() / ceiling <= 0.08,
+        "large set {large:.2} MB/s vs {ceiling}"
+    );
+    let small = result(&doc, "files-copy", "small-1t-cache-off");
+    let files_per_s = f(&small["ops_per_s_median"]);
+    let mean_size = f(&small["file_set"]["bytes"]) / f(&small["file_set"]["files"]);
+    let bandwidth_bound = large * 1e6 / mean_size;
+    eprintln!(
+        "nas 100mbit: large {large:.2} MB/s; small {files_per_s:.0} files/s of {mean_size:.0} B \
+         against {bandwidth_bound:.0} files/s if only bandwidth counted"
+    );
+    assert!(
+        files_per_s < 0.8 * bandwidth_bound,
+        "{files_per_s} files/s vs {bandwidth_bound}"
+    );
+}
