@@ -27,6 +27,8 @@ use walk::{Found, walk};
 
 /// Up to this many example paths are kept for each kind of problem.
 const EXAMPLES: usize = 10;
+/// Files handed to a worker at once (all from one directory).
+const BATCH: usize = 8;
 /// Read/write buffer of each worker: big enough to stream large files efficiently.
 const BUFFER: usize = 1 << 20;
 
@@ -122,6 +124,8 @@ pub fn run(
     what: &str,
     tick: &mut dyn FnMut(&Live),
 ) -> Result<Outcome> {
+    // Read the umask while this is the only thread that could be creating files.
+    platform::umask();
     let start = Instant::now();
     let cpu_start = platform::process_cpu_time();
     let live = Live::default();
@@ -132,17 +136,28 @@ pub fn run(
         let mut slot = fatal.lock().expect("fatal lock");
         slot.get_or_insert(e);
     };
-    let (sender, receiver) = crossbeam_channel::bounded::<PathBuf>(4096);
+    let (sender, receiver) = crossbeam_channel::bounded::<Vec<PathBuf>>(64);
 
     let (walked, workers) = std::thread::scope(|scope| {
         let walker = scope.spawn(|| {
             let mut walked = Walked::default();
+            let mut batch: Vec<PathBuf> = Vec::with_capacity(BATCH);
             let result = walk(root, |found| {
                 if stop.load(Ordering::Relaxed) {
                     return false;
                 }
                 match walked.visit(task, root, found) {
-                    Ok(Some(file)) => sender.send(file).is_ok(),
+                    Ok(Some(file)) => {
+                        // A batch holds files of one directory, so threads mostly work in
+                        // different directories instead of queueing on one directory's lock.
+                        let other_dir = batch
+                            .last()
+                            .is_some_and(|last| last.parent() != file.parent());
+                        let full = other_dir || batch.len() == BATCH;
+                        let sent = !full || sender.send(std::mem::take(&mut batch)).is_ok();
+                        batch.push(file);
+                        sent
+                    }
                     Ok(None) => true,
                     Err(e) => {
                         fail(e);
@@ -152,6 +167,9 @@ pub fn run(
             });
             if let Err(e) = result {
                 fail(Error::io(format!("reading {}", root.display()), e));
+            }
+            if !batch.is_empty() {
+                let _ = sender.send(batch);
             }
             drop(sender);
             walked
@@ -339,7 +357,7 @@ fn keep_metadata(file: &File, meta: &fs::Metadata) -> io::Result<()> {
 fn worker(
     task: &Task,
     root: &Path,
-    queue: &crossbeam_channel::Receiver<PathBuf>,
+    queue: &crossbeam_channel::Receiver<Vec<PathBuf>>,
     start: Instant,
     series_interval: Duration,
     live: &Live,
@@ -355,6 +373,10 @@ fn worker(
         series: ThroughputSeries::new(series_interval),
     };
     let mut buffer = vec![0u8; BUFFER];
+    let pipe = match task {
+        Task::Copy { .. } => platform::SplicePipe::new().ok(),
+        _ => None,
+    };
     let mut other = vec![
         0u8;
         if matches!(task, Task::Verify { .. }) {
@@ -363,7 +385,7 @@ fn worker(
             0
         }
     ];
-    for rel in queue {
+    for rel in queue.iter().flatten() {
         if stop.load(Ordering::Relaxed) {
             break;
         }
@@ -373,6 +395,7 @@ fn worker(
                 &root.join(&rel),
                 &dst.join(&rel),
                 &mut buffer,
+                pipe.as_ref(),
                 *durable_each,
             ),
             Task::Read => read_file(&root.join(&rel), &mut buffer).map_err(FileError::Source),
@@ -418,41 +441,83 @@ fn worker(
     result
 }
 
-/// Copies one file, keeping mode and times; returns the bytes copied.
-fn copy_file(src: &Path, dst: &Path, buffer: &mut [u8], durable: bool) -> Result<u64, FileError> {
-    let mut source = OpenOptions::new()
-        .read(true)
-        .custom_flags(platform::O_NOFOLLOW)
-        .open(src)
-        .map_err(FileError::Source)?;
+/// Copies one file, keeping mode and times; returns the bytes copied. Data moves through the
+/// kernel (`pipe`) where the filesystems allow, through `buffer` otherwise.
+fn copy_file(
+    src: &Path,
+    dst: &Path,
+    buffer: &mut [u8],
+    pipe: Option<&platform::SplicePipe>,
+    durable: bool,
+) -> Result<u64, FileError> {
+    let mut source = open_read(src).map_err(FileError::Source)?;
     let meta = source.metadata().map_err(FileError::Source)?;
+    let mode = meta.permissions().mode() & 0o7777;
     let mut target = OpenOptions::new()
         .write(true)
         .create_new(true)
         .custom_flags(platform::O_NOFOLLOW)
-        .mode(meta.permissions().mode() & 0o7777)
+        .mode(mode)
         .open(dst)
         .map_err(FileError::Destination)?;
+    let size = meta.len();
+    let spliced = match pipe.map(|p| p.copy(source.as_fd(), target.as_fd(), size)) {
+        Some(Ok(n)) => Ok(Some(n)),
+        None | Some(Err(platform::SpliceError::Unsupported)) => Ok(None),
+        Some(Err(platform::SpliceError::Destination(e))) => Err(FileError::Destination(e)),
+        Some(Err(platform::SpliceError::Source(e))) => Err(FileError::Source(e)),
+    };
+    let copied = match spliced {
+        Ok(Some(n)) => Ok(n),
+        Ok(None) => copy_through(&mut source, &mut target, buffer, size),
+        Err(e) => Err(e),
+    };
+    let copied = match copied {
+        Ok(n) => n,
+        Err(FileError::Source(e)) => {
+            // An unreadable source leaves no partial copy behind.
+            drop(target);
+            let _ = fs::remove_file(dst);
+            return Err(FileError::Source(e));
+        }
+        Err(e) => return Err(e),
+    };
+    // The create mode went through the umask; set it only when that changed it.
+    if mode & !platform::umask() != mode {
+        target
+            .set_permissions(fs::Permissions::from_mode(mode))
+            .map_err(FileError::Destination)?;
+    }
+    let times = fs::FileTimes::new()
+        .set_modified(meta.modified().map_err(FileError::Source)?)
+        .set_accessed(meta.accessed().map_err(FileError::Source)?);
+    target.set_times(times).map_err(FileError::Destination)?;
+    if durable {
+        target.sync_all().map_err(FileError::Destination)?;
+    }
+    Ok(copied)
+}
+
+/// Copies `size` bytes (the size when opened; less if the file shrank) through `buffer`.
+fn copy_through(
+    source: &mut File,
+    target: &mut File,
+    buffer: &mut [u8],
+    size: u64,
+) -> Result<u64, FileError> {
     let mut copied = 0u64;
-    loop {
-        let n = match source.read(buffer) {
+    while copied < size {
+        let want = (size - copied).min(buffer.len() as u64) as usize;
+        let n = match source.read(&mut buffer[..want]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                drop(target);
-                let _ = fs::remove_file(dst);
-                return Err(FileError::Source(e));
-            }
+            Err(e) => return Err(FileError::Source(e)),
         };
         target
             .write_all(&buffer[..n])
             .map_err(FileError::Destination)?;
         copied += n as u64;
-    }
-    keep_metadata(&target, &meta).map_err(FileError::Destination)?;
-    if durable {
-        target.sync_all().map_err(FileError::Destination)?;
     }
     Ok(copied)
 }
