@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod history;
 pub mod interrupt;
 pub mod platform;
 pub mod report;
