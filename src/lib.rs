@@ -7,6 +7,7 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod history;
+pub mod history_cli;
 pub mod interrupt;
 pub mod platform;
 pub mod report;

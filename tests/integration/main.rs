@@ -1,5 +1,6 @@
 //! destbench's integration tests, built into one test binary.
 
+mod history;
 mod run_input;
 mod run_null;
 mod run_real;
