@@ -2,6 +2,7 @@
 //! Markdown, HTML with charts). Renderers only format what
 //! `results` holds; they compute nothing of their own.
 
+mod charts;
 pub mod csv;
 pub mod export;
 pub mod history;

@@ -44,7 +44,11 @@ impl Fixture {
             .args(["run", self.dest().to_str().unwrap(), "--engine", "null"])
             .args(["--runs", "2", "--size", "16MiB", "--seed", "1"])
             .args(duration)
-            .args(["--tests", "seq-write,tm-check"])
+            .args(if extra.contains(&"--tests") {
+                &[][..]
+            } else {
+                &["--tests", "seq-write,tm-check"][..]
+            })
             .args(extra)
             .output()
             .unwrap();

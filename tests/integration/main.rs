@@ -1,6 +1,7 @@
 //! destbench's integration tests, built into one test binary.
 
 mod history;
+mod html_report;
 mod run_input;
 mod run_null;
 mod run_real;
