@@ -171,7 +171,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
 
 fn run(args: &RunArgs) -> Result<ExitCode> {
     let plan = settings::run_plan(args)?;
-    let mut store = history_cli::open_for_run(args.no_history, &args.history_db)?;
+    let store = history_cli::open_for_run(args.no_history, &args.history_db)?;
     crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
     let mut progress: Box<dyn Progress> = if std::io::stderr().is_terminal() {
         Box::new(report::TerminalProgress::new())
@@ -187,12 +187,9 @@ fn run(args: &RunArgs) -> Result<ExitCode> {
     write_stdout(&text)?;
     // Only a run that finished is stored, in one transaction: an error or an interruption
     // returned above and stored nothing.
-    if let Some(store) = store.as_mut() {
-        let id = history_cli::store_run(store, &run_report)?;
-        eprintln!(
-            "destbench: stored as run {id} in {}",
-            store.path().display()
-        );
+    if let Some(store) = store {
+        let (id, path) = history_cli::store_run(store, &run_report)?;
+        eprintln!("destbench: stored as run {id} in {}", path.display());
     }
     Ok(if run_report.failures.is_empty() {
         ExitCode::SUCCESS

@@ -107,20 +107,33 @@ pub struct ForgetArgs {
     pub db: DbArg,
 }
 
-/// Opens the store a run will be kept in, before the run: a damaged database should stop the run
-/// before minutes of measuring, not after.
-pub fn open_for_run(no_history: bool, db: &DbArg) -> Result<Option<Store>> {
+/// Where a run will be stored: the store itself when the database already exists (opened before
+/// the run, so that a damaged database stops the run before minutes of measuring), or only its
+/// path when it does not (created after the run, so that a destination error is still the first
+/// thing a user without a writable home directory hears about).
+pub struct RunStore {
+    path: PathBuf,
+    store: Option<Store>,
+}
+
+pub fn open_for_run(no_history: bool, db: &DbArg) -> Result<Option<RunStore>> {
     if no_history {
         return Ok(None);
     }
-    Ok(Some(Store::open(&db.path()?)?))
+    let path = db.path()?;
+    let store = Store::open_existing(&path)?;
+    Ok(Some(RunStore { path, store }))
 }
 
-/// Stores a finished run; returns its id.
-pub fn store_run(store: &mut Store, report: &RunReport) -> Result<i64> {
+/// Stores a finished run; returns its id and the database's path.
+pub fn store_run(target: RunStore, report: &RunReport) -> Result<(i64, PathBuf)> {
+    let mut store = match target.store {
+        Some(store) => store,
+        None => Store::open(&target.path)?,
+    };
     let document = report::json::render(report);
     let env = environment::collect(&environment::Roots::default(), &report.destination);
-    Ok(store.insert(&document, &env)?)
+    Ok((store.insert(&document, &env)?, target.path))
 }
 
 /// Opens an existing store; a missing one is an error only when a run was asked for.

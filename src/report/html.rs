@@ -427,6 +427,44 @@ mod tests {
         assert_eq!(without_threads("large-1t", 1), "large");
     }
 
+    fn record(id: i64, document: serde_json::Value) -> RunRecord {
+        RunRecord {
+            id,
+            stored_unix_s: 0,
+            environment: Default::default(),
+            run: serde_json::from_value(document.clone()).unwrap(),
+            document,
+        }
+    }
+
+    #[test]
+    fn file_set_threads_and_a_chain_get_their_charts() {
+        let result = |threads: u32, median: f64| {
+            serde_json::json!({ "test": "files-copy", "variant": format!("small-{threads}t-cache-on"),
+                "unit": "MB/s", "median": median, "samples": [median, median], "threads": threads })
+        };
+        let doc = serde_json::json!({
+            "settings": { "label": "nas" },
+            "results": [ result(1, 10.0), result(2, 18.0), result(4, 30.0),
+                { "test": "seq-write", "variant": "SEQ1M-Q8T1", "unit": "MB/s", "median": 33.0 } ],
+            "chain": { "links": [ { "name": "USB 2.0", "practical_ceiling_mb_s": 35.0 } ] },
+            "verdict": "USB 2.0 limits this destination",
+        });
+        let records = [record(1, doc)];
+        let html = render(&crate::history::compare::compare(&records), &records);
+        assert!(
+            html.contains("data-chart=\"threads\""),
+            "no thread-scaling chart"
+        );
+        assert!(
+            html.contains("nas small-cache-on"),
+            "one line for the 1..4-thread variants"
+        );
+        assert!(html.contains("data-chart=\"chain\"") && html.contains("USB 2.0"));
+        assert!(html.contains("measured: seq-write SEQ1M-Q8T1 33.0 MB/s"));
+        assert!(html.contains("<b>Verdict:</b> USB 2.0 limits this destination"));
+    }
+
     #[test]
     fn chain_links_are_read_leniently() {
         let chain = serde_json::json!({ "links": [

@@ -385,3 +385,45 @@ fn export_snapshots() {
     }
     insta::assert_snapshot!("export_md", md);
 }
+
+#[test]
+fn a_database_that_cannot_be_created_fails_the_run_after_its_report() {
+    let f = Fixture::new();
+    let file = f.dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let db = file.join("history.sqlite");
+    let out = f
+        .cmd()
+        .args([
+            "run",
+            f.dest().to_str().unwrap(),
+            "--engine",
+            "null",
+            "--json",
+        ])
+        .args([
+            "--runs",
+            "1",
+            "--duration",
+            "0.1",
+            "--size",
+            "4MiB",
+            "--tests",
+            "seq-write",
+        ])
+        .args(["--db", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "history database {}: cannot create its directory",
+            db.display()
+        )),
+        "{stderr}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the report came first");
+    assert_eq!(doc["schema"], "destbench.run/1");
+}
