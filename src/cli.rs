@@ -8,6 +8,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::{EXIT_USAGE, Error, Result};
+use crate::history_cli::{
+    self, CompareArgs, DbArg, ExportArgs, ForgetArgs, HistoryArgs, ReportArgs, ShowArgs,
+};
 use crate::probe::{self, DeclaredLink};
 use crate::report;
 use crate::runner::{self, NoProgress, Progress};
@@ -33,6 +36,18 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// List the tests and their variants.
     List,
+    /// The stored runs, newest first.
+    History(HistoryArgs),
+    /// One stored run in full.
+    Show(ShowArgs),
+    /// Stored runs side by side: ratios against the first, and whether each difference is real.
+    Compare(CompareArgs),
+    /// Stored runs as JSON, CSV or Markdown.
+    Export(ExportArgs),
+    /// One self-contained HTML file with tables and charts of stored runs.
+    Report(ReportArgs),
+    /// Remove a stored run.
+    Forget(ForgetArgs),
     /// Show the chain from PATH to the wire: mount, block devices, buses, network, and the
     /// bandwidth of each link.
     Info(InfoArgs),
@@ -147,6 +162,12 @@ pub struct RunArgs {
     /// shown as declared, never as read.
     #[arg(long)]
     pub link_speed: Option<DeclaredLink>,
+    /// Do not store this run in the history database.
+    #[arg(long)]
+    pub no_history: bool,
+
+    #[command(flatten)]
+    pub history_db: DbArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -208,11 +229,18 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::History(args) => history_cli::dispatch(history_cli::history(&args)),
+        Command::Show(args) => history_cli::dispatch(history_cli::show(&args)),
+        Command::Compare(args) => history_cli::dispatch(history_cli::compare(&args)),
+        Command::Export(args) => history_cli::dispatch(history_cli::export(&args)),
+        Command::Report(args) => history_cli::dispatch(history_cli::html_report(&args)),
+        Command::Forget(args) => history_cli::dispatch(history_cli::forget(&args)),
     }
 }
 
 fn run(args: &RunArgs) -> Result<ExitCode> {
     let plan = settings::run_plan(args)?;
+    let store = history_cli::open_for_run(args.no_history, &args.history_db)?;
     crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
     let mut progress: Box<dyn Progress> = if std::io::stderr().is_terminal() {
         Box::new(report::TerminalProgress::new())
@@ -231,6 +259,12 @@ fn run(args: &RunArgs) -> Result<ExitCode> {
         report::terminal::render(&run_report, report::terminal::Style::detect())
     };
     write_stdout(&text)?;
+    // Only a run that finished is stored, in one transaction: an error or an interruption
+    // returned above and stored nothing.
+    if let Some(store) = store {
+        let (id, path) = history_cli::store_run(store, &run_report)?;
+        eprintln!("destbench: stored as run {id} in {}", path.display());
+    }
     Ok(if run_report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -239,7 +273,7 @@ fn run(args: &RunArgs) -> Result<ExitCode> {
 }
 
 /// Writes to stdout; a closed pipe (`destbench run | head`) is not an error.
-fn write_stdout(text: &str) -> Result<()> {
+pub(crate) fn write_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {

@@ -39,6 +39,10 @@ pub enum Error {
     #[error("interrupted by {0}; scratch data removed")]
     Interrupted(&'static str),
 
+    /// The history database cannot be used, or has no such run.
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
+
     /// An I/O call failed; `context` says which and on what.
     #[error("{context}: {source}")]
     Io {

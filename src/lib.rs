@@ -6,6 +6,8 @@
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod history;
+pub mod history_cli;
 pub mod interrupt;
 pub mod platform;
 pub mod probe;

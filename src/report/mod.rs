@@ -1,8 +1,15 @@
-//! Renders results: the terminal table, JSON, and the progress bar. Renderers only format what
+//! Renders results: the terminal table, JSON, the progress bar, and the history's exports (CSV,
+//! Markdown, HTML with charts). Renderers only format what
 //! `results` holds; they compute nothing of their own.
 
 pub mod chain;
+mod charts;
+pub mod csv;
+pub mod export;
+pub mod history;
+pub mod html;
 pub mod json;
+pub mod markdown;
 mod progress;
 pub mod terminal;
 

@@ -1,8 +1,10 @@
 //! Samples, summaries, latency percentiles and throughput over time. Pure code: no I/O, no clock.
 
+mod compare;
 mod latency;
 mod series;
 
+pub use compare::{SIGNIFICANCE_LEVEL, Significance, format_p, welch};
 pub use latency::{LatencyHistogram, LatencySummary};
 pub use series::ThroughputSeries;
 

@@ -1,6 +1,8 @@
 //! destbench's integration tests, built into one test binary.
 
 mod chain;
+mod history;
+mod html_report;
 mod run_files;
 mod run_input;
 mod run_null;

@@ -19,6 +19,8 @@ fn wait_for_scratch(dir: &Path, timeout: Duration) -> bool {
 
 fn interrupt_removes_scratch(signal: rustix::process::Signal) {
     let dir = tempfile::tempdir().unwrap();
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("history.sqlite");
     // Long enough that the signal lands mid-run: many repetitions of a 2 s block test.
     let mut child = destbench()
         .args([
@@ -30,6 +32,7 @@ fn interrupt_removes_scratch(signal: rustix::process::Signal) {
             "8MiB",
         ])
         .args(["--runs", "50", "--duration", "2"])
+        .env("DESTBENCH_DB", &db)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -60,6 +63,15 @@ fn interrupt_removes_scratch(signal: rustix::process::Signal) {
         entries(dir.path()).is_empty(),
         "scratch left: {:?}",
         entries(dir.path())
+    );
+    let history = destbench()
+        .args(["history", "--json", "--db", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&history.stdout).trim(),
+        "[]",
+        "an interrupted run stored something"
     );
 }
 

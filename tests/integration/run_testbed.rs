@@ -88,7 +88,9 @@ fn refuses(tb: &Testbed, user: Option<&str>, needle: &str) {
             let mut c = std::process::Command::new("setpriv");
             c.args(["--reuid", user, "--regid", user, "--clear-groups"])
                 .arg(env!("CARGO_BIN_EXE_destbench"))
-                .env("NO_COLOR", "1");
+                .env("NO_COLOR", "1")
+                // Not root's own history, which this user could not open anyway.
+                .env("DESTBENCH_DB", "/nonexistent/destbench-history.sqlite");
             c
         }
         None => destbench(),

@@ -51,11 +51,27 @@ pub fn require_root_and(programs: &[&str]) -> bool {
     true
 }
 
-/// A `Command` for the destbench binary built for these tests.
+/// A `Command` for the destbench binary built for these tests. Runs are stored in a history
+/// database of the test build's own (never the user's); tests about the history pass their own
+/// `--db` or `DESTBENCH_DB`.
 pub fn destbench() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_destbench"));
     cmd.env("NO_COLOR", "1");
+    cmd.env("DESTBENCH_DB", shared_history_db());
     cmd
+}
+
+/// The history database every test run of destbench stores into unless told otherwise; new
+/// for each test process.
+fn shared_history_db() -> &'static Path {
+    static DB: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DB.get_or_init(|| {
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("integration-history.sqlite");
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        path
+    })
 }
 
 /// Names of the entries directly inside `dir`, sorted.

@@ -1,0 +1,137 @@
+//! Stored runs side by side: per test and variant, each run's median, its ratio to the first run,
+//! and whether the difference is real (Welch's t-test over the repetitions). Pure code; the
+//! terminal, Markdown and HTML reports render the [`Comparison`] and compute nothing themselves.
+
+use serde::Serialize;
+
+use super::record::{ResultDoc, RunRecord};
+use crate::stats::{self, Significance};
+
+/// One compared run: a column of the tables.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunColumn {
+    pub id: i64,
+    /// The label, or "run ID".
+    pub name: String,
+    pub destination: String,
+    pub started_unix_s: i64,
+}
+
+/// One run's figure for one variant.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub cv: f64,
+    pub samples: Vec<f64>,
+    /// This median over the first run's; None in the first column or when the first run lacks
+    /// the variant (or measured 0).
+    pub ratio: Option<f64>,
+    /// Against the first run; None in the first column or when the first run lacks the variant.
+    #[serde(skip)]
+    pub significance: Option<Significance>,
+    /// `significance` in words, for tables and JSON.
+    pub verdict: Option<String>,
+    pub p_value: Option<f64>,
+}
+
+/// One variant across the runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub variant: String,
+    pub unit: String,
+    pub threads: Option<u32>,
+    /// One per run, in the order of [`Comparison::runs`]; None where the run lacks the variant.
+    pub cells: Vec<Option<Cell>>,
+}
+
+/// One test (a table, a bar chart).
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    pub test: String,
+    pub rows: Vec<Row>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub runs: Vec<RunColumn>,
+    pub groups: Vec<Group>,
+}
+
+fn find<'a>(record: &'a RunRecord, test: &str, variant: &str) -> Option<&'a ResultDoc> {
+    record
+        .run
+        .results
+        .iter()
+        .find(|r| r.test == test && r.variant == variant)
+}
+
+/// Lays `records` side by side; the first is the baseline of every ratio and test.
+pub fn compare(records: &[RunRecord]) -> Comparison {
+    // Tests and variants in the order they first appear, so the tables follow the suite.
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for record in records {
+        for r in &record.run.results {
+            if !keys.iter().any(|(t, v)| *t == r.test && *v == r.variant) {
+                keys.push((r.test.clone(), r.variant.clone()));
+            }
+        }
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    for (test, variant) in keys {
+        let base = records.first().and_then(|b| find(b, &test, &variant));
+        let mut unit = String::new();
+        let mut threads = None;
+        let cells = records
+            .iter()
+            .enumerate()
+            .map(|(index, record)| {
+                let r = find(record, &test, &variant)?;
+                unit.clone_from(&r.unit);
+                threads = threads.or(r.threads);
+                let significance = base
+                    .filter(|_| index > 0)
+                    .map(|b| stats::welch(&b.samples, &r.samples));
+                Some(Cell {
+                    median: r.median,
+                    min: r.min,
+                    max: r.max,
+                    cv: r.cv,
+                    samples: r.samples.clone(),
+                    ratio: base
+                        .filter(|b| index > 0 && b.median != 0.0)
+                        .map(|b| r.median / b.median),
+                    significance,
+                    verdict: significance.map(Significance::describe),
+                    p_value: significance.and_then(Significance::p_value),
+                })
+            })
+            .collect();
+        let row = Row {
+            variant,
+            unit,
+            threads,
+            cells,
+        };
+        match groups.iter_mut().find(|g| g.test == test) {
+            Some(group) => group.rows.push(row),
+            None => groups.push(Group {
+                test,
+                rows: vec![row],
+            }),
+        }
+    }
+    Comparison {
+        runs: records
+            .iter()
+            .map(|r| RunColumn {
+                id: r.id,
+                name: r.name(),
+                destination: r.run.destination.path.clone(),
+                started_unix_s: r.run.started_unix_s,
+            })
+            .collect(),
+        groups,
+    }
+}

@@ -1,0 +1,73 @@
+//! Every run, kept: an embedded SQLite database (WAL, migrations by `user_version`) holding each
+//! run's `destbench.run/1` document, where it ran, and normalised tables of results and samples
+//! for the queries. `compare` turns stored runs into the side-by-side model the reports render.
+
+pub mod compare;
+pub mod environment;
+mod migrations;
+pub mod record;
+mod store;
+
+use std::path::{Path, PathBuf};
+
+pub use compare::{Cell, Comparison, Group, Row, RunColumn};
+pub use migrations::latest as latest_schema_version;
+pub use record::{Environment, HistoryEntry, RunRecord};
+pub use store::Store;
+
+/// The environment variable naming the database (the same as `--db`).
+pub const DB_ENV: &str = "DESTBENCH_DB";
+
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// The database cannot be opened, read or written; the message names the file.
+    #[error("history database {}: {problem}", path.display())]
+    Database { path: PathBuf, problem: String },
+
+    /// No run with this id.
+    #[error("no run {id} in the history database {} (`destbench history` lists the runs)", path.display())]
+    UnknownRun { id: i64, path: PathBuf },
+}
+
+impl HistoryError {
+    pub fn database(path: &Path, problem: impl Into<String>) -> Self {
+        HistoryError::Database {
+            path: path.to_path_buf(),
+            problem: problem.into(),
+        }
+    }
+
+    /// An SQLite error, in words a user can act on for the cases that happen in practice.
+    pub fn sqlite(path: &Path, error: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode;
+        let problem = match error.sqlite_error_code() {
+            Some(ErrorCode::NotADatabase) => "not an SQLite database (damaged, or another kind of \
+                 file); it was left untouched: move it away or pass another --db"
+                .to_string(),
+            Some(ErrorCode::DatabaseCorrupt) => format!(
+                "the database is damaged ({error}); it was left untouched: move it away or pass another --db"
+            ),
+            Some(ErrorCode::CannotOpen) => format!("cannot open ({error})"),
+            Some(ErrorCode::ReadOnly) => format!("read-only ({error})"),
+            _ => error.to_string(),
+        };
+        HistoryError::database(path, problem)
+    }
+}
+
+/// Where the history lives unless `--db` or `DESTBENCH_DB` says otherwise:
+/// `$XDG_DATA_HOME/destbench/history.sqlite`, else `~/.local/share/destbench/history.sqlite`.
+/// None when neither variable gives an absolute directory.
+pub fn default_db_path() -> Option<PathBuf> {
+    let absolute = |var: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let data =
+        absolute("XDG_DATA_HOME").or_else(|| absolute("HOME").map(|h| h.join(".local/share")))?;
+    Some(data.join("destbench").join("history.sqlite"))
+}
+
+#[cfg(test)]
+mod tests;

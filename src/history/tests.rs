@@ -1,0 +1,307 @@
+//! The store and the comparison model, on temporary databases.
+
+use std::path::Path;
+use std::sync::{Arc, Barrier};
+
+use super::*;
+
+fn doc(label: &str, results: serde_json::Value) -> String {
+    serde_json::json!({
+        "schema": "destbench.run/1",
+        "destbench_version": "0.1.0",
+        "destination": { "path": "/mnt/backup" },
+        "settings": { "profile": "quick", "runs": 3, "seed": 7, "label": label },
+        "started_unix_s": 1_800_000_000,
+        "results": results,
+        "warnings": ["a run warning"],
+    })
+    .to_string()
+}
+
+fn result(test: &str, variant: &str, samples: &[f64]) -> serde_json::Value {
+    let median = crate::stats::median(samples);
+    serde_json::json!({
+        "test": test, "variant": variant, "unit": "MB/s", "median": median,
+        "samples": samples, "method": "null", "engine": "null", "warnings": ["w"]
+    })
+}
+
+fn env() -> Environment {
+    Environment {
+        host: Some("box".into()),
+        destbench_version: "0.1.0".into(),
+        fs_uuid: Some("1234-ABCD".into()),
+        ..Environment::default()
+    }
+}
+
+fn count(path: &Path, table: &str) -> i64 {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn migrates_a_new_path_and_an_empty_file_and_reopens() {
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("nested/dir/history.sqlite");
+    let store = Store::open(&fresh).unwrap();
+    assert_eq!(store.schema_version().unwrap(), latest_schema_version());
+    drop(store);
+    assert_eq!(
+        Store::open(&fresh).unwrap().schema_version().unwrap(),
+        latest_schema_version()
+    );
+
+    let empty = dir.path().join("empty.sqlite");
+    std::fs::write(&empty, b"").unwrap();
+    let store = Store::open(&empty).unwrap();
+    assert_eq!(store.schema_version().unwrap(), latest_schema_version());
+    let mode: String = rusqlite::Connection::open(&empty)
+        .unwrap()
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    assert!(
+        Store::open_existing(&dir.path().join("absent"))
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[test]
+fn a_damaged_file_is_an_error_naming_it_and_is_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.sqlite");
+    let garbage = b"this is not a database, it is a shopping list\n".repeat(200);
+    std::fs::write(&path, &garbage).unwrap();
+    let err = Store::open(&path).err().expect("must fail").to_string();
+    assert!(err.contains(path.to_str().unwrap()), "{err}");
+    assert!(err.contains("not an SQLite database"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), garbage, "file changed");
+    assert!(Store::open_existing(&path).is_err());
+}
+
+#[test]
+fn foreign_and_newer_databases_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = dir.path().join("foreign.sqlite");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE photos (name TEXT)")
+        .unwrap();
+    let err = Store::open(&foreign).err().unwrap().to_string();
+    assert!(err.contains("not a destbench history"), "{err}");
+
+    let newer = dir.path().join("newer.sqlite");
+    Store::open(&newer).unwrap();
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", latest_schema_version() + 1)
+        .unwrap();
+    let err = Store::open(&newer).err().unwrap().to_string();
+    assert!(err.contains("newer destbench"), "{err}");
+}
+
+#[test]
+fn stores_lists_gets_and_forgets() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let mut store = Store::open(&path).unwrap();
+    let first = store
+        .insert(
+            &doc(
+                "usb2",
+                serde_json::json!([
+                    result("seq-write", "20-100MB", &[30.0, 31.0, 32.0]),
+                    result("seq-write", "SEQ1M-Q8T1", &[35.0, 36.0, 37.0]),
+                    result("seq-read", "20-100MB", &[40.0, 41.0, 42.0]),
+                ]),
+            ),
+            &env(),
+        )
+        .unwrap();
+    let second = store
+        .insert(
+            &doc(
+                "sata",
+                serde_json::json!([result("seq-read", "20-100MB", &[400.0, 410.0])]),
+            ),
+            &env(),
+        )
+        .unwrap();
+    assert!(second > first);
+    assert_eq!(store.sample_count(first).unwrap(), 9);
+
+    let list = store.list().unwrap();
+    assert_eq!(
+        list.iter().map(|e| e.id).collect::<Vec<_>>(),
+        vec![second, first]
+    );
+    assert_eq!(list[1].label.as_deref(), Some("usb2"));
+    assert_eq!(
+        list[1].seq_write_mb_s,
+        Some(36.0),
+        "SEQ1M-Q8T1 is the headline"
+    );
+    assert_eq!(list[1].seq_read_mb_s, Some(41.0), "else 20-100MB");
+    assert_eq!(list[0].seq_write_mb_s, None);
+
+    let record = store.get(first).unwrap();
+    assert_eq!(record.name(), "usb2");
+    assert_eq!(record.environment.fs_uuid.as_deref(), Some("1234-ABCD"));
+    assert_eq!(record.run.results.len(), 3);
+    assert_eq!(record.document["warnings"][0], "a run warning");
+
+    store.forget(first).unwrap();
+    assert!(matches!(
+        store.get(first),
+        Err(HistoryError::UnknownRun { .. })
+    ));
+    assert!(matches!(
+        store.forget(first),
+        Err(HistoryError::UnknownRun { .. })
+    ));
+    drop(store);
+    assert_eq!(
+        count(&path, "samples"),
+        2,
+        "the forgotten run's samples went with it"
+    );
+    assert_eq!(count(&path, "warnings"), 2);
+    // AUTOINCREMENT: a forgotten id is not reused.
+    let mut store = Store::open(&path).unwrap();
+    let third = store
+        .insert(&doc("x", serde_json::json!([])), &env())
+        .unwrap();
+    assert!(third > second);
+}
+
+#[test]
+fn a_failure_midway_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let mut store = Store::open(&path).unwrap();
+    // Make the database itself fail on the second result's samples, after the run row and the
+    // first result are already written inside the transaction.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER fail_midway BEFORE INSERT ON samples WHEN NEW.value = 666
+             BEGIN SELECT RAISE(ABORT, 'simulated failure'); END",
+        )
+        .unwrap();
+    let bad = doc(
+        "bad",
+        serde_json::json!([
+            result("seq-write", "20-100MB", &[1.0, 2.0]),
+            result("seq-read", "20-100MB", &[3.0, 666.0]),
+        ]),
+    );
+    let err = store.insert(&bad, &env()).unwrap_err().to_string();
+    assert!(err.contains("simulated failure"), "{err}");
+    drop(store);
+    for table in ["runs", "results", "samples", "warnings"] {
+        assert_eq!(
+            count(&path, table),
+            0,
+            "{table} has rows from a failed insert"
+        );
+    }
+}
+
+#[test]
+fn runs_finishing_at_the_same_moment_both_land() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Arc::new(dir.path().join("h.sqlite"));
+    const WRITERS: usize = 8;
+    let barrier = Arc::new(Barrier::new(WRITERS));
+    // Every writer opens the (not yet existing) file itself: creation and migration race too.
+    let handles: Vec<_> = (0..WRITERS)
+        .map(|i| {
+            let (path, barrier) = (Arc::clone(&path), Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                barrier.wait();
+                let mut store = Store::open(&path).unwrap();
+                let samples: Vec<f64> = (0..50).map(|k| (i * 100 + k) as f64).collect();
+                store
+                    .insert(
+                        &doc(
+                            &format!("w{i}"),
+                            serde_json::json!([result("seq-write", "20-100MB", &samples)]),
+                        ),
+                        &env(),
+                    )
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut ids: Vec<i64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), WRITERS);
+    assert_eq!(count(&path, "runs"), WRITERS as i64);
+    assert_eq!(count(&path, "samples"), 50 * WRITERS as i64);
+}
+
+fn record(id: i64, label: &str, results: serde_json::Value) -> RunRecord {
+    let document: serde_json::Value = serde_json::from_str(&doc(label, results)).unwrap();
+    RunRecord {
+        id,
+        stored_unix_s: 0,
+        environment: env(),
+        run: serde_json::from_value(document.clone()).unwrap(),
+        document,
+    }
+}
+
+#[test]
+fn compare_gives_ratios_against_the_first_and_significance() {
+    let base = record(
+        1,
+        "usb2",
+        serde_json::json!([
+            result("seq-write", "20-100MB", &[30.0, 31.0, 32.0]),
+            result("seq-read", "20-100MB", &[40.0, 41.0, 42.0]),
+        ]),
+    );
+    let faster = record(
+        2,
+        "",
+        serde_json::json!([
+            result("seq-write", "20-100MB", &[300.0, 310.0, 320.0]),
+            result("seq-read", "20-100MB", &[39.0, 41.5, 43.0]),
+            result("4k-write", "RND4K-Q1T1", &[5.0, 5.0]),
+        ]),
+    );
+    let cmp = compare::compare(&[base, faster]);
+    assert_eq!(cmp.runs[0].name, "usb2");
+    assert_eq!(
+        cmp.runs[1].name, "run 2",
+        "an empty label falls back to the id"
+    );
+    let tests: Vec<&str> = cmp.groups.iter().map(|g| g.test.as_str()).collect();
+    assert_eq!(tests, ["seq-write", "seq-read", "4k-write"]);
+
+    let write = &cmp.groups[0].rows[0];
+    assert!(write.cells[0].as_ref().unwrap().ratio.is_none());
+    let cell = write.cells[1].as_ref().unwrap();
+    assert!((cell.ratio.unwrap() - 10.0).abs() < 1e-12);
+    assert!(cell.significance.unwrap().is_real());
+    assert_eq!(cell.verdict.as_deref(), Some("real (p<0.001)"));
+
+    let read = cmp.groups[1].rows[0].cells[1].as_ref().unwrap();
+    assert!((read.ratio.unwrap() - 41.5 / 41.0).abs() < 1e-12);
+    assert!(!read.significance.unwrap().is_real());
+    assert!(
+        read.verdict
+            .as_deref()
+            .unwrap()
+            .starts_with("no real difference (p=0.")
+    );
+
+    let only_second = &cmp.groups[2].rows[0];
+    assert!(only_second.cells[0].is_none());
+    let cell = only_second.cells[1].as_ref().unwrap();
+    assert!(cell.ratio.is_none() && cell.significance.is_none());
+}

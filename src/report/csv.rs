@@ -1,0 +1,98 @@
+//! `destbench export --format csv`: one row per run, test and variant, for spreadsheets. The
+//! repetitions' figures are in one `samples` cell, separated by spaces, so the row count stays
+//! one per result whatever `--runs` was.
+
+use std::fmt::Write as _;
+
+use crate::history::RunRecord;
+
+const HEADER: &[&str] = &[
+    "run_id",
+    "label",
+    "destination",
+    "started_unix_s",
+    "test",
+    "variant",
+    "unit",
+    "median",
+    "min",
+    "max",
+    "mean",
+    "cv",
+    "ops_per_s_median",
+    "op_kind",
+    "threads",
+    "p50_us",
+    "p99_us",
+    "p999_us",
+    "method",
+    "engine",
+    "samples",
+];
+
+/// Quotes a field when it holds a separator, a quote or a line break (RFC 4180).
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Full precision: a CSV is for further computation, not for reading.
+fn number(value: f64) -> String {
+    value.to_string()
+}
+
+pub fn render(records: &[RunRecord]) -> String {
+    let mut out = HEADER.join(",");
+    out.push('\n');
+    for record in records {
+        let run = &record.run;
+        for r in &run.results {
+            let lat = r.latency_us;
+            let cells = [
+                record.id.to_string(),
+                field(run.settings.label.as_deref().unwrap_or("")),
+                field(&run.destination.path),
+                run.started_unix_s.to_string(),
+                field(&r.test),
+                field(&r.variant),
+                field(&r.unit),
+                number(r.median),
+                number(r.min),
+                number(r.max),
+                number(r.mean),
+                number(r.cv),
+                number(r.ops_per_s_median),
+                field(&r.op_kind),
+                r.threads.map(|t| t.to_string()).unwrap_or_default(),
+                lat.map(|l| number(l.p50)).unwrap_or_default(),
+                lat.map(|l| number(l.p99)).unwrap_or_default(),
+                lat.map(|l| number(l.p999)).unwrap_or_default(),
+                field(&r.method),
+                field(&r.engine),
+                r.samples
+                    .iter()
+                    .map(|s| number(*s))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ];
+            let _ = writeln!(out, "{}", cells.join(","));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+
+    #[test]
+    fn fields_are_quoted_only_when_needed() {
+        assert_eq!(field("usb"), "usb");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\nlines"), "\"two\nlines\"");
+    }
+}

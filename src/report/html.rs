@@ -1,0 +1,483 @@
+//! `destbench report ID... --html FILE`: one self-contained HTML file. No script, no font, no
+//! stylesheet from elsewhere; a Content-Security-Policy forbids the browser from fetching
+//! anything, so opening the report never touches the network. Charts are inline SVG from
+//! `charts`; every user-supplied text (labels, paths, chain names) is escaped.
+
+use std::fmt::Write as _;
+
+use super::charts::{self, Line};
+use crate::history::record::ResultDoc;
+use crate::history::{Comparison, RunRecord};
+use crate::report::history::{json_text, utc};
+
+/// Text made safe for HTML element content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "
+body { font-family: sans-serif; margin: 2em auto; max-width: 1400px; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f3f3f3; }
+figure.chart { margin: 0.5em 0 1.5em; }
+.real { color: #b00; font-weight: bold; }
+.note { color: #666; }
+";
+
+/// The policy that keeps the report offline: nothing may be loaded, inline styles may apply.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+fn figure(out: &mut String, kind: &str, svg: String) {
+    let _ = writeln!(
+        out,
+        "<figure class=\"chart\" data-chart=\"{kind}\">{svg}</figure>"
+    );
+}
+
+pub fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
+    let names: Vec<String> = cmp.runs.iter().map(|r| r.name.clone()).collect();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n\
+         <title>destbench: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>",
+        escape(&names.join(" vs "))
+    );
+    let _ = writeln!(out, "<h1>destbench report</h1>");
+    runs_table(&mut out, records);
+    results(&mut out, cmp);
+    thread_scaling(&mut out, cmp);
+    over_time(&mut out, records);
+    latencies(&mut out, records);
+    chains(&mut out, records);
+    notes(&mut out, records);
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">Medians of the repetitions; MB/s = 10<sup>6</sup> bytes/s; every write \
+         figure includes the flush to stable storage. Ratios against the first run; a difference \
+         is called real when Welch's t-test over the repetitions gives p &lt; {}.</p>\n</body>\n</html>",
+        crate::stats::SIGNIFICANCE_LEVEL
+    );
+    out
+}
+
+fn runs_table(out: &mut String, records: &[RunRecord]) {
+    let _ = writeln!(
+        out,
+        "<h2>Runs</h2>\n<table>\n<tr><th>#</th><th>run</th><th>date</th><th>destination</th>\
+         <th>filesystem</th><th>device</th><th>host</th><th>settings</th></tr>"
+    );
+    for (i, r) in records.iter().enumerate() {
+        let env = &r.environment;
+        let or_dash = |v: &Option<String>| escape(v.as_deref().unwrap_or("-"));
+        let s = &r.run.settings;
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{} (id {})</td><td>{}</td><td>{}</td><td>{} {}</td><td>{} {} {}</td>\
+             <td>{} ({})</td><td>profile {}, {} runs, seed {}, engine {}</td></tr>",
+            i + 1,
+            escape(&r.name()),
+            r.id,
+            utc(r.run.started_unix_s),
+            escape(&r.run.destination.path),
+            or_dash(&env.fs_type),
+            or_dash(&env.fs_uuid),
+            or_dash(&env.device),
+            or_dash(&env.device_model),
+            or_dash(&env.device_serial),
+            or_dash(&env.host),
+            or_dash(&env.kernel),
+            escape(&s.profile),
+            s.runs,
+            s.seed,
+            escape(&s.engine)
+        );
+    }
+    let _ = writeln!(out, "</table>");
+}
+
+fn results(out: &mut String, cmp: &Comparison) {
+    let _ = writeln!(out, "<h2>Results</h2>");
+    for group in &cmp.groups {
+        let _ = writeln!(
+            out,
+            "<h3>{}</h3>\n<table>\n<tr><th>variant</th>",
+            escape(&group.test)
+        );
+        for (i, run) in cmp.runs.iter().enumerate() {
+            let _ = write!(out, "<th>{}</th>", escape(&run.name));
+            if i > 0 {
+                out.push_str("<th>ratio</th><th>difference</th>");
+            }
+        }
+        out.push_str("</tr>\n");
+        for row in &group.rows {
+            let _ = write!(
+                out,
+                "<tr><td>{} ({})</td>",
+                escape(&row.variant),
+                escape(&row.unit)
+            );
+            for (i, cell) in row.cells.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    "<td class=\"n\">{}</td>",
+                    cell.as_ref()
+                        .map_or("–".into(), |c| format!("{:.2}", c.median))
+                );
+                if i > 0 {
+                    let c = cell.as_ref();
+                    let ratio = c
+                        .and_then(|c| c.ratio)
+                        .map_or("–".into(), |r| format!("{r:.2}×"));
+                    let real = c.and_then(|c| c.significance).is_some_and(|s| s.is_real());
+                    let verdict = c
+                        .and_then(|c| c.verdict.clone())
+                        .unwrap_or_else(|| "–".into());
+                    let _ = write!(
+                        out,
+                        "<td class=\"n\">{ratio}</td><td{}>{}</td>",
+                        if real { " class=\"real\"" } else { "" },
+                        escape(&verdict)
+                    );
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</table>\n");
+        let categories: Vec<String> = group.rows.iter().map(|r| r.variant.clone()).collect();
+        let series: Vec<(String, Vec<Option<f64>>)> = cmp
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| {
+                let values = group
+                    .rows
+                    .iter()
+                    .map(|r| r.cells[i].as_ref().map(|c| c.median));
+                (run.name.clone(), values.collect())
+            })
+            .collect();
+        let unit = group.rows.first().map_or("", |r| r.unit.as_str());
+        figure(
+            out,
+            "bars",
+            charts::grouped_bars(
+                &format!("{} — median {unit}", group.test),
+                unit,
+                &categories,
+                &series,
+            ),
+        );
+    }
+}
+
+/// The variant's name with its thread count taken out (`small-4t-cache-on` -> `small-cache-on`),
+/// so that the 1..4-thread variants form one line.
+fn without_threads(variant: &str, threads: u32) -> String {
+    let token = format!("{threads}t");
+    variant
+        .split('-')
+        .filter(|part| *part != token)
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+fn thread_scaling(out: &mut String, cmp: &Comparison) {
+    let mut heading = false;
+    for group in &cmp.groups {
+        let mut series: Vec<Line> = Vec::new();
+        for (i, run) in cmp.runs.iter().enumerate() {
+            for row in &group.rows {
+                let (Some(threads), Some(cell)) = (row.threads, row.cells[i].as_ref()) else {
+                    continue;
+                };
+                let name = format!("{} {}", run.name, without_threads(&row.variant, threads));
+                match series.iter_mut().find(|l| l.name == name) {
+                    Some(line) => line.points.push((f64::from(threads), cell.median)),
+                    None => series.push(Line {
+                        name,
+                        points: vec![(f64::from(threads), cell.median)],
+                    }),
+                }
+            }
+        }
+        series.retain(|l| l.points.len() > 1);
+        if series.is_empty() {
+            continue;
+        }
+        if !heading {
+            let _ = writeln!(out, "<h2>Thread scaling</h2>");
+            heading = true;
+        }
+        for line in &mut series {
+            line.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        let title = format!("{} — median by copy threads", group.test);
+        figure(
+            out,
+            "threads",
+            charts::lines(&title, "threads", "MB/s", &series, false),
+        );
+    }
+}
+
+fn over_time(out: &mut String, records: &[RunRecord]) {
+    let _ = writeln!(
+        out,
+        "<h2>Throughput over time</h2>\n<p class=\"note\">The repetition closest to the median of \
+         each variant, per interval.</p>"
+    );
+    for r in records {
+        let series: Vec<Line> = r
+            .run
+            .results
+            .iter()
+            .filter_map(|res| {
+                let rep = res.median_repetition()?;
+                (rep.series_mb_s.len() > 1).then(|| Line {
+                    name: format!("{} {}", res.test, res.variant),
+                    points: rep
+                        .series_mb_s
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| ((i + 1) as f64 * res.series_interval_s, *v))
+                        .collect(),
+                })
+            })
+            .collect();
+        if series.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">{}: no series long enough to draw.</p>",
+                escape(&r.name())
+            );
+            continue;
+        }
+        let title = format!("{} — MB/s over time", r.name());
+        figure(
+            out,
+            "series",
+            charts::lines(&title, "seconds", "MB/s", &series, false),
+        );
+    }
+}
+
+fn latencies(out: &mut String, records: &[RunRecord]) {
+    let _ = writeln!(
+        out,
+        "<h2>Latency percentiles</h2>\n<p class=\"note\">x: 0 = p50, 1 = p99, 2 = p99.9, 3 = max \
+         (µs, logarithmic).</p>"
+    );
+    for r in records {
+        let series: Vec<Line> = r
+            .run
+            .results
+            .iter()
+            .filter_map(|res: &ResultDoc| {
+                let l = res.latency_us?;
+                Some(Line {
+                    name: format!("{} {}", res.test, res.variant),
+                    points: vec![(0.0, l.p50), (1.0, l.p99), (2.0, l.p999), (3.0, l.max)],
+                })
+            })
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        let title = format!("{} — latency percentiles", r.name());
+        figure(
+            out,
+            "latency",
+            charts::lines(&title, "percentile", "µs", &series, true),
+        );
+    }
+}
+
+/// Links of a chain document: its `links` (or the chain itself when it is a list), each with a
+/// name and a practical ceiling in MB/s. Read leniently: the chain comes from the probe, whose
+/// document may grow; links without a ceiling are listed as text only.
+fn chain_links(chain: &serde_json::Value) -> Vec<(String, Option<f64>)> {
+    let links = chain.get("links").unwrap_or(chain);
+    let Some(links) = links.as_array() else {
+        return Vec::new();
+    };
+    links
+        .iter()
+        .map(|link| {
+            let name = ["name", "label", "kind", "link", "description"]
+                .iter()
+                .find_map(|k| link.get(*k)?.as_str())
+                .map_or_else(|| json_text(link), str::to_string);
+            let ceiling = link.as_object().and_then(|o| {
+                o.iter()
+                    .filter(|(k, _)| k.contains("ceiling"))
+                    .find_map(|(_, v)| v.as_f64())
+            });
+            (name, ceiling)
+        })
+        .collect()
+}
+
+fn chains(out: &mut String, records: &[RunRecord]) {
+    let _ = writeln!(out, "<h2>The chain</h2>");
+    for r in records {
+        let Some(chain) = &r.run.chain else {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">{}: no chain recorded with this run.</p>",
+                escape(&r.name())
+            );
+            continue;
+        };
+        let links = chain_links(chain);
+        let drawn: Vec<(String, f64)> = links
+            .iter()
+            .filter_map(|(n, c)| c.map(|c| (n.clone(), c)))
+            .collect();
+        // The best sequential figure of the run is what the link ceilings limit.
+        let measured = r
+            .run
+            .results
+            .iter()
+            .filter(|res| res.test.starts_with("seq-"))
+            .max_by(|a, b| a.median.total_cmp(&b.median))
+            .map(|res| {
+                (
+                    format!(
+                        "measured: {} {} {:.1} MB/s",
+                        res.test, res.variant, res.median
+                    ),
+                    res.median,
+                )
+            });
+        if drawn.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p>{}: {}</p>",
+                escape(&r.name()),
+                escape(&json_text(chain))
+            );
+        } else {
+            let title = format!("{} — the chain and its ceilings", r.name());
+            figure(out, "chain", charts::ceilings(&title, &drawn, measured));
+        }
+        if let Some(verdict) = &r.run.verdict {
+            let _ = writeln!(
+                out,
+                "<p><b>Verdict:</b> {}</p>",
+                escape(&json_text(verdict))
+            );
+        }
+    }
+}
+
+fn notes(out: &mut String, records: &[RunRecord]) {
+    let mut items = String::new();
+    for r in records {
+        let all = r
+            .run
+            .warnings
+            .iter()
+            .map(|w| format!("warning: {w}"))
+            .chain(
+                r.run
+                    .failures
+                    .iter()
+                    .map(|f| format!("failed: {} {}: {}", f.test, f.variant, f.error)),
+            );
+        for text in all {
+            let _ = writeln!(items, "<li>{}: {}</li>", escape(&r.name()), escape(&text));
+        }
+    }
+    if !items.is_empty() {
+        let _ = writeln!(out, "<h2>Warnings and failures</h2>\n<ul>\n{items}</ul>");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape("<script>alert('x')</script> & \""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;"
+        );
+    }
+
+    #[test]
+    fn thread_tokens_are_removed_from_variant_names() {
+        assert_eq!(without_threads("small-4t-cache-on", 4), "small-cache-on");
+        assert_eq!(without_threads("large-1t", 1), "large");
+    }
+
+    fn record(id: i64, document: serde_json::Value) -> RunRecord {
+        RunRecord {
+            id,
+            stored_unix_s: 0,
+            environment: Default::default(),
+            run: serde_json::from_value(document.clone()).unwrap(),
+            document,
+        }
+    }
+
+    #[test]
+    fn file_set_threads_and_a_chain_get_their_charts() {
+        let result = |threads: u32, median: f64| {
+            serde_json::json!({ "test": "files-copy", "variant": format!("small-{threads}t-cache-on"),
+                "unit": "MB/s", "median": median, "samples": [median, median], "threads": threads })
+        };
+        let doc = serde_json::json!({
+            "settings": { "label": "nas" },
+            "results": [ result(1, 10.0), result(2, 18.0), result(4, 30.0),
+                { "test": "seq-write", "variant": "SEQ1M-Q8T1", "unit": "MB/s", "median": 33.0 } ],
+            "chain": { "links": [ { "name": "USB 2.0", "practical_ceiling_mb_s": 35.0 } ] },
+            "verdict": "USB 2.0 limits this destination",
+        });
+        let records = [record(1, doc)];
+        let html = render(&crate::history::compare::compare(&records), &records);
+        assert!(
+            html.contains("data-chart=\"threads\""),
+            "no thread-scaling chart"
+        );
+        assert!(
+            html.contains("nas small-cache-on"),
+            "one line for the 1..4-thread variants"
+        );
+        assert!(html.contains("data-chart=\"chain\"") && html.contains("USB 2.0"));
+        assert!(html.contains("measured: seq-write SEQ1M-Q8T1 33.0 MB/s"));
+        assert!(html.contains("<b>Verdict:</b> USB 2.0 limits this destination"));
+    }
+
+    #[test]
+    fn chain_links_are_read_leniently() {
+        let chain = serde_json::json!({ "links": [
+            { "name": "USB 2.0 (BOT)", "practical_ceiling_mb_s": 35.0 },
+            { "kind": "ext4" },
+        ]});
+        assert_eq!(
+            chain_links(&chain),
+            vec![
+                ("USB 2.0 (BOT)".to_string(), Some(35.0)),
+                ("ext4".to_string(), None)
+            ]
+        );
+        assert!(chain_links(&serde_json::json!("mystery")).is_empty());
+    }
+}

@@ -1,0 +1,429 @@
+//! History: runs on the null engine stored in a temporary database, read back by `history`,
+//! `show`, `compare`, `export` (snapshots) and `forget`; damaged databases; concurrent runs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::support::destbench;
+
+/// A temporary destination and history database.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        Fixture {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("data/history.sqlite")
+    }
+
+    pub fn dest(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn cmd(&self) -> Command {
+        let mut cmd = destbench();
+        cmd.env("DESTBENCH_DB", self.db());
+        cmd
+    }
+
+    /// A null-engine run with a fixed seed; `extra` adds flags (a label, a duration).
+    pub fn run(&self, extra: &[&str]) -> Output {
+        let duration: &[&str] = if extra.contains(&"--duration") {
+            &[]
+        } else {
+            &["--duration", "0.5"]
+        };
+        let out = self
+            .cmd()
+            .args(["run", self.dest().to_str().unwrap(), "--engine", "null"])
+            .args(["--runs", "2", "--size", "16MiB", "--seed", "1"])
+            .args(duration)
+            .args(if extra.contains(&"--tests") {
+                &[][..]
+            } else {
+                &["--tests", "seq-write,tm-check"][..]
+            })
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Runs a history command that must succeed; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    pub fn ids(&self) -> Vec<i64> {
+        let list: serde_json::Value =
+            serde_json::from_str(&self.ok(&["history", "--json"])).unwrap();
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_i64().unwrap())
+            .collect()
+    }
+}
+
+/// Fails a command and returns its one-line stderr.
+fn fails(cmd: &mut Command, code: i32) -> String {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.starts_with("destbench: ") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    stderr
+}
+
+/// Replaces what differs between machines and runs: timestamps, the temp dir, the host.
+fn redact(value: &mut serde_json::Value, dir: &str) {
+    const VOLATILE: &[&str] = &[
+        "started_unix_s",
+        "stored_unix_s",
+        "duration_s",
+        "cpu_s",
+        "host",
+        "kernel",
+        "fs_type",
+        "fs_uuid",
+        "device",
+        "device_model",
+        "device_serial",
+        "destbench_version",
+    ];
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if VOLATILE.contains(&key.as_str()) {
+                    *v = "[redacted]".into();
+                } else {
+                    redact(v, dir);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| redact(v, dir)),
+        serde_json::Value::String(s) => *s = s.replace(dir, "[DIR]"),
+        _ => {}
+    }
+}
+
+/// Two labelled runs that differ only in the block duration (so the write figures differ).
+fn two_runs(f: &Fixture) -> (String, String) {
+    f.run(&["--label", "half second"]);
+    f.run(&["--label", "one | second", "--duration", "1"]);
+    let ids = f.ids();
+    (ids[1].to_string(), ids[0].to_string())
+}
+
+#[test]
+fn every_run_is_stored_and_listed_newest_first() {
+    let f = Fixture::new();
+    assert!(!f.db().exists());
+    let out = f.run(&["--label", "first"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stored as run 1 in "), "{stderr}");
+    assert!(
+        f.db().exists(),
+        "the database and its directory are created"
+    );
+    f.run(&["--no-history"]);
+    f.run(&["--label", "second"]);
+    let list: serde_json::Value = serde_json::from_str(&f.ok(&["history", "--json"])).unwrap();
+    let labels: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["second", "first"], "--no-history stored nothing");
+    assert_eq!(f.ids(), [2, 1]);
+    // The headline: seq-write SEQ1M-Q8T1 on the null engine, 8 x 5000 MiB per 0.501 s.
+    let expected = 8.0 * 5000.0 * 1_048_576.0 / 0.501 / 1e6;
+    let headline = list[0]["seq_write_mb_s"].as_f64().unwrap();
+    assert!(
+        (headline - expected).abs() < 1e-6 * expected,
+        "{headline} vs {expected}"
+    );
+
+    let table = f.ok(&["history"]);
+    assert!(
+        table.lines().next().unwrap().starts_with("id  date"),
+        "{table}"
+    );
+    assert!(
+        table.contains("second") && table.contains(&format!("{expected:.2}")),
+        "{table}"
+    );
+
+    let shown = f.ok(&["show", "1"]);
+    assert!(shown.starts_with("run 1: first\n"), "{shown}");
+    assert!(
+        shown.contains("SEQ1M-Q8T1") && shown.contains("50MB"),
+        "{shown}"
+    );
+
+    f.ok(&["forget", "1"]);
+    assert_eq!(f.ids(), [2]);
+    let err = fails(f.cmd().args(["show", "1"]), 1);
+    assert!(err.contains("no run 1 in the history database"), "{err}");
+    assert!(err.contains(f.db().to_str().unwrap()), "{err}");
+}
+
+#[test]
+fn the_db_flag_wins_over_the_environment() {
+    let f = Fixture::new();
+    let other = f.dir.path().join("other.sqlite");
+    f.run(&["--db", other.to_str().unwrap()]);
+    assert!(other.exists() && !f.db().exists());
+    let out = f.ok(&["history", "--json", "--db", other.to_str().unwrap()]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        f.ok(&["history"]),
+        "no runs stored yet\n",
+        "no database is not an error"
+    );
+}
+
+#[test]
+fn a_damaged_database_is_a_clear_error_and_is_left_alone() {
+    let f = Fixture::new();
+    std::fs::create_dir_all(f.db().parent().unwrap()).unwrap();
+    let garbage = b"not a database\n".repeat(500);
+    std::fs::write(f.db(), &garbage).unwrap();
+    let path = f.db().display().to_string();
+    for args in [
+        vec![
+            "run",
+            f.dest().to_str().unwrap(),
+            "--engine",
+            "null",
+            "--profile",
+            "quick",
+        ],
+        vec!["history"],
+        vec!["show", "1"],
+        vec!["compare", "1", "2"],
+    ] {
+        let err = fails(f.cmd().args(&args), 1);
+        assert!(
+            err.contains(&format!("history database {path}: not an SQLite database")),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(f.db()).unwrap(),
+        garbage,
+        "the file was changed"
+    );
+    assert_eq!(
+        crate::support::entries(f.dest()),
+        ["data"],
+        "the run did not start"
+    );
+}
+
+#[test]
+fn unknown_ids_and_malformed_commands() {
+    let f = Fixture::new();
+    f.run(&[]);
+    let err = fails(f.cmd().args(["compare", "1", "7"]), 1);
+    assert!(err.contains("no run 7"), "{err}");
+    fails(f.cmd().args(["compare", "1"]), 2);
+    fails(f.cmd().args(["export", "1", "--format", "pdf"]), 2);
+    fails(f.cmd().args(["show", "one"]), 2);
+    let err = fails(f.cmd().args(["forget", "9"]), 1);
+    assert!(err.contains("no run 9"), "{err}");
+}
+
+#[test]
+fn two_runs_finishing_together_both_land() {
+    let f = Fixture::new();
+    let spawn = |label: &str| {
+        f.cmd()
+            .args([
+                "run",
+                f.dest().to_str().unwrap(),
+                "--engine",
+                "null",
+                "--json",
+            ])
+            .args([
+                "--runs",
+                "1",
+                "--duration",
+                "0.2",
+                "--size",
+                "4MiB",
+                "--tests",
+                "seq-write",
+            ])
+            .args(["--label", label])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let children: Vec<_> = (0..4).map(|i| spawn(&format!("parallel {i}"))).collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let mut ids = f.ids();
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3, 4]);
+}
+
+#[test]
+fn compare_says_which_differences_are_real() {
+    let f = Fixture::new();
+    let (a, b) = two_runs(&f);
+    f.run(&["--label", "same as first"]);
+    let c = f.ids()[0].to_string();
+    let cmp: serde_json::Value =
+        serde_json::from_str(&f.ok(&["compare", &a, &b, &c, "--json"])).unwrap();
+    let row = |test: &str, variant: &str| {
+        cmp["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["test"] == test)
+            .and_then(|g| {
+                g["rows"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["variant"] == variant)
+            })
+            .unwrap()
+            .clone()
+    };
+    // SEQ1M-Q1T1 over 0.5 s + 1 ms sync against 1 s + 1 ms: the ratio is known exactly.
+    let q1 = row("seq-write", "SEQ1M-Q1T1");
+    let ratio = q1["cells"][1]["ratio"].as_f64().unwrap();
+    assert!((ratio - 0.501 / 1.001 * 2.0).abs() < 1e-9, "{ratio}");
+    assert_eq!(q1["cells"][1]["verdict"], "real (no spread in either run)");
+    assert_eq!(q1["cells"][2]["ratio"], 1.0);
+    assert_eq!(q1["cells"][2]["verdict"], "no difference (identical)");
+    // Whole files do not depend on the duration.
+    let files = row("seq-write", "20-100MB");
+    assert_eq!(files["cells"][1]["ratio"], 1.0);
+
+    let text = f.ok(&["compare", &a, &b]);
+    assert!(text.contains("[1] run 1: half second"), "{text}");
+    assert!(text.contains("real (no spread in either run)"), "{text}");
+}
+
+#[test]
+fn export_snapshots() {
+    let f = Fixture::new();
+    let (a, b) = two_runs(&f);
+    let dir = f.dir.path().to_str().unwrap();
+
+    let mut json: serde_json::Value =
+        serde_json::from_str(&f.ok(&["export", &a, &b, "--format", "json"])).unwrap();
+    let started: Vec<i64> = (0..2)
+        .map(|i| json[i]["run"]["started_unix_s"].as_i64().unwrap())
+        .collect();
+    let host = json[0]["environment"]["host"]
+        .as_str()
+        .unwrap_or("-")
+        .to_string();
+    redact(&mut json, dir);
+    insta::assert_json_snapshot!("export_json", json);
+
+    let csv = f.ok(&["export", &a, &b, "--format", "csv"]);
+    let csv: Vec<String> = csv
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+            if i > 0 {
+                cells[3] = "[ts]".into(); // started_unix_s
+            }
+            cells.join(",").replace(dir, "[DIR]")
+        })
+        .collect();
+    insta::assert_snapshot!("export_csv", csv.join("\n"));
+
+    let md = f.ok(&["export", &a, &b, "--format", "md"]);
+    let mut md = md
+        .replace(dir, "[DIR]")
+        .replace(&format!("| {host} |"), "| [host] |");
+    for s in started {
+        md = md.replace(&destbench::report::history::utc(s), "[date]");
+    }
+    insta::assert_snapshot!("export_md", md);
+}
+
+#[test]
+fn a_database_that_cannot_be_created_fails_the_run_after_its_report() {
+    let f = Fixture::new();
+    let file = f.dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let db = file.join("history.sqlite");
+    let out = f
+        .cmd()
+        .args([
+            "run",
+            f.dest().to_str().unwrap(),
+            "--engine",
+            "null",
+            "--json",
+        ])
+        .args([
+            "--runs",
+            "1",
+            "--duration",
+            "0.1",
+            "--size",
+            "4MiB",
+            "--tests",
+            "seq-write",
+        ])
+        .args(["--db", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "history database {}: cannot create its directory",
+            db.display()
+        )),
+        "{stderr}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the report came first");
+    assert_eq!(doc["schema"], "destbench.run/1");
+}
