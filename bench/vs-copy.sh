@@ -66,12 +66,6 @@ tool_destbench() {
         python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["repetitions"][0]["elapsed_s"])'
 }
 command -v bc >/dev/null || { echo "vs-copy: bc is not installed" >&2; exit 1; }
-"$DESTBENCH" run --help | grep -q -- --no-history || tool_destbench() {
-    "$DESTBENCH" run "$2" --json --runs 1 --threads 4 --no-verify --source "$1" \
-        --tests files-copy:source-4t-cache-on 2>/dev/null |
-        python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["repetitions"][0]["elapsed_s"])'
-}
-
 TOOLS=(destbench cp rsync tar xargs)
 for set in small large; do
     declare -A times=()

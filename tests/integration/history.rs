@@ -95,7 +95,8 @@ fn fails(cmd: &mut Command, code: i32) -> String {
     stderr
 }
 
-/// Replaces what differs between machines and runs: timestamps, the temp dir, the host.
+/// Replaces what differs between machines and runs: timestamps, the temp dir, the host, the
+/// machine's storage chain.
 fn redact(value: &mut serde_json::Value, dir: &str) {
     const VOLATILE: &[&str] = &[
         "started_unix_s",
@@ -110,6 +111,10 @@ fn redact(value: &mut serde_json::Value, dir: &str) {
         "device_model",
         "device_serial",
         "destbench_version",
+        "peak_rss_bytes",
+        // The chain and the verdict describe this machine's disks and mounts.
+        "chain",
+        "verdict",
     ];
     match value {
         serde_json::Value::Object(map) => {
