@@ -90,9 +90,9 @@ impl Profile {
                 file_size: 512 << 20,
                 series_interval: Duration::from_millis(250),
                 tests: &TestId::ALL,
-                sets: &[(SetKind::Small, 40 * MB), (SetKind::Mixed, 150 * MB)],
+                sets: &[(SetKind::Small, 30 * MB), (SetKind::Mixed, 100 * MB)],
                 threads: &[1, 4],
-                meta_files: 1000,
+                meta_files: 500,
                 verify: true,
             },
             ProfileName::Full => Profile {
