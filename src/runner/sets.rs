@@ -175,6 +175,7 @@ fn prepare_copy(ctx: &Ctx<'_>, source: &FileSetInfo, name: &str) -> Result<PathB
     let task = Task::Copy {
         dst: dst.clone(),
         durable_each: false,
+        uring: ctx.engines.uring_for_files(),
     };
     tree::run(
         &task,
@@ -294,6 +295,7 @@ pub(super) fn measure_file_set(
             let task = Task::Copy {
                 dst: dst.clone(),
                 durable_each: !cache_on,
+                uring: ctx.engines.uring_for_files(),
             };
             let outcome = tree::run(
                 &task,
@@ -312,13 +314,12 @@ pub(super) fn measure_file_set(
             } else {
                 Method::FsyncEach
             };
-            Ok(measured(
-                outcome,
-                Unit::MegabytesPerSecond,
-                method,
-                source,
-                warnings,
-            ))
+            let mut m = measured(outcome, Unit::MegabytesPerSecond, method, source, warnings);
+            if ctx.engines.uring_for_files() {
+                // Small files went through io_uring batches (larger ones through splice).
+                m.engine = crate::engine::EngineKind::Uring;
+            }
+            Ok(m)
         }
         FileOp::Restore => {
             let copy = &restore.expect("restore copy prepared").path;

@@ -7,6 +7,7 @@
 //! restored after their contents. Sources are only ever opened read-only, without following
 //! symlinks; destinations are created exclusively.
 
+mod uring_copy;
 pub mod walk;
 
 use std::fs::{self, File, OpenOptions};
@@ -27,8 +28,8 @@ use walk::{Found, walk};
 
 /// Up to this many example paths are kept for each kind of problem.
 const EXAMPLES: usize = 10;
-/// Files handed to a worker at once (all from one directory).
-const BATCH: usize = 8;
+/// Files handed to a worker at once (all from one directory); also the io_uring batch.
+const BATCH: usize = uring_copy::MAX_BATCH;
 /// Read/write buffer of each worker: big enough to stream large files efficiently.
 const BUFFER: usize = 1 << 20;
 
@@ -63,7 +64,12 @@ pub enum Task {
     /// Copy into `dst` (which must exist and be empty), keeping mode and times. With
     /// `durable_each`, every file is fsync'd before its thread takes the next ("write cache
     /// off"); otherwise one syncfs at the end makes the whole copy durable ("cache on").
-    Copy { dst: PathBuf, durable_each: bool },
+    /// With `uring`, small files go through io_uring in batches (see `uring_copy`).
+    Copy {
+        dst: PathBuf,
+        durable_each: bool,
+        uring: bool,
+    },
     /// Read every file to the end.
     Read,
     /// Compare every file's blake3 with the file at the same place under `source`.
@@ -309,7 +315,9 @@ impl Walked {
 /// final flush, all inside the timing.
 fn finish(task: &Task, root: &Path, walked: &Walked) -> Result<()> {
     match task {
-        Task::Copy { dst, durable_each } => {
+        Task::Copy {
+            dst, durable_each, ..
+        } => {
             // Deepest first, so setting a directory's times is the last change inside it.
             for (rel, meta) in walked.dirs.iter().rev() {
                 let path = dst.join(rel);
@@ -385,60 +393,126 @@ fn worker(
             0
         }
     ];
-    for rel in queue.iter().flatten() {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let began = Instant::now();
-        let done = match task {
-            Task::Copy { dst, durable_each } => copy_file(
-                &root.join(&rel),
-                &dst.join(&rel),
-                &mut buffer,
-                pipe.as_ref(),
-                *durable_each,
-            ),
-            Task::Read => read_file(&root.join(&rel), &mut buffer).map_err(FileError::Source),
-            Task::Verify { source } => {
-                match (
-                    hash_file(&root.join(&rel), &mut buffer),
-                    hash_file(&source.join(&rel), &mut other),
-                ) {
-                    (Ok((a, n)), Ok((b, _))) => {
-                        if a != b {
-                            result.mismatches.add(rel.display().to_string());
+    let mut uring = match task {
+        Task::Copy { uring: true, .. } => uring_copy::UringCopier::new().ok(),
+        _ => None,
+    };
+    'batches: for batch in queue.iter() {
+        // Small files of a copy go through io_uring in one go; the latency of each is its
+        // batch's. None: the file takes the ordinary path below.
+        let batched: Vec<Option<(Result<u64, FileError>, Duration)>> = match (task, uring.as_mut())
+        {
+            (
+                Task::Copy {
+                    dst, durable_each, ..
+                },
+                Some(copier),
+            ) if batch.len() <= uring_copy::MAX_BATCH => {
+                let paths: Vec<(PathBuf, PathBuf)> = batch
+                    .iter()
+                    .map(|rel| (root.join(rel), dst.join(rel)))
+                    .collect();
+                let pairs: Vec<(&Path, &Path)> = paths
+                    .iter()
+                    .map(|(s, d)| (s.as_path(), d.as_path()))
+                    .collect();
+                let began = Instant::now();
+                let outcomes = copier.copy_batch(&pairs, *durable_each, platform::umask());
+                let took = began.elapsed();
+                outcomes
+                    .into_iter()
+                    .map(|c| match c {
+                        uring_copy::Copied::Done(n) => Some((Ok(n), took)),
+                        uring_copy::Copied::TooBig => None,
+                        uring_copy::Copied::Source(e) => Some((Err(FileError::Source(e)), took)),
+                        uring_copy::Copied::Destination(e) => {
+                            Some((Err(FileError::Destination(e)), took))
                         }
-                        Ok(n)
-                    }
-                    (Err(e), _) => {
-                        result.mismatches.add(format!("{}: {e}", rel.display()));
-                        Ok(0)
-                    }
-                    (_, Err(e)) => Err(FileError::Source(e)),
-                }
+                    })
+                    .collect()
             }
-            Task::Delete => fs::remove_file(root.join(&rel))
-                .map(|()| 0)
-                .map_err(FileError::Destination),
+            _ => batch.iter().map(|_| None).collect(),
         };
-        let now = Instant::now();
-        match done {
-            Ok(bytes) => {
-                result.files += 1;
-                result.bytes += bytes;
-                result.latency.record(now - began);
-                result.series.record(now - start, bytes);
-                live.files.fetch_add(1, Ordering::Relaxed);
-                live.bytes.fetch_add(bytes, Ordering::Relaxed);
+        for (rel, pre) in batch.iter().zip(batched) {
+            if stop.load(Ordering::Relaxed) {
+                break 'batches;
             }
-            Err(FileError::Source(e)) => result.unreadable.add(format!("{}: {e}", rel.display())),
-            Err(FileError::Destination(e)) => {
-                fail(Error::io(format!("writing {}", rel.display()), e));
-                break;
+            let (done, latency) = match pre {
+                Some(pre) => pre,
+                None => {
+                    let began = Instant::now();
+                    let done = handle(
+                        task,
+                        root,
+                        rel,
+                        &mut buffer,
+                        &mut other,
+                        pipe.as_ref(),
+                        &mut result,
+                    );
+                    (done, began.elapsed())
+                }
+            };
+            let now = Instant::now();
+            match done {
+                Ok(bytes) => {
+                    result.files += 1;
+                    result.bytes += bytes;
+                    result.latency.record(latency);
+                    result.series.record(now - start, bytes);
+                    live.files.fetch_add(1, Ordering::Relaxed);
+                    live.bytes.fetch_add(bytes, Ordering::Relaxed);
+                }
+                Err(FileError::Source(e)) => {
+                    result.unreadable.add(format!("{}: {e}", rel.display()))
+                }
+                Err(FileError::Destination(e)) => {
+                    fail(Error::io(format!("writing {}", rel.display()), e));
+                    break 'batches;
+                }
             }
         }
     }
     result
+}
+
+/// Does the task's work on one file the ordinary way (system calls from this thread).
+fn handle(
+    task: &Task,
+    root: &Path,
+    rel: &Path,
+    buffer: &mut [u8],
+    other: &mut [u8],
+    pipe: Option<&platform::SplicePipe>,
+    result: &mut WorkerResult,
+) -> Result<u64, FileError> {
+    match task {
+        Task::Copy {
+            dst, durable_each, ..
+        } => copy_file(&root.join(rel), &dst.join(rel), buffer, pipe, *durable_each),
+        Task::Read => read_file(&root.join(rel), buffer).map_err(FileError::Source),
+        Task::Verify { source } => {
+            match (
+                hash_file(&root.join(rel), buffer),
+                hash_file(&source.join(rel), other),
+            ) {
+                (Ok((a, n)), Ok((b, _))) => {
+                    if a != b {
+                        result.mismatches.add(rel.display().to_string());
+                    }
+                    Ok(n)
+                }
+                (Err(e), _) => {
+                    result.mismatches.add(format!("{}: {e}", rel.display()));
+                    Ok(0)
+                }
+                (_, Err(e)) => Err(FileError::Source(e)),
+            }
+        }
+        Task::Delete => fs::remove_file(root.join(rel))
+            .map(|()| 0)
+            .map_err(FileError::Destination),
+    }
 }
 
 /// Copies one file, keeping mode and times; returns the bytes copied. Data moves through the

@@ -54,6 +54,7 @@ fn copy_keeps_content_mode_times_and_links_and_lists_special_files() {
         let task = Task::Copy {
             dst: copy.clone(),
             durable_each: threads == 1,
+            uring: threads == 4,
         };
         let out = run_task(&task, src.path(), threads);
         assert_eq!(
@@ -92,6 +93,7 @@ fn verify_finds_a_changed_byte() {
         &Task::Copy {
             dst: dst.path().to_path_buf(),
             durable_each: false,
+            uring: true,
         },
         src.path(),
         2,

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A million-file source end to end: files-copy (4 threads, cache on) of 1,000,000 small files,
+# reporting destbench's peak RSS (its memory must not grow with the file count) and the rate.
+#
+#   bench/million-files.sh [WORKDIR] (env: FILES=1000000)
+set -euo pipefail
+WORK=${1:-/var/tmp}
+FILES=${FILES:-1000000}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+(cd "$ROOT" && cargo build --release --quiet)
+BASE=$(mktemp -d "$WORK/.million-XXXXXX")
+trap 'rm -rf "$BASE"' EXIT
+mkdir "$BASE/src" "$BASE/dst"
+echo "making $FILES files of 1-4 KiB in $BASE/src ..." >&2
+python3 - "$BASE/src" "$FILES" <<'PY'
+import os, random, sys
+root, n = sys.argv[1], int(sys.argv[2])
+rng = random.Random(1)
+data = os.urandom(4096)
+for i in range(n):
+    d = os.path.join(root, f"d{i // 1000:04}")
+    if i % 1000 == 0:
+        os.mkdir(d)
+    with open(os.path.join(d, f"f{i:07}"), "wb") as f:
+        f.write(data[: rng.randint(1024, 4096)])
+PY
+"$ROOT/target/release/destbench" run "$BASE/dst" --json --no-history --runs 1 --threads 4 \
+    --no-verify --source "$BASE/src" --tests files-copy:source-4t-cache-on > "$BASE/run.json"
+python3 - "$BASE/run.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+r = doc["results"][0]; rep = r["repetitions"][0]
+print(f"files copied: {rep['ops']}, bytes: {rep['bytes']}, time: {rep['elapsed_s']:.1f} s, "
+      f"{r['ops_per_s_median']:.0f} files/s, {r['median']:.1f} MB/s")
+print(f"peak RSS: {doc['peak_rss_bytes'] / 2**20:.1f} MiB")
+PY

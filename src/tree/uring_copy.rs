@@ -1,0 +1,299 @@
+//! Small files copied in batches through io_uring: for a batch of files (one directory's, see
+//! `BATCH`), one submission stats, opens and reads every source, a second creates, writes,
+//! (fsyncs) and closes every copy, with the files held as io_uring direct descriptors. That
+//! replaces about eight system calls per file with two per batch, plus one `utimensat` per file
+//! to keep its times (io_uring has no operation for that). Files larger than one buffer go back
+//! to the ordinary path.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use io_uring::{IoUring, opcode, squeue, types};
+
+/// Files in one batch (the walker sends at most this many, all from one directory).
+pub const MAX_BATCH: usize = 8;
+/// The largest file copied this way; larger ones take the ordinary path.
+pub const MAX_SIZE: usize = 64 << 10;
+
+/// What happened to one file of a batch.
+pub enum Copied {
+    Done(u64),
+    /// Larger than [`MAX_SIZE`] (or it grew while read): copy it the ordinary way.
+    TooBig,
+    Source(io::Error),
+    Destination(io::Error),
+}
+
+// Operations of a file, in the low byte of user_data.
+const STATX: u64 = 0;
+const OPEN_SRC: u64 = 1;
+const READ: u64 = 2;
+const OPEN_DST: u64 = 3;
+const WRITE: u64 = 4;
+const FSYNC: u64 = 5;
+const CLOSE_DST: u64 = 6;
+const CLOSE_SRC: u64 = 7;
+const OPS: usize = 8;
+
+pub struct UringCopier {
+    ring: IoUring,
+    buffers: Vec<Vec<u8>>,
+    stats: Box<[libc::statx]>,
+    /// Set when the ring failed with requests possibly still in flight: from then on every file
+    /// takes the ordinary path, and the memory those requests point at is never freed.
+    broken: bool,
+}
+
+impl UringCopier {
+    /// A ring with room for two batches' requests and a table of direct descriptors (Linux 5.19+);
+    /// Err where the kernel cannot, and the caller copies the ordinary way.
+    pub fn new() -> io::Result<Self> {
+        let ring = IoUring::new((MAX_BATCH * OPS).next_power_of_two() as u32)?;
+        ring.submitter()
+            .register_files_sparse((2 * MAX_BATCH) as u32)?;
+        // SAFETY: statx is plain old data; all-zero is a valid value.
+        let zero: libc::statx = unsafe { std::mem::zeroed() };
+        Ok(UringCopier {
+            ring,
+            buffers: (0..MAX_BATCH).map(|_| vec![0u8; MAX_SIZE]).collect(),
+            stats: vec![zero; MAX_BATCH].into_boxed_slice(),
+            broken: false,
+        })
+    }
+
+    /// Pushes entries and waits for all their completions; returns each result by user_data.
+    fn run(&mut self, entries: &[squeue::Entry], results: &mut [[i32; OPS]]) -> io::Result<()> {
+        for entry in entries {
+            // SAFETY: every pointer in the entries (paths, buffers, statx) refers to memory that
+            // the caller keeps alive and untouched until this function has reaped all of them.
+            unsafe { self.ring.submission().push(entry) }
+                .map_err(|_| io::Error::other("io_uring submission queue full"))?;
+        }
+        let mut left = entries.len();
+        while left > 0 {
+            match self.ring.submit_and_wait(left) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            for cqe in self.ring.completion() {
+                let data = cqe.user_data();
+                results[(data >> 8) as usize][(data & 0xff) as usize] = cqe.result();
+                left -= 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies each `(src, dst)` pair; `umask` decides whether the mode needs setting again.
+    pub fn copy_batch(
+        &mut self,
+        pairs: &[(&Path, &Path)],
+        durable: bool,
+        umask: u32,
+    ) -> Vec<Copied> {
+        assert!(
+            pairs.len() <= MAX_BATCH,
+            "batch larger than the ring was built for"
+        );
+        if self.broken {
+            return pairs.iter().map(|_| Copied::TooBig).collect();
+        }
+        let cstr = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
+        let mut out: Vec<Option<Copied>> = (0..pairs.len()).map(|_| None).collect();
+        let mut paths = Vec::with_capacity(pairs.len());
+        for (i, (src, dst)) in pairs.iter().enumerate() {
+            match (cstr(src), cstr(dst)) {
+                (Ok(s), Ok(d)) => paths.push((s, d)),
+                (Err(e), _) | (_, Err(e)) => {
+                    out[i] = Some(Copied::Source(e));
+                    paths.push((CString::default(), CString::default()));
+                }
+            }
+        }
+        let mut results = vec![[0i32; OPS]; pairs.len()];
+        let tag = |i: usize, op: u64| ((i as u64) << 8) | op;
+
+        // 1: stat, open and read every source.
+        let mut first = Vec::new();
+        for (i, (src, _)) in paths.iter().enumerate() {
+            if out[i].is_some() {
+                continue;
+            }
+            let slot = types::DestinationSlot::try_from_slot_target(i as u32).expect("slot");
+            let statx = (&mut self.stats[i] as *mut libc::statx).cast::<types::statx>();
+            first.push(
+                opcode::Statx::new(types::Fd(libc::AT_FDCWD), src.as_ptr(), statx)
+                    .flags(libc::AT_SYMLINK_NOFOLLOW)
+                    .mask(libc::STATX_BASIC_STATS)
+                    .build()
+                    .user_data(tag(i, STATX)),
+            );
+            first.push(
+                opcode::OpenAt::new(types::Fd(libc::AT_FDCWD), src.as_ptr())
+                    // No O_CLOEXEC: direct descriptors are not in the fd table, and io_uring
+                    // refuses the flag for them.
+                    .flags(libc::O_RDONLY | libc::O_NOFOLLOW)
+                    .file_index(Some(slot))
+                    .build()
+                    .flags(squeue::Flags::IO_LINK)
+                    .user_data(tag(i, OPEN_SRC)),
+            );
+            let buf = self.buffers[i].as_mut_ptr();
+            first.push(
+                opcode::Read::new(types::Fixed(i as u32), buf, MAX_SIZE as u32)
+                    .offset(0)
+                    .build()
+                    .user_data(tag(i, READ)),
+            );
+        }
+        if let Err(e) = self.run(&first, &mut results) {
+            self.poison(paths);
+            return fail_all(out, e);
+        }
+
+        // 2: create, write, (fsync,) close every copy; close every source.
+        let mut second = Vec::new();
+        let mut sizes = vec![0usize; pairs.len()];
+        for (i, (_, dst)) in paths.iter().enumerate() {
+            if out[i].is_some() {
+                continue;
+            }
+            let r = results[i];
+            if r[OPEN_SRC as usize] >= 0 {
+                second.push(
+                    opcode::Close::new(types::Fixed(i as u32))
+                        .build()
+                        .user_data(tag(i, CLOSE_SRC)),
+                );
+            }
+            let failed = [STATX, OPEN_SRC, READ]
+                .into_iter()
+                .find(|&op| r[op as usize] < 0);
+            if let Some(op) = failed {
+                out[i] = Some(Copied::Source(io::Error::from_raw_os_error(
+                    -r[op as usize],
+                )));
+                continue;
+            }
+            let size = self.stats[i].stx_size as usize;
+            let read = r[READ as usize] as usize;
+            if size > MAX_SIZE || read != size {
+                out[i] = Some(Copied::TooBig);
+                continue;
+            }
+            sizes[i] = read;
+            let mode = u32::from(self.stats[i].stx_mode) & 0o7777;
+            let slot =
+                types::DestinationSlot::try_from_slot_target((MAX_BATCH + i) as u32).expect("slot");
+            let fixed = types::Fixed((MAX_BATCH + i) as u32);
+            second.push(
+                opcode::OpenAt::new(types::Fd(libc::AT_FDCWD), dst.as_ptr())
+                    .flags(libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW)
+                    .mode(mode)
+                    .file_index(Some(slot))
+                    .build()
+                    .flags(squeue::Flags::IO_LINK)
+                    .user_data(tag(i, OPEN_DST)),
+            );
+            second.push(
+                opcode::Write::new(fixed, self.buffers[i].as_ptr(), read as u32)
+                    .offset(0)
+                    .build()
+                    .flags(squeue::Flags::IO_LINK)
+                    .user_data(tag(i, WRITE)),
+            );
+            if durable {
+                second.push(
+                    opcode::Fsync::new(fixed)
+                        .build()
+                        .flags(squeue::Flags::IO_LINK)
+                        .user_data(tag(i, FSYNC)),
+                );
+            }
+            second.push(
+                opcode::Close::new(fixed)
+                    .build()
+                    .user_data(tag(i, CLOSE_DST)),
+            );
+        }
+        if let Err(e) = self.run(&second, &mut results) {
+            self.poison(paths);
+            return fail_all(out, e);
+        }
+
+        // 3: the outcome of each copy, and its times (and mode, if the umask changed it).
+        for (i, (_, dst)) in paths.iter().enumerate() {
+            if out[i].is_some() {
+                continue;
+            }
+            let r = results[i];
+            let mut ops = vec![OPEN_DST, WRITE];
+            if durable {
+                ops.push(FSYNC);
+            }
+            ops.push(CLOSE_DST);
+            if let Some(op) = ops.into_iter().find(|&op| r[op as usize] < 0) {
+                out[i] = Some(Copied::Destination(io::Error::from_raw_os_error(
+                    -r[op as usize],
+                )));
+                continue;
+            }
+            if r[WRITE as usize] as usize != sizes[i] {
+                out[i] = Some(Copied::Destination(io::ErrorKind::WriteZero.into()));
+                continue;
+            }
+            let st = &self.stats[i];
+            let time = |t: libc::statx_timestamp| rustix::fs::Timespec {
+                tv_sec: t.tv_sec,
+                tv_nsec: t.tv_nsec.into(),
+            };
+            let times = rustix::fs::Timestamps {
+                last_access: time(st.stx_atime),
+                last_modification: time(st.stx_mtime),
+            };
+            let path = dst.as_c_str();
+            let mode = u32::from(st.stx_mode) & 0o7777;
+            let meta = rustix::fs::utimensat(
+                rustix::fs::CWD,
+                path,
+                &times,
+                rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+            )
+            .and_then(|()| {
+                if mode & !umask != mode {
+                    rustix::fs::chmod(path, rustix::fs::Mode::from_raw_mode(mode))
+                } else {
+                    Ok(())
+                }
+            });
+            out[i] = Some(match meta {
+                Ok(()) => Copied::Done(sizes[i] as u64),
+                Err(e) => Copied::Destination(e.into()),
+            });
+        }
+        out.into_iter()
+            .map(|c| c.expect("every file has an outcome"))
+            .collect()
+    }
+}
+
+impl UringCopier {
+    /// After a ring failure the kernel may still hold pointers into the paths, buffers and statx
+    /// records: leak them rather than free memory it could still write.
+    fn poison(&mut self, paths: Vec<(CString, CString)>) {
+        std::mem::forget(paths);
+        std::mem::forget(std::mem::take(&mut self.buffers));
+        std::mem::forget(std::mem::replace(&mut self.stats, Box::new([])));
+        self.broken = true;
+    }
+}
+
+/// When the ring itself failed, every file not yet decided goes back to the ordinary path.
+fn fail_all(out: Vec<Option<Copied>>, _error: io::Error) -> Vec<Copied> {
+    out.into_iter()
+        .map(|c| c.unwrap_or(Copied::TooBig))
+        .collect()
+}
