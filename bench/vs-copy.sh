@@ -3,7 +3,13 @@
 # on the same small set (~20,000 files of 1-64 KiB) and large set (~1 GiB in 128 MiB files).
 # Prints the median time of each tool and its ratio to destbench (> 1: destbench is faster).
 #
-#   bench/vs-copy.sh [WORKDIR] (env: REPS=3 SMALL_FILES=20000 LARGE_FILES=8; needs root)
+#   bench/vs-copy.sh [DESTDIR] (env: REPS=3 SMALL_FILES=20000 LARGE_FILES=8 SRCDIR=/dev/shm;
+#   needs root)
+#
+# The sets live in SRCDIR (tmpfs by default: a source in memory, another filesystem than the
+# destination, as a backup's source is); with both on one filesystem cp can use copy_file_range
+# in the kernel, which destbench refuses (on btrfs, xfs or NFS it becomes a reflink or a
+# server-side copy and measures nothing), so that setup compares different things.
 #
 # Cache state, the same for every tool: the page cache is dropped before each copy, then the
 # source is read once (destbench does that itself, untimed; the others get `tar cf - | cat`
@@ -14,6 +20,7 @@
 set -euo pipefail
 
 WORK=${1:-/var/tmp}
+SRCDIR=${SRCDIR:-/dev/shm}
 REPS=${REPS:-3}
 SMALL_FILES=${SMALL_FILES:-20000}
 LARGE_FILES=${LARGE_FILES:-8}
@@ -25,10 +32,11 @@ done
 (cd "$ROOT" && cargo build --release --quiet)
 DESTBENCH=$ROOT/target/release/destbench
 BASE=$(mktemp -d "$WORK/.vs-copy-XXXXXX")
-trap 'rm -rf "$BASE"' EXIT
+SETS=$(mktemp -d "$SRCDIR/.vs-copy-sets-XXXXXX")
+trap 'rm -rf "$BASE" "$SETS"' EXIT
 
-echo "making the sets in $BASE ..." >&2
-python3 - "$BASE/small" "$BASE/large" "$SMALL_FILES" "$LARGE_FILES" <<'PY'
+echo "making the sets in $SETS ..." >&2
+python3 - "$SETS/small" "$SETS/large" "$SMALL_FILES" "$LARGE_FILES" <<'PY'
 import os, random, sys
 small, large, n_small, n_large = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(7)
@@ -73,8 +81,8 @@ for set in small large; do
         for tool in "${TOOLS[@]}"; do
             dst="$BASE/dst-$tool"
             rm -rf "$dst"; mkdir "$dst"
-            cold "$BASE/$set"
-            times[$tool]+="$(tool_$tool "$BASE/$set" "$dst") "
+            cold "$SETS/$set"
+            times[$tool]+="$(tool_$tool "$SETS/$set" "$dst") "
             rm -rf "$dst"
         done
     done
@@ -92,4 +100,4 @@ print(f"  destbench vs the best of the others: {best / db:.2f}x")
 PY
     unset times
 done
-echo "medians of $REPS runs each; $SMALL_FILES small files, $LARGE_FILES x 128 MiB large files, in $WORK"
+echo "medians of $REPS runs each; $SMALL_FILES small files, $LARGE_FILES x 128 MiB large files, from $SRCDIR to $WORK"
