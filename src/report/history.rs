@@ -150,7 +150,7 @@ pub fn show(record: &RunRecord) -> String {
         s.profile, s.runs, s.seed, s.engine, s.block_duration_s
     );
     if let Some(verdict) = &run.verdict {
-        let _ = writeln!(out, "verdict      {}", json_text(verdict));
+        let _ = writeln!(out, "verdict      {}", verdict_text(verdict));
     }
     let _ = writeln!(out);
     let rows: Vec<Vec<String>> = run
@@ -209,6 +209,26 @@ pub fn show(record: &RunRecord) -> String {
 }
 
 /// A JSON value as one line: strings bare, anything else compact JSON.
+/// A stored verdict in words: its summary and details (`verdict` in `destbench.run/1`).
+pub(crate) fn verdict_text(value: &serde_json::Value) -> String {
+    match value.get("summary").and_then(|s| s.as_str()) {
+        Some(summary) => {
+            let details: Vec<&str> = value["details"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d.as_str())
+                .collect();
+            if details.is_empty() {
+                summary.to_string()
+            } else {
+                format!("{summary} ({})", details.join("; "))
+            }
+        }
+        None => json_text(value),
+    }
+}
+
 pub(crate) fn json_text(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::String(s) => s.clone(),

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::charts::{self, Line};
 use crate::history::record::ResultDoc;
 use crate::history::{Comparison, RunRecord};
-use crate::report::history::{json_text, utc};
+use crate::report::history::{json_text, utc, verdict_text};
 
 /// Text made safe for HTML element content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -308,29 +308,26 @@ fn latencies(out: &mut String, records: &[RunRecord]) {
     }
 }
 
-/// Links of a chain document: its `links` (or the chain itself when it is a list), each with a
-/// name and a practical ceiling in MB/s. Read leniently: the chain comes from the probe, whose
-/// document may grow; links without a ceiling are listed as text only.
+/// Links of a chain document (`destbench.chain/1`: a tree from `root` towards the wire), each
+/// with its label and practical ceiling in MB/s; a link whose speed is unknown has no ceiling
+/// and is listed as text only. Nodes without a bandwidth of their own (filesystems, partitions)
+/// are not links. Read leniently: the probe's document may grow.
 fn chain_links(chain: &serde_json::Value) -> Vec<(String, Option<f64>)> {
-    let links = chain.get("links").unwrap_or(chain);
-    let Some(links) = links.as_array() else {
-        return Vec::new();
-    };
+    fn walk(node: &serde_json::Value, out: &mut Vec<(String, Option<f64>)>) {
+        let bandwidth = &node["bandwidth"];
+        let label = node["label"].as_str().unwrap_or("link").to_string();
+        match bandwidth["state"].as_str() {
+            Some("known") => out.push((label, bandwidth["practical_mb_s"].as_f64())),
+            Some("unknown") => out.push((label, None)),
+            _ => {}
+        }
+        for child in node["children"].as_array().into_iter().flatten() {
+            walk(child, out);
+        }
+    }
+    let mut links = Vec::new();
+    walk(&chain["root"], &mut links);
     links
-        .iter()
-        .map(|link| {
-            let name = ["name", "label", "kind", "link", "description"]
-                .iter()
-                .find_map(|k| link.get(*k)?.as_str())
-                .map_or_else(|| json_text(link), str::to_string);
-            let ceiling = link.as_object().and_then(|o| {
-                o.iter()
-                    .filter(|(k, _)| k.contains("ceiling"))
-                    .find_map(|(_, v)| v.as_f64())
-            });
-            (name, ceiling)
-        })
-        .collect()
 }
 
 fn chains(out: &mut String, records: &[RunRecord]) {
@@ -380,7 +377,7 @@ fn chains(out: &mut String, records: &[RunRecord]) {
             let _ = writeln!(
                 out,
                 "<p><b>Verdict:</b> {}</p>",
-                escape(&json_text(verdict))
+                escape(&verdict_text(verdict))
             );
         }
     }
@@ -447,8 +444,10 @@ mod tests {
             "settings": { "label": "nas" },
             "results": [ result(1, 10.0), result(2, 18.0), result(4, 30.0),
                 { "test": "seq-write", "variant": "SEQ1M-Q8T1", "unit": "MB/s", "median": 33.0 } ],
-            "chain": { "links": [ { "name": "USB 2.0", "practical_ceiling_mb_s": 35.0 } ] },
-            "verdict": "USB 2.0 limits this destination",
+            "chain": { "root": { "label": "ext4 at /mnt", "bandwidth": { "state": "none" },
+                "children": [ { "label": "USB 2.0 (BOT)", "children": [],
+                    "bandwidth": { "state": "known", "practical_mb_s": 35.0 } } ] } },
+            "verdict": { "summary": "limited by USB 2.0 (BOT)", "details": ["33.0 MB/s of ~35"] },
         });
         let records = [record(1, doc)];
         let html = render(&crate::history::compare::compare(&records), &records);
@@ -462,20 +461,23 @@ mod tests {
         );
         assert!(html.contains("data-chart=\"chain\"") && html.contains("USB 2.0"));
         assert!(html.contains("measured: seq-write SEQ1M-Q8T1 33.0 MB/s"));
-        assert!(html.contains("<b>Verdict:</b> USB 2.0 limits this destination"));
+        assert!(html.contains("<b>Verdict:</b> limited by USB 2.0 (BOT) (33.0 MB/s of ~35)"));
     }
 
     #[test]
-    fn chain_links_are_read_leniently() {
-        let chain = serde_json::json!({ "links": [
-            { "name": "USB 2.0 (BOT)", "practical_ceiling_mb_s": 35.0 },
-            { "kind": "ext4" },
-        ]});
+    fn chain_links_walk_the_tree_and_keep_unknown_links_unknown() {
+        let chain = serde_json::json!({ "root": {
+            "label": "ext4 at /mnt", "bandwidth": { "state": "none" }, "children": [
+                { "label": "USB 2.0 (BOT)", "bandwidth": { "state": "known", "practical_mb_s": 35.0 },
+                  "children": [] },
+                { "label": "virtio", "bandwidth": { "state": "unknown", "why": "virtual" },
+                  "children": [] },
+            ] } });
         assert_eq!(
             chain_links(&chain),
             vec![
                 ("USB 2.0 (BOT)".to_string(), Some(35.0)),
-                ("ext4".to_string(), None)
+                ("virtio".to_string(), None)
             ]
         );
         assert!(chain_links(&serde_json::json!("mystery")).is_empty());
