@@ -51,6 +51,9 @@ pub enum Command {
     /// Show the chain from PATH to the wire: mount, block devices, buses, network, and the
     /// bandwidth of each link.
     Info(InfoArgs),
+    /// How long a first full backup of SOURCE will take on a destination, from its measured
+    /// per-file cost and bandwidth.
+    Estimate(Box<crate::estimate_cli::EstimateArgs>),
 }
 
 #[derive(Debug, clap::Args)]
@@ -229,6 +232,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Estimate(args) => crate::estimate_cli::run(&args),
         Command::History(args) => history_cli::dispatch(history_cli::history(&args)),
         Command::Show(args) => history_cli::dispatch(history_cli::show(&args)),
         Command::Compare(args) => history_cli::dispatch(history_cli::compare(&args)),

@@ -7,6 +7,7 @@
 //! restored after their contents. Sources are only ever opened read-only, without following
 //! symlinks; destinations are created exclusively.
 
+pub mod scan;
 pub mod walk;
 
 use std::fs::{self, File, OpenOptions};
