@@ -1,6 +1,7 @@
 //! destbench's integration tests, built into one test binary.
 
 mod chain;
+mod estimate;
 mod history;
 mod html_report;
 mod run_files;
