@@ -85,7 +85,8 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',')]
     pub tests: Vec<TestSelector>,
 
-    /// Size of the block tests' file (4k, 50MB, 1GiB: k/M/G binary, kB/MB/GB decimal).
+    /// Size of the block tests' file, and the most the sustained test writes (4k, 50MB, 1GiB:
+    /// k/M/G binary, kB/MB/GB decimal).
     #[arg(long)]
     pub size: Option<ByteSize>,
 
@@ -96,6 +97,11 @@ pub struct RunArgs {
     /// Seconds each block-test repetition runs (default from the profile).
     #[arg(long, allow_negative_numbers = true)]
     pub duration: Option<f64>,
+
+    /// The longest the sustained test writes, in seconds (default from the profile; it stops
+    /// earlier once the rate is steady, or at --size / the free space).
+    #[arg(long, allow_negative_numbers = true)]
+    pub time: Option<f64>,
 
     /// I/O engine: auto (sync at queue depth 1, io_uring above), sync, uring.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]

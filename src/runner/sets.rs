@@ -238,6 +238,7 @@ fn measured(
         warnings,
         file_set: Some(set),
         integrity_error: None,
+        details: None,
     }
 }
 
