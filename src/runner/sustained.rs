@@ -25,6 +25,8 @@ const FILE: &str = "sustained.dat";
 /// Width of one point of the series the steady state and the cliff are found in: fine enough
 /// to place a cliff within a few percent of a cache of a few hundred MB at SSD speeds.
 pub const INTERVAL: Duration = Duration::from_millis(200);
+/// Intervals per point of the steadiness check (one second).
+const STEADY_BIN: usize = 5;
 /// How often the series is checked.
 const SEGMENT: Duration = Duration::from_millis(1000);
 /// Share of the free space the test may fill.
@@ -137,6 +139,8 @@ fn write_until_steady(
     let mut recorder = Recorder::new(start, INTERVAL);
     let mut offset = 0u64;
     let mut segment_end = start;
+    // A flat start is believed only after a quarter of --time (see stats::steady).
+    let min_points = (plan.sustained_time.as_nanos() / 4 / INTERVAL.as_nanos()) as usize;
     let stopped = loop {
         segment_end += SEGMENT;
         let deadline = segment_end.min(start + plan.sustained_time);
@@ -175,7 +179,8 @@ fn write_until_steady(
         }
         let complete = (elapsed.as_nanos() / INTERVAL.as_nanos()) as usize;
         let rates = recorder.series.rates_mb_s(elapsed);
-        if steady::is_steady(&rates[..complete.min(rates.len())]) {
+        let points = steady::rebin(&rates[..complete.min(rates.len())], STEADY_BIN);
+        if steady::is_steady(&points, min_points / STEADY_BIN) {
             break "steady";
         }
     };

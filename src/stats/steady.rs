@@ -3,11 +3,13 @@
 //! # Steady
 //!
 //! The series is steady when its recent part is flat: over the last half of everything written
-//! so far (and at least [`MIN_STEADY_POINTS`] intervals), the least-squares slope moves the rate
+//! so far (and at least a minimum number of intervals), the least-squares slope moves the rate
 //! by at most [`SLOPE_LIMIT`] of its mean across that window, and the coefficient of variation
-//! is at most [`SPREAD_LIMIT`]. Asking for "the last half" rather than a fixed time means the
-//! rate must have held for as long as everything before it: a cache that lasted 30 s is not
-//! mistaken for the steady rate after 10 s of it, and a device that never changes stops early.
+//! is at most [`SPREAD_LIMIT`]. Asking for "the last half" means the rate after a cliff must
+//! have held for as long as everything before it. The minimum is the caller's (at least
+//! [`MIN_STEADY_POINTS`]): a flat start cannot be told from a cache that has not run out yet,
+//! so the minimum is how long a flat start must last before it is believed; the runner makes it
+//! a quarter of `--time`.
 //!
 //! # The cliff
 //!
@@ -80,12 +82,26 @@ impl Flatness {
 
 /// Whether the series (complete intervals only) has reached its steady state; see the module
 /// documentation for the rule.
-pub fn is_steady(rates: &[f64]) -> bool {
-    let window = rates.len().div_ceil(2).max(MIN_STEADY_POINTS);
+pub fn is_steady(rates: &[f64], min_points: usize) -> bool {
+    let window = rates
+        .len()
+        .div_ceil(2)
+        .max(min_points)
+        .max(MIN_STEADY_POINTS);
     if rates.len() < window {
         return false;
     }
     Flatness::of(&rates[rates.len() - window..]).is_some_and(|f| f.is_flat())
+}
+
+/// The series averaged over groups of `factor` intervals (an incomplete last group dropped):
+/// steadiness is judged on points of about a second, where the spread is the device's rather
+/// than the granularity of its requests (eight 1 MiB writes make a 200 ms point jumpy).
+pub fn rebin(rates: &[f64], factor: usize) -> Vec<f64> {
+    rates
+        .chunks_exact(factor.max(1))
+        .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+        .collect()
 }
 
 /// A drop in the write rate.
@@ -120,13 +136,20 @@ pub fn find_cliff(rates: &[f64]) -> Option<Cliff> {
 /// so the position is found to a fraction of an interval.
 pub fn megabytes_before(rates: &[f64], cliff: &Cliff, dt: f64) -> f64 {
     let i = cliff.index;
-    let fast_share =
-        |r: f64| ((r - cliff.after_mb_s) / (cliff.before_mb_s - cliff.after_mb_s)).clamp(0.0, 1.0);
+    // Medians: the boundary interval itself must not pull the rates it is split by.
+    let (before, after) = (super::median(&rates[..i]), super::median(&rates[i..]));
+    let fast_share = |r: f64| {
+        if before > after {
+            ((r - after) / (before - after)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    };
     let whole: f64 = rates[..i - 1].iter().sum::<f64>() * dt;
     whole
         + [i - 1, i]
             .iter()
-            .map(|&j| fast_share(rates[j]) * cliff.before_mb_s * dt)
+            .map(|&j| fast_share(rates[j]) * before * dt)
             .sum::<f64>()
 }
 
@@ -145,9 +168,10 @@ mod tests {
     #[test]
     fn flat_series_is_steady_once_long_enough_and_has_no_cliff() {
         let flat = vec![100.0; 20];
-        assert!(!is_steady(&flat[..MIN_STEADY_POINTS - 1]));
-        assert!(is_steady(&flat[..MIN_STEADY_POINTS]));
+        assert!(!is_steady(&flat[..MIN_STEADY_POINTS - 1], 0));
+        assert!(is_steady(&flat[..MIN_STEADY_POINTS], 0));
         assert!(find_cliff(&flat).is_none());
+        assert!(!is_steady(&flat, 21), "the caller's minimum counts");
     }
 
     #[test]
@@ -175,27 +199,27 @@ mod tests {
         let mut s = vec![150.0; 20];
         s.extend(vec![40.0; 19]);
         assert!(
-            !is_steady(&s),
+            !is_steady(&s, 0),
             "19 points after 20 of cache are not yet half"
         );
         s.push(40.0);
-        assert!(is_steady(&s));
+        assert!(is_steady(&s, 0));
     }
 
     #[test]
     fn noise_within_the_spread_limit_is_steady_and_not_a_cliff() {
         let s = noisy(80.0, 40, 0.12, 3);
-        assert!(is_steady(&s), "{:?}", Flatness::of(&s[20..]));
+        assert!(is_steady(&s, 0), "{:?}", Flatness::of(&s[20..]));
         assert!(find_cliff(&s).is_none());
         let wild = noisy(80.0, 40, 0.5, 4);
-        assert!(!is_steady(&wild));
+        assert!(!is_steady(&wild, 0));
     }
 
     #[test]
     fn slow_drift_is_not_steady_nor_a_cliff() {
         // Thermal creep: 1% lower every interval, 10% over the window.
         let s: Vec<f64> = (0..20).map(|i| 100.0 * (1.0 - 0.01 * i as f64)).collect();
-        assert!(!is_steady(&s), "{:?}", Flatness::of(&s[10..]));
+        assert!(!is_steady(&s, 0), "{:?}", Flatness::of(&s[10..]));
         assert!(
             find_cliff(&s).is_none(),
             "a 19% total drift is below the cliff threshold"

@@ -11,5 +11,6 @@ mod run_real;
 mod run_signals;
 mod run_testbed;
 mod support;
+mod sustained;
 mod testbed;
 mod testbed_checks;
