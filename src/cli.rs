@@ -51,6 +51,9 @@ pub enum Command {
     /// Show the chain from PATH to the wire: mount, block devices, buses, network, and the
     /// bandwidth of each link.
     Info(InfoArgs),
+    /// How long a first full backup of SOURCE will take on a destination, from its measured
+    /// per-file cost and bandwidth.
+    Estimate(Box<crate::estimate_cli::EstimateArgs>),
 }
 
 #[derive(Debug, clap::Args)]
@@ -82,7 +85,8 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',')]
     pub tests: Vec<TestSelector>,
 
-    /// Size of the block tests' file (4k, 50MB, 1GiB: k/M/G binary, kB/MB/GB decimal).
+    /// Size of the block tests' file, and the most the sustained test writes (4k, 50MB, 1GiB:
+    /// k/M/G binary, kB/MB/GB decimal).
     #[arg(long)]
     pub size: Option<ByteSize>,
 
@@ -93,6 +97,11 @@ pub struct RunArgs {
     /// Seconds each block-test repetition runs (default from the profile).
     #[arg(long, allow_negative_numbers = true)]
     pub duration: Option<f64>,
+
+    /// The longest the sustained test writes, in seconds (default from the profile; it stops
+    /// earlier once the rate is steady, or at --size / the free space).
+    #[arg(long, allow_negative_numbers = true)]
+    pub time: Option<f64>,
 
     /// I/O engine: auto (sync at queue depth 1, io_uring above), sync, uring.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
@@ -229,6 +238,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Estimate(args) => crate::estimate_cli::run(&args),
         Command::History(args) => history_cli::dispatch(history_cli::history(&args)),
         Command::Show(args) => history_cli::dispatch(history_cli::show(&args)),
         Command::Compare(args) => history_cli::dispatch(history_cli::compare(&args)),

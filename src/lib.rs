@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod estimate_cli;
 pub mod history;
 pub mod history_cli;
 pub mod interrupt;

@@ -16,6 +16,7 @@ pub const MIN_FILE_SIZE: u64 = 1 << 20;
 pub const MAX_RUNS: usize = 1000;
 pub const MAX_DURATION_S: f64 = 3600.0;
 pub const MAX_THREADS: usize = 64;
+pub const MAX_SUSTAINED_S: f64 = 86400.0;
 
 /// The file-level part of the suite for these options.
 pub fn suite_options(
@@ -73,6 +74,16 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         }
         Some(s) => Duration::from_secs_f64(s),
         None => profile.block_duration,
+    };
+    let sustained_size = args.size.map_or(profile.sustained_size, |s| s.0);
+    let sustained_time = match args.time {
+        Some(s) if !(s > 0.0 && s <= MAX_SUSTAINED_S) => {
+            return Err(Error::Usage(format!(
+                "--time {s}: must be more than 0 and at most {MAX_SUSTAINED_S} seconds"
+            )));
+        }
+        Some(s) => Duration::from_secs_f64(s),
+        None => profile.sustained_time,
     };
     if let Some(&bad) = args.threads.iter().find(|&&t| t == 0 || t > MAX_THREADS) {
         return Err(Error::Usage(format!(
@@ -145,5 +156,7 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         verify,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
         label: args.label.clone(),
+        sustained_time,
+        sustained_size,
     })
 }

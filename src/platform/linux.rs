@@ -267,3 +267,27 @@ impl SplicePipe {
         Ok(moved)
     }
 }
+
+/// Puts the calling thread in the idle I/O class (`ioprio_set(IOPRIO_WHO_PROCESS, 0,
+/// IOPRIO_CLASS_IDLE)`): its requests are served when the device has nothing else to do, by
+/// schedulers that honour priorities (bfq, mq-deadline). The thread keeps it until it ends.
+pub fn set_background_io_priority() -> io::Result<()> {
+    const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+    const IOPRIO_CLASS_IDLE: libc::c_int = 3;
+    const IOPRIO_CLASS_SHIFT: libc::c_int = 13;
+    // SAFETY: ioprio_set takes three integers and reads or writes no memory of ours; pid 0 is
+    // the calling thread.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0,
+            IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}

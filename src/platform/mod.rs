@@ -3,7 +3,9 @@
 //! Linux is implemented in `linux.rs`. A port fills the same functions:
 //! - macOS: no `O_DIRECT`; `fcntl(F_NOCACHE)` on the open file gives uncached I/O, `F_FULLFSYNC`
 //!   is the durable flush (plain `fsync` does not flush the drive cache there), eviction has no
-//!   `posix_fadvise` (use `F_NOCACHE` reads, or `purge` as root), free space from `statfs`.
+//!   `posix_fadvise` (use `F_NOCACHE` reads, or `purge` as root), free space from `statfs`;
+//!   background I/O priority is `setiopolicy_np(IOPOL_TYPE_DISK, IOPOL_SCOPE_THREAD,
+//!   IOPOL_THROTTLE)`, as Time Machine's backupd runs.
 //! - Windows: `FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH` instead of `O_DIRECT`,
 //!   `FlushFileBuffers` for durability, sector-aligned buffers from `VirtualAlloc`,
 //!   `GetDiskFreeSpaceExW` for free space.

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::results::{
-    AccessInfo, FileSetInfo, RUN_SCHEMA, RunReport, RunSettings, TestFailure, TestResult,
+    AccessInfo, Details, FileSetInfo, RUN_SCHEMA, RunReport, RunSettings, TestFailure, TestResult,
 };
 use crate::runner::time_machine_lines;
 use crate::stats::LatencySummary;
@@ -55,6 +55,9 @@ struct ResultDoc<'a> {
     file_set: Option<&'a FileSetInfo>,
     repetitions: Vec<RepetitionDoc>,
     warnings: &'a [String],
+    /// Only for the tests that have details (sustained, throttled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a Details>,
 }
 
 #[derive(Serialize)]
@@ -104,6 +107,7 @@ fn result_doc(r: &TestResult) -> ResultDoc<'_> {
             })
             .collect(),
         warnings: &r.warnings,
+        details: r.details.as_ref(),
     }
 }
 

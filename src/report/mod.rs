@@ -5,6 +5,8 @@
 pub mod chain;
 mod charts;
 pub mod csv;
+mod details;
+pub mod estimate;
 pub mod export;
 pub mod history;
 pub mod html;

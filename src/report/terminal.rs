@@ -203,6 +203,18 @@ pub fn render(report: &RunReport, style: Style) -> String {
         }
     }
 
+    let details: Vec<String> = report
+        .results
+        .iter()
+        .flat_map(super::details::lines)
+        .collect();
+    if !details.is_empty() {
+        let _ = writeln!(out);
+        for line in details {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+
     let mut methods: Vec<Method> = Vec::new();
     for r in &report.results {
         if !methods.contains(&r.method) {

@@ -172,5 +172,6 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
         warnings: warning.into_iter().collect(),
         file_set: None,
         integrity_error: None,
+        details: None,
     })
 }

@@ -189,6 +189,7 @@ pub(super) fn measure_whole(
         warnings: warning.into_iter().collect(),
         file_set: None,
         integrity_error: None,
+        details: None,
     })
 }
 
@@ -326,5 +327,6 @@ pub(super) fn measure_many(
         warnings: Vec::new(),
         file_set: None,
         integrity_error: None,
+        details: None,
     })
 }

@@ -7,6 +7,8 @@ mod order;
 mod progress;
 mod sets;
 mod stream;
+mod sustained;
+mod throttled;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -20,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
 use crate::results::{
-    FileSetInfo, Method, Repetition, RunReport, RunSettings, TestFailure, TestResult,
+    Details, FileSetInfo, Method, Repetition, RunReport, RunSettings, TestFailure, TestResult,
     TestResultParts, Unit,
 };
 use crate::scratch::{self, Scratch};
@@ -59,6 +61,11 @@ pub struct RunPlan {
     pub verify: bool,
     pub seed: u64,
     pub label: Option<String>,
+    /// The longest the sustained test writes (`--time`, else the profile's).
+    pub sustained_time: Duration,
+    /// The most the sustained test writes (`--size` when given, else the profile's); never more
+    /// than the free space leaves.
+    pub sustained_size: u64,
 }
 
 impl RunPlan {
@@ -95,6 +102,9 @@ impl RunPlan {
                     .find(|p| p.name == *set)
                     .map_or(0, |p| p.total_bytes),
                 Workload::Meta { .. } => 0,
+                // Sized at run time to what the free space allows.
+                Workload::Sustained { .. } => 0,
+                Workload::Throttled { .. } => throttled::space_needed(self.file_size),
             })
             .max()
             .unwrap_or(0);
@@ -118,6 +128,8 @@ struct Measured {
     file_set: Option<FileSetInfo>,
     /// Restored data that differs from its source: reported as a failure, not a slow run.
     integrity_error: Option<String>,
+    /// Figures beyond the rate (sustained, throttled).
+    details: Option<Details>,
 }
 
 /// State shared by the measurements of one run.
@@ -163,6 +175,17 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     if null && plan.variants.iter().any(|v| v.test.is_file_level()) {
         warnings.push(
             "the null engine does no I/O, so the file-set and metadata tests (real files) were left out"
+                .into(),
+        );
+    }
+    if null
+        && plan
+            .variants
+            .iter()
+            .any(|v| v.test.needs_real_io() && !v.test.is_file_level())
+    {
+        warnings.push(
+            "the null engine does no I/O, so sustained and throttled (real devices) were left out"
                 .into(),
         );
     }
@@ -215,7 +238,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
             )));
             continue;
         }
-        if null && variant.test.is_file_level() {
+        if null && variant.test.needs_real_io() {
             continue;
         }
         match run_variant(&mut ctx, plan, variant, progress) {
@@ -296,6 +319,12 @@ fn run_variant(
     let mut engine = None;
     let mut file_set = None;
     let mut integrity = None;
+    let mut details = None;
+    let runs = if variant.test.single_run() {
+        1
+    } else {
+        plan.runs
+    };
     let (block_size, queue_depth, op_kind, unit, threads) = shape(variant);
 
     let read_files = match &variant.workload {
@@ -319,20 +348,21 @@ fn run_variant(
         {
             restore = Some(sets::prepare_restore(ctx, plan, *set, progress)?);
         }
-        for rep in 0..plan.runs {
+        for rep in 0..runs {
             interrupt::check()?;
             progress.step(&format!(
                 "{} {} ({}/{})",
                 variant.test,
                 variant.name,
                 rep + 1,
-                plan.runs
+                runs
             ));
             let measured = measure(ctx, plan, variant, rep, restore.as_ref(), progress)?;
             latency += &measured.latency;
             method = Some(measured.method);
             engine = Some(measured.engine);
             file_set = measured.file_set;
+            details = measured.details;
             if integrity.is_none() {
                 integrity = measured.integrity_error;
             }
@@ -357,7 +387,7 @@ fn run_variant(
     let (Some(method), Some(engine)) = (method, engine) else {
         return Ok((None, integrity));
     };
-    let result = TestResult::from_parts(TestResultParts {
+    let mut result = TestResult::from_parts(TestResultParts {
         test: variant.test,
         variant: variant.name.to_string(),
         unit,
@@ -372,6 +402,9 @@ fn run_variant(
         latency,
         warnings,
     });
+    if let Some(result) = &mut result {
+        result.details = details;
+    }
     Ok((result, integrity))
 }
 
@@ -393,6 +426,8 @@ fn shape(variant: &Variant) -> (u64, usize, &'static str, Unit, usize) {
             (0, *threads, "file", unit, *threads)
         }
         Workload::Meta { .. } => (0, 1, "op", Unit::OpsPerSecond, 1),
+        Workload::Sustained { block, depth } => (*block as u64, *depth, "io", mb, 1),
+        Workload::Throttled { block } => (*block as u64, 1, "io", mb, 1),
     }
 }
 
@@ -437,6 +472,8 @@ fn measure(
             sets::measure_file_set(ctx, plan, job, rep, restore, progress)
         }
         Workload::Meta { op, count } => sets::measure_meta(ctx, *op, *count, rep),
+        Workload::Sustained { block, depth } => sustained::measure(ctx, plan, *block, *depth),
+        Workload::Throttled { block } => throttled::measure(ctx, plan, *block),
     }
 }
 

@@ -239,6 +239,7 @@ fn measured(
         warnings,
         file_set: Some(set),
         integrity_error: None,
+        details: None,
     }
 }
 

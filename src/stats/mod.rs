@@ -3,6 +3,7 @@
 mod compare;
 mod latency;
 mod series;
+pub mod steady;
 
 pub use compare::{SIGNIFICANCE_LEVEL, Significance, format_p, welch};
 pub use latency::{LatencyHistogram, LatencySummary};

@@ -7,6 +7,7 @@
 //! restored after their contents. Sources are only ever opened read-only, without following
 //! symlinks; destinations are created exclusively.
 
+pub mod scan;
 mod uring_copy;
 pub mod walk;
 

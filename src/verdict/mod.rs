@@ -8,6 +8,8 @@
 //! the table's own uncertainty) cannot have crossed that link: it is a cache. Links whose speed
 //! is unknown stay unknown: they are named, never filled in.
 
+pub mod estimate;
+
 use crate::probe::{Chain, NodeKind};
 use crate::results::{RunReport, TestResult};
 use crate::workload::TestId;

@@ -35,10 +35,29 @@ pub enum TestId {
     FilesDelete,
     #[serde(rename = "meta")]
     Meta,
+    #[serde(rename = "sustained")]
+    Sustained,
+    #[serde(rename = "throttled")]
+    Throttled,
 }
 
 impl TestId {
-    pub const ALL: [TestId; 9] = [
+    pub const ALL: [TestId; 11] = [
+        TestId::SeqWrite,
+        TestId::SeqRead,
+        TestId::FourKWrite,
+        TestId::FourKRead,
+        TestId::TmCheck,
+        TestId::FilesCopy,
+        TestId::FilesRestore,
+        TestId::FilesDelete,
+        TestId::Meta,
+        TestId::Sustained,
+        TestId::Throttled,
+    ];
+
+    /// Every test but the long-running `sustained` and `throttled`.
+    pub const STANDARD: [TestId; 9] = [
         TestId::SeqWrite,
         TestId::SeqRead,
         TestId::FourKWrite,
@@ -67,6 +86,17 @@ impl TestId {
         )
     }
 
+    /// Tests the null engine cannot run: they work on real files or need real devices (time
+    /// series to the steady state, I/O priorities).
+    pub fn needs_real_io(self) -> bool {
+        self.is_file_level() || matches!(self, TestId::Sustained | TestId::Throttled)
+    }
+
+    /// Tests measured once whatever `--runs` says: one long time series is the measurement.
+    pub fn single_run(self) -> bool {
+        matches!(self, TestId::Sustained | TestId::Throttled)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             TestId::SeqWrite => "seq-write",
@@ -78,6 +108,8 @@ impl TestId {
             TestId::FilesRestore => "files-restore",
             TestId::FilesDelete => "files-delete",
             TestId::Meta => "meta",
+            TestId::Sustained => "sustained",
+            TestId::Throttled => "throttled",
         }
     }
 }
@@ -145,6 +177,12 @@ pub enum Workload {
     },
     /// Metadata operations on empty files, one thread.
     Meta { op: MetaOp, count: usize },
+    /// One new file written from start until the rate is steady or a cap is reached, blocks of
+    /// `block` bytes, `depth` in flight (see `stats::steady`).
+    Sustained { block: usize, depth: usize },
+    /// The backup-shaped write (sequential, `block` bytes, QD1) beside a foreground reader of
+    /// the same device, with and without background I/O priority.
+    Throttled { block: usize },
 }
 
 /// What a file-set test does with the set.
@@ -309,6 +347,23 @@ pub fn suite(options: &SuiteOptions) -> Vec<Variant> {
         },
     ]);
     variants.extend(file_variants(options));
+    variants.extend([
+        Variant {
+            test: TestId::Sustained,
+            name: "SEQ1M-Q8T1".into(),
+            workload: Workload::Sustained {
+                block: MIB,
+                depth: 8,
+            },
+            about: "one new file, 1 MiB blocks, eight in flight, until the rate is steady (or --time / the size cap); the cliff and the bytes before it".into(),
+        },
+        Variant {
+            test: TestId::Throttled,
+            name: "1M-write-vs-read".into(),
+            workload: Workload::Throttled { block: MIB },
+            about: "a 1 MiB-block backup write at background (idle) I/O priority and at normal priority, each beside a foreground reader; the slowdown of each side".into(),
+        },
+    ]);
     variants
 }
 

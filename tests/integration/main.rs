@@ -1,6 +1,7 @@
 //! destbench's integration tests, built into one test binary.
 
 mod chain;
+mod estimate;
 mod history;
 mod html_report;
 mod run_files;
@@ -10,5 +11,6 @@ mod run_real;
 mod run_signals;
 mod run_testbed;
 mod support;
+mod sustained;
 mod testbed;
 mod testbed_checks;

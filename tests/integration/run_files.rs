@@ -138,6 +138,8 @@ fn user_source_is_read_only_and_its_odd_entries_are_listed() {
             "--threads",
             "2",
         ])
+        // nobody has no writable home for the history database.
+        .arg("--no-history")
         .args([
             "--source",
             source.path().to_str().unwrap(),

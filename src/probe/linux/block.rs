@@ -102,6 +102,14 @@ pub fn node(
     disk(name, &dir, roots)
 }
 
+/// "none [mq-deadline] kyber": the bracketed one is in use.
+fn active_scheduler(v: String) -> String {
+    v.split_whitespace()
+        .find_map(|s| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')))
+        .map(str::to_string)
+        .unwrap_or(v)
+}
+
 fn loop_node(
     name: &str,
     dir: &Path,
@@ -133,6 +141,15 @@ fn loop_node(
         &backing,
         format!("{shown}/loop/backing_file"),
     );
+    // A loop device has a request queue of its own: its scheduler decides whether I/O
+    // priorities count on the way to the backing file.
+    if let Some(scheduler) = read(&dir.join("queue/scheduler")) {
+        n.fact(
+            "scheduler",
+            active_scheduler(scheduler),
+            format!("{shown}/queue/scheduler"),
+        );
+    }
     if let Some(dio) = read(&dir.join("loop/dio")) {
         n.fact(
             "direct I/O",
@@ -194,13 +211,7 @@ fn disk(name: &str, dir: &Path, roots: &SysRoots) -> Node {
     );
     fact(&mut n, "device queue depth", "device/queue_depth", &same);
     fact(&mut n, "nr_requests", "queue/nr_requests", &same);
-    fact(&mut n, "scheduler", "queue/scheduler", &|v| {
-        // "none [mq-deadline] kyber": the bracketed one is in use.
-        v.split_whitespace()
-            .find_map(|s| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')))
-            .map(str::to_string)
-            .unwrap_or(v)
-    });
+    fact(&mut n, "scheduler", "queue/scheduler", &active_scheduler);
     n.children = transport::chain(dir, roots).into_iter().collect();
     if n.children.is_empty() {
         n.bandwidth = Bandwidth::Unknown {

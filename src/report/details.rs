@@ -1,0 +1,80 @@
+//! The lines under the terminal table for results with figures beyond their rate (sustained,
+//! throttled). Computes nothing: the figures come from the result's `details`.
+
+use crate::results::{Details, PairRates, Slowdown, TestResult};
+use crate::units::format_bytes;
+
+fn pct(x: f64) -> String {
+    format!("{:+.0}%", -x * 100.0)
+}
+
+fn pair(p: &PairRates) -> String {
+    format!(
+        "write {:.1} MB/s, read {:.1} MB/s",
+        p.write_mb_s, p.read_mb_s
+    )
+}
+
+fn slow(s: &Slowdown) -> String {
+    format!("write {}, read {}", pct(s.write), pct(s.read))
+}
+
+/// The lines for one result (none when it has no details).
+pub fn lines(r: &TestResult) -> Vec<String> {
+    let name = format!("{} {}", r.test, r.variant);
+    match &r.details {
+        None => Vec::new(),
+        Some(Details::Sustained(d)) => {
+            let mut out = vec![format!(
+                "{name}: {} in {:.1} s, stopped at the {}; final rate {:.1} MB/s",
+                format_bytes(d.bytes_written),
+                d.seconds,
+                if d.stopped == "steady" {
+                    "steady state"
+                } else {
+                    d.stopped.as_str()
+                },
+                d.final_mb_s
+            )];
+            out.push(match &d.cliff {
+                Some(c) => format!(
+                    "  cliff after {} ({:.1} s): {:.1} MB/s before, {:.1} MB/s after",
+                    format_bytes(c.bytes_before),
+                    c.seconds_before,
+                    c.before_mb_s,
+                    c.after_mb_s
+                ),
+                None => "  no cliff: the rate held from the start".into(),
+            });
+            out
+        }
+        Some(Details::Throttled(d)) => {
+            let mut out = vec![format!(
+                "{name}: device {} (scheduler {})",
+                d.device.as_deref().unwrap_or("unknown"),
+                d.scheduler.as_deref().unwrap_or("unknown")
+            )];
+            out.push(format!("  alone:                  {}", pair(&d.alone)));
+            out.push(format!(
+                "  together, normal:       {}  (change: {})",
+                pair(&d.normal),
+                slow(&d.slowdown_normal)
+            ));
+            if d.priority_effective {
+                out.push(format!(
+                    "  together, background:   {}  (change: {})",
+                    pair(&d.background),
+                    slow(&d.slowdown_background)
+                ));
+                out.push(format!("  {}", d.note));
+            } else {
+                out.push(format!(
+                    "  background priority cannot take effect: {}; with it requested the figures were {} (no effect expected)",
+                    d.note,
+                    pair(&d.background)
+                ));
+            }
+            out
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The sustained write: one new file, written from its start, until the rate has been steady
+//! for as long as everything before it (`stats::steady`), or `--time`, or the size cap. Finds the
+//! cliff an SSD's SLC cache or an enclosure's thermal throttle makes, and how much was written
+//! before it.
+//!
+//! The write goes in segments of [`SEGMENT`]: after each, the time series so far is checked.
+//! Between segments the queue drains for an instant, which costs far less than the interval the
+//! series is measured in. Without direct I/O each segment ends with `fdatasync`, inside the
+//! timing, so the series follows the device rather than the page cache.
+
+use std::time::Duration;
+
+use crate::engine::Op;
+use crate::error::{Error, Result};
+use crate::platform;
+use crate::results::{CliffDetails, Details, Repetition, SustainedDetails};
+use crate::stats::steady;
+use crate::units;
+
+use super::block::fill_buffers;
+use super::stream::{self, Chunk, Recorder};
+use super::{Ctx, Measured, RunPlan};
+
+const FILE: &str = "sustained.dat";
+/// Width of one point of the series the steady state and the cliff are found in: fine enough
+/// to place a cliff within a few percent of a cache of a few hundred MB at SSD speeds.
+pub const INTERVAL: Duration = Duration::from_millis(200);
+/// Intervals per point of the steadiness check (one second).
+const STEADY_BIN: usize = 5;
+/// How often the series is checked.
+const SEGMENT: Duration = Duration::from_millis(1000);
+/// Share of the free space the test may fill.
+const SPACE_SHARE: f64 = 0.9;
+
+pub(super) fn measure(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    block: usize,
+    depth: usize,
+) -> Result<Measured> {
+    let free = platform::available_space(ctx.scratch.path()).map_err(|e| {
+        Error::io(
+            format!("checking free space on {}", ctx.scratch.path().display()),
+            e,
+        )
+    })?;
+    let block_u = block as u64;
+    let cap = (plan.sustained_size.min((free as f64 * SPACE_SHARE) as u64)) / block_u * block_u;
+    if cap < block_u * depth as u64 {
+        return Err(Error::Destination {
+            path: plan.destination.clone(),
+            problem: format!(
+                "not enough free space for the sustained write ({} free)",
+                units::format_bytes(free)
+            ),
+        });
+    }
+    let mut engine = ctx.build_engine(depth)?;
+    engine
+        .prepare(depth, block)
+        .map_err(|e| Error::io("setting up I/O buffers", e))?;
+    fill_buffers(ctx, engine.as_mut(), depth);
+    let what = || format!("writing {FILE}");
+    let file = engine
+        .open(ctx.scratch.fd(), FILE, ctx.access.open_how(true, true))
+        .map_err(|e| Error::io(what(), e))?;
+    let outcome = write_until_steady(ctx, plan, engine.as_mut(), file, depth, block_u, cap);
+    let _ = engine.close(file);
+    let _ = platform::unlink_in(ctx.scratch.fd(), FILE);
+    let (recorder, elapsed, cpu, stopped) = outcome?;
+
+    let complete = (elapsed.as_nanos() / INTERVAL.as_nanos()) as usize;
+    let rates: Vec<f64> = recorder
+        .series
+        .rates_mb_s(elapsed)
+        .into_iter()
+        .take(complete)
+        .collect();
+    let dt = INTERVAL.as_secs_f64();
+    let cliff = steady::find_cliff(&rates).map(|c| CliffDetails {
+        bytes_before: (steady::megabytes_before(&rates, &c, dt) * 1e6) as u64,
+        seconds_before: c.index as f64 * dt,
+        before_mb_s: c.before_mb_s,
+        after_mb_s: c.after_mb_s,
+    });
+    let final_mb_s = match (&cliff, rates.len()) {
+        (_, 0) => units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
+        (Some(c), _) => c.after_mb_s,
+        (None, n) => rates[n / 2..].iter().sum::<f64>() / (n - n / 2) as f64,
+    };
+    let mut warnings = Vec::new();
+    if stopped != "steady" {
+        warnings.push(format!(
+            "the rate was not yet steady when the {stopped} was reached: the final rate may still change (raise --time or --size)"
+        ));
+    }
+    let details = SustainedDetails {
+        bytes_written: recorder.bytes,
+        seconds: elapsed.as_secs_f64(),
+        stopped: stopped.to_string(),
+        final_mb_s,
+        cliff,
+        series_interval_s: dt,
+        series_mb_s: rates,
+    };
+    Ok(Measured {
+        repetition: Repetition {
+            rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
+            bytes: recorder.bytes,
+            ops: recorder.ops,
+            elapsed,
+            cpu,
+            series: recorder.series,
+        },
+        latency: recorder.latency,
+        method: ctx.access.write_method(),
+        engine: engine.kind(),
+        warnings,
+        file_set: None,
+        integrity_error: None,
+        details: Some(Details::Sustained(details)),
+    })
+}
+
+type Written = (Recorder, Duration, Duration, &'static str);
+
+fn write_until_steady(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    engine: &mut dyn crate::engine::Engine,
+    file: crate::engine::FileId,
+    depth: usize,
+    block: u64,
+    cap: u64,
+) -> Result<Written> {
+    let what = || format!("writing {FILE}");
+    let cpu_start = platform::process_cpu_time();
+    let start = engine.now();
+    let mut recorder = Recorder::new(start, INTERVAL);
+    let mut offset = 0u64;
+    let mut segment_end = start;
+    // A flat start is believed only after a quarter of --time (see stats::steady).
+    let min_points = (plan.sustained_time.as_nanos() / 4 / INTERVAL.as_nanos()) as usize;
+    let stopped = loop {
+        segment_end += SEGMENT;
+        let deadline = segment_end.min(start + plan.sustained_time);
+        let next = || {
+            (offset < cap).then(|| {
+                let chunk = Chunk {
+                    offset,
+                    len: block as usize,
+                    counted: block,
+                };
+                offset += block;
+                chunk
+            })
+        };
+        let stamper = &mut *ctx.stamper;
+        stream::stream(
+            engine,
+            file,
+            Op::Write,
+            depth,
+            next,
+            Some(deadline),
+            Some(stamper),
+            &mut recorder,
+            &what,
+        )?;
+        if !ctx.access.direct {
+            stream::sync(engine, file, &what)?;
+        }
+        let elapsed = engine.now() - start;
+        if offset >= cap {
+            break "size cap";
+        }
+        if elapsed >= plan.sustained_time {
+            break "time cap";
+        }
+        let complete = (elapsed.as_nanos() / INTERVAL.as_nanos()) as usize;
+        let rates = recorder.series.rates_mb_s(elapsed);
+        let points = steady::rebin(&rates[..complete.min(rates.len())], STEADY_BIN);
+        if steady::is_steady(&points, min_points / STEADY_BIN) {
+            break "steady";
+        }
+    };
+    // Durable before the clock stops, as every write figure (direct writes too: the drive's
+    // cache).
+    stream::sync(engine, file, &what)?;
+    let elapsed = engine.now() - start;
+    Ok((
+        recorder,
+        elapsed,
+        platform::process_cpu_time().saturating_sub(cpu_start),
+        stopped,
+    ))
+}

@@ -1,0 +1,328 @@
+//! The throttled test: does a backup at background I/O priority stay out of the way of the
+//! foreground, and what does it cost the backup? Four phases of the run's block duration each:
+//! the backup-shaped write alone, a foreground reader of the same device alone, both at normal
+//! priority, and both with the writer in the idle I/O class. Each side's slowdown is its rate
+//! beside the other against its rate alone.
+//!
+//! Whether the priority can take effect is decided from the device the filesystem sits on, not
+//! guessed from the figures: only schedulers that honour priorities (bfq, mq-deadline) act on
+//! them; `none` and `kyber` do not; buffered writes reach the disk through the kernel's
+//! writeback, which does not carry the writer's priority; a network filesystem has no local
+//! queue at all. Where it cannot, the report says why and the figures are labelled as showing
+//! no effect of the priority.
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use crate::engine::AlignedBuf;
+use crate::error::{Error, Result};
+use crate::platform;
+use crate::probe::{Chain, NodeKind};
+use crate::results::{Details, PairRates, Repetition, Slowdown, ThrottledDetails};
+use crate::stats::ThroughputSeries;
+use crate::workload::DataStamper;
+
+use super::{Ctx, Measured, RunPlan};
+
+const READ_FILE: &str = "throttled-read.dat";
+const WRITE_FILE: &str = "throttled-write.dat";
+/// Schedulers that act on I/O priority classes.
+const HONOURING: [&str; 3] = ["bfq", "mq-deadline", "cfq"];
+
+/// Space the test keeps: the reader's file and the writer's, each the block-test file size.
+pub(super) fn space_needed(file_size: u64) -> u64 {
+    2 * file_size
+}
+
+/// Whether background priority can act on this destination: (device, scheduler, effective,
+/// why).
+pub fn priority_effect(
+    chain: Option<&Chain>,
+    direct: bool,
+) -> (Option<String>, Option<String>, bool, String) {
+    let Some(chain) = chain else {
+        return (
+            None,
+            None,
+            false,
+            "the device behind the destination could not be found, so whether its scheduler honours I/O priorities is unknown".into(),
+        );
+    };
+    if chain.is_network() {
+        return (
+            None,
+            None,
+            false,
+            "a network filesystem: I/O priorities apply to local block devices, not to a share's server".into(),
+        );
+    }
+    // The first block device under the mount; a partition's queue is its disk's.
+    let device = chain.nodes().into_iter().find(|n| {
+        matches!(
+            n.kind,
+            NodeKind::Loop | NodeKind::DeviceMapper | NodeKind::Raid | NodeKind::Disk
+        )
+    });
+    let Some(device) = device else {
+        return (
+            None,
+            None,
+            false,
+            "no block device under the destination (memory or a userspace filesystem): there is no queue for a priority to act on".into(),
+        );
+    };
+    let label = Some(device.label.clone());
+    let Some(scheduler) = device.get("scheduler").map(str::to_string) else {
+        return (
+            label,
+            None,
+            false,
+            format!(
+                "{} has no I/O scheduler of its own (stacked devices pass requests on without ordering them by priority)",
+                device.label
+            ),
+        );
+    };
+    if !HONOURING.contains(&scheduler.as_str()) {
+        return (
+            label,
+            Some(scheduler.clone()),
+            false,
+            format!(
+                "{}'s I/O scheduler is `{scheduler}`, which ignores I/O priorities: background priority cannot take effect here (bfq or mq-deadline would honour it)",
+                device.label
+            ),
+        );
+    }
+    if !direct {
+        return (
+            label,
+            Some(scheduler),
+            false,
+            "the filesystem refused O_DIRECT: buffered writes reach the disk through the kernel's writeback threads, which do not carry the writer's I/O priority".into(),
+        );
+    }
+    (
+        label,
+        Some(scheduler.clone()),
+        true,
+        format!("the `{scheduler}` scheduler honours the idle I/O class"),
+    )
+}
+
+/// Which side a job plays.
+#[derive(Clone, Copy)]
+enum Side {
+    Write,
+    Read,
+}
+
+/// Runs one job until `until`; returns bytes and seconds (writes: until durable).
+fn job(
+    side: Side,
+    fd: &OwnedFd,
+    len: u64,
+    block: usize,
+    until: Instant,
+    seed: u64,
+) -> std::io::Result<(u64, f64)> {
+    let start = Instant::now();
+    let mut buf = AlignedBuf::new(block);
+    let mut stamper = DataStamper::new(seed);
+    stamper.fill(buf.as_mut_slice());
+    let (mut offset, mut bytes) = (0u64, 0u64);
+    while Instant::now() < until {
+        if offset + block as u64 > len {
+            offset = 0;
+            if let Side::Read = side {
+                // Buffered reads must not come from the cache on the second pass (direct reads
+                // never do; the call is then a no-op).
+                platform::evict(fd.as_fd())?;
+            }
+        }
+        let n = match side {
+            Side::Write => {
+                stamper.stamp(buf.as_mut_slice());
+                platform::pwrite(fd.as_fd(), buf.as_slice(), offset)?
+            }
+            Side::Read => platform::pread(fd.as_fd(), buf.as_mut_slice(), offset)?,
+        };
+        if n == 0 {
+            offset = len;
+            continue;
+        }
+        offset += n as u64;
+        bytes += n as u64;
+    }
+    if let Side::Write = side {
+        platform::datasync(fd.as_fd())?;
+    }
+    Ok((bytes, start.elapsed().as_secs_f64()))
+}
+
+/// One phase: the writer and/or the reader for `duration`; the writer in the idle class when
+/// `background`. Returns MB/s of each side that ran (0 for a side that did not).
+fn phase(
+    fds: (&OwnedFd, &OwnedFd),
+    len: u64,
+    block: usize,
+    duration: Duration,
+    (write, read, background): (bool, bool, bool),
+    seed: u64,
+) -> std::io::Result<PairRates> {
+    let until = Instant::now() + duration;
+    let rate = |r: std::io::Result<(u64, f64)>| {
+        r.map(|(b, s)| if s > 0.0 { b as f64 / s / 1e6 } else { 0.0 })
+    };
+    std::thread::scope(|scope| {
+        let writer = write.then(|| {
+            scope.spawn(move || {
+                if background {
+                    platform::set_background_io_priority()?;
+                }
+                job(Side::Write, fds.0, len, block, until, seed)
+            })
+        });
+        let reader =
+            read.then(|| scope.spawn(move || job(Side::Read, fds.1, len, block, until, seed)));
+        let join = |h: Option<std::thread::ScopedJoinHandle<'_, std::io::Result<(u64, f64)>>>| {
+            h.map_or(Ok(0.0), |h| {
+                rate(
+                    h.join()
+                        .unwrap_or_else(|_| Err(std::io::Error::other("an I/O thread panicked"))),
+                )
+            })
+        };
+        Ok(PairRates {
+            write_mb_s: join(writer)?,
+            read_mb_s: join(reader)?,
+        })
+    })
+}
+
+fn slowdown(alone: &PairRates, together: &PairRates) -> Slowdown {
+    let s = |a: f64, t: f64| if a > 0.0 { 1.0 - t / a } else { 0.0 };
+    Slowdown {
+        write: s(alone.write_mb_s, together.write_mb_s),
+        read: s(alone.read_mb_s, together.read_mb_s),
+    }
+}
+
+pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result<Measured> {
+    let chain = crate::probe::probe(&plan.destination, None).ok();
+    let (device, scheduler, effective, note) = priority_effect(chain.as_ref(), ctx.access.direct);
+    let len = plan.file_size / block as u64 * block as u64;
+    let open = |name: &str| {
+        platform::open_in(ctx.scratch.fd(), name, ctx.access.open_how(true, true))
+            .map_err(|e| Error::io(format!("creating {name}"), e))
+    };
+    let outcome = (|| -> Result<(PairRates, PairRates, PairRates, Duration)> {
+        let reader = open(READ_FILE)?;
+        // The reader's file, untimed.
+        write_full(&reader, len, block, ctx.seed)?;
+        let writer = open(WRITE_FILE)?;
+        let d = plan.block_duration;
+        let io = |e| Error::io("running the throttled test", e);
+        let fds = (&writer, &reader);
+        let write_alone = phase(fds, len, block, d, (true, false, false), ctx.seed).map_err(io)?;
+        let read_alone = phase(fds, len, block, d, (false, true, false), ctx.seed).map_err(io)?;
+        let normal = phase(fds, len, block, d, (true, true, false), ctx.seed).map_err(io)?;
+        let background = phase(fds, len, block, d, (true, true, true), ctx.seed).map_err(io)?;
+        let alone = PairRates {
+            write_mb_s: write_alone.write_mb_s,
+            read_mb_s: read_alone.read_mb_s,
+        };
+        Ok((alone, normal, background, d))
+    })();
+    let _ = platform::unlink_in(ctx.scratch.fd(), READ_FILE);
+    let _ = platform::unlink_in(ctx.scratch.fd(), WRITE_FILE);
+    let (alone, normal, background, d) = outcome?;
+    let mut warnings = Vec::new();
+    if !effective {
+        warnings.push(format!("background priority cannot take effect: {note}"));
+    }
+    let details = ThrottledDetails {
+        device,
+        scheduler,
+        priority_effective: effective,
+        note,
+        alone,
+        normal,
+        background,
+        slowdown_normal: slowdown(&alone, &normal),
+        slowdown_background: slowdown(&alone, &background),
+    };
+    Ok(Measured {
+        repetition: Repetition {
+            rate: background.write_mb_s,
+            bytes: (background.write_mb_s * d.as_secs_f64() * 1e6) as u64,
+            ops: 0,
+            elapsed: d,
+            cpu: Duration::ZERO,
+            series: ThroughputSeries::new(d),
+        },
+        latency: Default::default(),
+        method: ctx.access.write_method(),
+        engine: crate::engine::EngineKind::Sync,
+        warnings,
+        file_set: None,
+        integrity_error: None,
+        details: Some(Details::Throttled(details)),
+    })
+}
+
+/// Writes `len` bytes to `fd`, durable.
+fn write_full(fd: &OwnedFd, len: u64, block: usize, seed: u64) -> Result<()> {
+    let io = |e| Error::io(format!("writing {READ_FILE}"), e);
+    let mut buf = AlignedBuf::new(block);
+    let mut stamper = DataStamper::new(seed);
+    stamper.fill(buf.as_mut_slice());
+    let mut offset = 0;
+    while offset < len {
+        crate::interrupt::check()?;
+        stamper.stamp(buf.as_mut_slice());
+        offset += platform::pwrite(fd.as_fd(), buf.as_slice(), offset).map_err(io)? as u64;
+    }
+    platform::datasync(fd.as_fd()).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::Node;
+    use std::path::PathBuf;
+
+    fn chain_with(kind: NodeKind, scheduler: Option<&str>) -> Chain {
+        let mut root = Node::new(NodeKind::Mount, "ext4 at /mnt");
+        let mut dev = Node::new(kind, "disk sdb");
+        if let Some(s) = scheduler {
+            dev.fact("scheduler", s, "/sys/block/sdb/queue/scheduler");
+        }
+        root.children.push(dev);
+        Chain {
+            path: PathBuf::from("/mnt"),
+            root,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn priority_counts_only_where_the_scheduler_honours_it() {
+        let (_, s, effective, note) =
+            priority_effect(Some(&chain_with(NodeKind::Disk, Some("none"))), true);
+        assert_eq!(s.as_deref(), Some("none"));
+        assert!(!effective && note.contains("`none`"), "{note}");
+        let (_, _, effective, _) =
+            priority_effect(Some(&chain_with(NodeKind::Disk, Some("bfq"))), true);
+        assert!(effective);
+        let (_, _, effective, note) = priority_effect(
+            Some(&chain_with(NodeKind::Loop, Some("mq-deadline"))),
+            false,
+        );
+        assert!(!effective && note.contains("writeback"), "{note}");
+        let (_, _, effective, note) =
+            priority_effect(Some(&chain_with(NodeKind::DeviceMapper, None)), true);
+        assert!(!effective && note.contains("no I/O scheduler"), "{note}");
+        assert!(!priority_effect(None, true).2);
+    }
+}

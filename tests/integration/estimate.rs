@@ -1,0 +1,196 @@
+//! `destbench estimate`: the prediction against destbench's own real copy of the same tree on
+//! destinations of known speed, and a survey that survives what it cannot read.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{self, result, run_json};
+use crate::testbed::{Testbed, exclusive};
+
+/// A tree shaped like a home folder: many small files in nested directories, sizes spread
+/// log-uniformly from 100 B to 1 MB, and a few large files holding much of the bytes.
+fn realistic_tree(root: &Path, seed: u64) -> (u64, u64) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let (mut files, mut bytes) = (0u64, 0u64);
+    let mut write = |path: &Path, size: u64, rng: &mut fastrand::Rng| {
+        let data: Vec<u8> = (0..size).map(|_| rng.u8(..)).collect();
+        std::fs::write(path, data).unwrap();
+        files += 1;
+        bytes += size;
+    };
+    for d in 0..20 {
+        let dir = root.join(format!("docs{}/sub{}", d % 6, d));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..50 {
+            let size = (100f64 * (1e6f64 / 100.0).powf(rng.f64())) as u64;
+            write(&dir.join(format!("f{f}.dat")), size, &mut rng);
+        }
+    }
+    let media = root.join("media");
+    std::fs::create_dir(&media).unwrap();
+    for (i, mb) in [8u64, 15, 25].into_iter().enumerate() {
+        write(
+            &media.join(format!("clip{i}.mov")),
+            mb * 1_000_000,
+            &mut rng,
+        );
+    }
+    (files, bytes)
+}
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Estimates the tree for `mount` (measured now), then copies the tree there with destbench
+/// itself (1 thread, write cache on, as the estimate assumes); returns (predicted, real) seconds.
+fn predicted_and_real(mount: &Path, tree: &Path) -> (serde_json::Value, f64) {
+    let doc = run_json(&[
+        "estimate",
+        tree.to_str().unwrap(),
+        "--to",
+        mount.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(doc["schema"], "destbench.estimate/1");
+    let estimate = doc["estimates"][0].clone();
+    let real = run_json(&[
+        "run",
+        mount.to_str().unwrap(),
+        "--json",
+        "--no-history",
+        "--runs",
+        "1",
+        "--source",
+        tree.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--tests",
+        "files-copy:source-1t-cache-on",
+    ]);
+    let copy = result(&real, "files-copy", "source-1t-cache-on");
+    (estimate, f(&copy["repetitions"][0]["elapsed_s"]))
+}
+
+fn check(label: &str, estimate: &serde_json::Value, real: f64) {
+    let p = &estimate["predicted_seconds"];
+    let expected = f(&p["expected"]);
+    let error = expected / real - 1.0;
+    eprintln!(
+        "estimate on {label}: expected {expected:.2} s (low {:.2}, high {:.2}) vs real copy {real:.2} s: error {:+.1}%; model {:.2} ms/file + {:.1} MB/s",
+        f(&p["low"]),
+        f(&p["high"]),
+        error * 100.0,
+        f(&estimate["costs"]["per_file_s"]) * 1e3,
+        f(&estimate["costs"]["bytes_per_s"]) / 1e6,
+    );
+    assert!(
+        error.abs() <= 0.20,
+        "{label}: predicted {expected:.2} s, the real copy took {real:.2} s"
+    );
+    assert!(f(&p["low"]) < expected && expected < f(&p["high"]));
+}
+
+/// On a disk held to 40 MB/s, the prediction for a realistic tree is within 20% of the real copy.
+#[test]
+fn estimate_matches_a_real_copy_on_a_slow_disk() {
+    let _alone = exclusive();
+    let Some(tb) = Testbed::up("slow-disk", &["--rate", "40"]) else {
+        return;
+    };
+    let tree = tempfile::tempdir().unwrap();
+    let (files, bytes) = realistic_tree(tree.path(), 7);
+    let (estimate, real) = predicted_and_real(tb.mount(), tree.path());
+    check(
+        &format!("slow-disk 40 MB/s, {files} files, {bytes} B"),
+        &estimate,
+        real,
+    );
+}
+
+/// Over a 100 Mbit/s share, where each file costs round trips, the same holds.
+#[test]
+fn estimate_matches_a_real_copy_over_a_slow_share() {
+    let _alone = exclusive();
+    let Some(tb) = Testbed::up("nas", &["--link", "100mbit"]) else {
+        return;
+    };
+    let tree = tempfile::tempdir().unwrap();
+    let (files, bytes) = realistic_tree(tree.path(), 8);
+    let (estimate, real) = predicted_and_real(tb.mount(), tree.path());
+    check(
+        &format!("nas 100 Mbit/s, {files} files, {bytes} B"),
+        &estimate,
+        real,
+    );
+}
+
+/// A directory the survey cannot list is counted and named, the rest is surveyed, and the
+/// files' contents are never needed. Run without the capabilities that let root read anything.
+#[test]
+fn unreadable_directories_are_counted_not_fatal() {
+    if !support::require_root_and(&["setpriv"]) {
+        return;
+    }
+    let tree = tempfile::tempdir().unwrap();
+    let (files, bytes) = realistic_tree(tree.path(), 9);
+    let closed = tree.path().join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    std::fs::write(closed.join("secret"), b"12345").unwrap();
+    std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    // A stored run is needed for an estimate without measuring; the survey is what is tested.
+    let db = tempfile::tempdir().unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--bounding-set=-dac_override,-dac_read_search",
+            "--inh-caps=-all",
+        ])
+        .arg(env!("CARGO_BIN_EXE_destbench"))
+        .args([
+            "estimate",
+            tree.path().to_str().unwrap(),
+            "--run",
+            "1",
+            "--json",
+            "--db",
+        ])
+        .arg(db.path().join("none.sqlite"))
+        .output()
+        .unwrap();
+    // No such run: the error names it, and nothing was surveyed yet.
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no run 1"));
+    let dest = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--bounding-set=-dac_override,-dac_read_search",
+            "--inh-caps=-all",
+        ])
+        .arg(env!("CARGO_BIN_EXE_destbench"))
+        .args(["estimate", tree.path().to_str().unwrap(), "--json", "--to"])
+        .arg(dest.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let source = &doc["source"];
+    assert_eq!(
+        source["files"], files,
+        "the closed directory's file is not counted"
+    );
+    assert_eq!(source["bytes"], bytes);
+    assert_eq!(source["unreadable"]["count"], 1);
+    assert!(
+        source["unreadable"]["examples"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("closed"),
+        "{source}"
+    );
+}
