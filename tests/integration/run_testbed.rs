@@ -281,8 +281,12 @@ fn nas_copy_rates_and_the_per_file_cost() {
         "nas 100mbit: large {large:.2} MB/s; small {files_per_s:.0} files/s of {mean_size:.0} B \
          against {bandwidth_bound:.0} files/s if only bandwidth counted"
     );
+    // What each small file costs beyond moving its bytes at the large-file rate: the SFTP round
+    // trips of create, write, fsync and close. Seen here: 0.27-0.66 ms per file.
+    let per_file_ms = (1.0 / files_per_s - 1.0 / bandwidth_bound) * 1e3;
+    eprintln!("nas 100mbit: {per_file_ms:.2} ms per file beyond the bandwidth");
     assert!(
-        files_per_s < 0.8 * bandwidth_bound,
-        "{files_per_s} files/s vs {bandwidth_bound}"
+        per_file_ms > 0.1,
+        "{files_per_s} files/s vs {bandwidth_bound}: only {per_file_ms:.3} ms per file"
     );
 }
