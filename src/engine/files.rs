@@ -54,3 +54,35 @@ impl FileTable {
         Ok(platform::resident_fraction(fd, len).ok())
     }
 }
+
+/// The file operations of an [`Engine`](super::Engine) whose open files live in a `files:
+/// FileTable` field: the same for every real engine, written once.
+macro_rules! file_ops_through_table {
+    () => {
+        fn open(
+            &mut self,
+            dir: std::os::fd::BorrowedFd<'_>,
+            name: &str,
+            how: crate::platform::OpenHow,
+        ) -> std::io::Result<crate::engine::FileId> {
+            self.files.open(dir, name, how)
+        }
+
+        fn close(&mut self, file: crate::engine::FileId) -> std::io::Result<()> {
+            self.files.close(file)
+        }
+
+        fn set_len(&mut self, file: crate::engine::FileId, len: u64) -> std::io::Result<()> {
+            self.files.set_len(file, len)
+        }
+
+        fn evict(&mut self, file: crate::engine::FileId, len: u64) -> std::io::Result<Option<f64>> {
+            self.files.evict(file, len)
+        }
+
+        fn unlink(&mut self, dir: std::os::fd::BorrowedFd<'_>, name: &str) -> std::io::Result<()> {
+            crate::platform::unlink_in(dir, name)
+        }
+    };
+}
+pub(crate) use file_ops_through_table;

@@ -11,10 +11,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{
-    AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileId, FileTable, IoRequest, Op,
-};
-use crate::platform::{self, OpenHow};
+use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
+use crate::platform;
 
 pub struct SyncEngine {
     origin: Instant,
@@ -259,23 +257,5 @@ impl Engine for SyncEngine {
         Ok(())
     }
 
-    fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId> {
-        self.files.open(dir, name, how)
-    }
-
-    fn close(&mut self, file: FileId) -> io::Result<()> {
-        self.files.close(file)
-    }
-
-    fn set_len(&mut self, file: FileId, len: u64) -> io::Result<()> {
-        self.files.set_len(file, len)
-    }
-
-    fn evict(&mut self, file: FileId, len: u64) -> io::Result<Option<f64>> {
-        self.files.evict(file, len)
-    }
-
-    fn unlink(&mut self, dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
-        platform::unlink_in(dir, name)
-    }
+    crate::engine::files::file_ops_through_table!();
 }

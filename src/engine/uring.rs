@@ -6,15 +6,12 @@
 //! per-request page pinning; otherwise plain read/write opcodes are used.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
-use super::{
-    AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileId, FileTable, IoRequest, Op,
-};
-use crate::platform::{self, OpenHow};
+use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
 
 /// Checks that io_uring can be set up here and has the opcodes we use.
 pub fn probe() -> Result<(), String> {
@@ -229,23 +226,5 @@ impl Engine for UringEngine {
         Ok(())
     }
 
-    fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId> {
-        self.files.open(dir, name, how)
-    }
-
-    fn close(&mut self, file: FileId) -> io::Result<()> {
-        self.files.close(file)
-    }
-
-    fn set_len(&mut self, file: FileId, len: u64) -> io::Result<()> {
-        self.files.set_len(file, len)
-    }
-
-    fn evict(&mut self, file: FileId, len: u64) -> io::Result<Option<f64>> {
-        self.files.evict(file, len)
-    }
-
-    fn unlink(&mut self, dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
-        platform::unlink_in(dir, name)
-    }
+    crate::engine::files::file_ops_through_table!();
 }
