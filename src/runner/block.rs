@@ -5,7 +5,6 @@ use std::time::Duration;
 use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
 use crate::platform;
-use crate::results::Repetition;
 use crate::units;
 use crate::workload::{Direction, Pattern};
 
@@ -158,20 +157,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
     let cpu = platform::process_cpu_time().saturating_sub(cpu_start);
     engine.close(file).map_err(|e| Error::io(what(), e))?;
     Ok(Measured {
-        repetition: Repetition {
-            rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
-            bytes: recorder.bytes,
-            ops: recorder.ops,
-            elapsed,
-            cpu,
-            series: recorder.series,
-        },
-        latency: recorder.latency,
-        method,
-        engine: engine.kind(),
         warnings: warning.into_iter().collect(),
-        file_set: None,
-        integrity_error: None,
-        details: None,
+        ..Measured::streamed(recorder, elapsed, cpu, method, engine.kind())
     })
 }

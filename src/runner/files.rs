@@ -7,7 +7,7 @@ use crate::engine::{Completion, Engine, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
-use crate::results::{Method, Repetition};
+use crate::results::Method;
 use crate::units;
 use crate::workload::Direction;
 
@@ -174,23 +174,12 @@ pub(super) fn measure_whole(
         rates.push(units::mb_per_s(size, took.as_secs_f64()));
         elapsed += took;
     }
-    Ok(Measured {
-        repetition: Repetition {
-            rate: rates.iter().sum::<f64>() / rates.len() as f64,
-            bytes: sizes.iter().sum(),
-            ops: recorder.ops,
-            elapsed,
-            cpu: platform::process_cpu_time().saturating_sub(cpu_start),
-            series: recorder.series,
-        },
-        latency: recorder.latency,
-        method,
-        engine: engine.kind(),
-        warnings: warning.into_iter().collect(),
-        file_set: None,
-        integrity_error: None,
-        details: None,
-    })
+    let cpu = platform::process_cpu_time().saturating_sub(cpu_start);
+    let mut measured = Measured::streamed(recorder, elapsed, cpu, method, engine.kind());
+    // QuickBench's figure: the mean of the files' rates, not total bytes over total time.
+    measured.repetition.rate = rates.iter().sum::<f64>() / rates.len() as f64;
+    measured.warnings = warning.into_iter().collect();
+    Ok(measured)
 }
 
 /// For reads over several files: the least trustworthy method seen is the one to report.
@@ -312,21 +301,11 @@ pub(super) fn measure_many(
         let _ = engine.unlink(ctx.scratch.fd(), &name(i));
     }
     result?;
-    Ok(Measured {
-        repetition: Repetition {
-            rate: units::mb_per_s(count as u64 * size, elapsed.as_secs_f64()),
-            bytes: count as u64 * size,
-            ops: recorder.ops,
-            elapsed,
-            cpu,
-            series: recorder.series,
-        },
-        latency: recorder.latency,
-        method: ctx.access.write_method(),
-        engine: engine.kind(),
-        warnings: Vec::new(),
-        file_set: None,
-        integrity_error: None,
-        details: None,
-    })
+    Ok(Measured::streamed(
+        recorder,
+        elapsed,
+        cpu,
+        ctx.access.write_method(),
+        engine.kind(),
+    ))
 }

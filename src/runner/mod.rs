@@ -132,6 +132,36 @@ struct Measured {
     details: Option<Details>,
 }
 
+impl Measured {
+    /// A repetition of streamed I/O: the recorder's bytes over `elapsed`, in MB/s, and its
+    /// counts, series and latencies. Callers add what else they know.
+    fn streamed(
+        recorder: stream::Recorder,
+        elapsed: Duration,
+        cpu: Duration,
+        method: Method,
+        engine: EngineKind,
+    ) -> Measured {
+        Measured {
+            repetition: Repetition {
+                rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
+                bytes: recorder.bytes,
+                ops: recorder.ops,
+                elapsed,
+                cpu,
+                series: recorder.series,
+            },
+            latency: recorder.latency,
+            method,
+            engine,
+            warnings: Vec::new(),
+            file_set: None,
+            integrity_error: None,
+            details: None,
+        }
+    }
+}
+
 /// State shared by the measurements of one run.
 struct Ctx<'a> {
     scratch: &'a Scratch,

@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::engine::Op;
 use crate::error::{Error, Result};
 use crate::platform;
-use crate::results::{CliffDetails, Details, Repetition, SustainedDetails};
+use crate::results::{CliffDetails, Details, SustainedDetails};
 use crate::stats::steady;
 use crate::units;
 
@@ -104,21 +104,15 @@ pub(super) fn measure(
         series_mb_s: rates,
     };
     Ok(Measured {
-        repetition: Repetition {
-            rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
-            bytes: recorder.bytes,
-            ops: recorder.ops,
+        warnings,
+        details: Some(Details::Sustained(details)),
+        ..Measured::streamed(
+            recorder,
             elapsed,
             cpu,
-            series: recorder.series,
-        },
-        latency: recorder.latency,
-        method: ctx.access.write_method(),
-        engine: engine.kind(),
-        warnings,
-        file_set: None,
-        integrity_error: None,
-        details: Some(Details::Sustained(details)),
+            ctx.access.write_method(),
+            engine.kind(),
+        )
     })
 }
 
