@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::mount::{self, MountEntry};
+use super::mountinfo::MountEntry;
 use super::{MAX_DEPTH, SysRoots, link_name, read, transport};
 use crate::probe::{Bandwidth, Node, NodeKind};
 
@@ -34,13 +34,17 @@ fn slaves(dir: &Path) -> Vec<String> {
     names
 }
 
+/// The chain below the mount holding a path (a loop device's backing file): given by the caller,
+/// which knows the mounts, so that this module does not depend on the mount walk.
+pub type BelowFile<'a> = dyn FnMut(&Path, usize, &mut Vec<String>) -> Option<Node> + 'a;
+
 /// The chain below block device `name`.
 pub fn node(
     name: &str,
     roots: &SysRoots,
-    mounts: &[MountEntry],
     depth: usize,
     notes: &mut Vec<String>,
+    below_file: &mut BelowFile<'_>,
 ) -> Node {
     let Some(dir) = dev_dir(name, roots) else {
         let mut n = Node::new(NodeKind::Disk, format!("block device {name}"));
@@ -61,11 +65,12 @@ pub fn node(
             format!("partition {name} (number {number} of {parent})"),
         );
         n.fact("partition", number, format!("{shown}/partition"));
-        n.children.push(node(&parent, roots, mounts, depth, notes));
+        n.children
+            .push(node(&parent, roots, depth, notes, below_file));
         return n;
     }
     if dir.join("loop").is_dir() || name.starts_with("loop") {
-        return loop_node(name, &dir, roots, mounts, depth, notes);
+        return loop_node(name, &dir, roots, depth, notes, below_file);
     }
     for (sub, kind, what) in [
         ("dm", NodeKind::DeviceMapper, "device-mapper"),
@@ -94,7 +99,8 @@ pub fn node(
             let members = slaves(&dir);
             n.fact("members", members.join(", "), format!("{shown}/slaves"));
             for member in members {
-                n.children.push(node(&member, roots, mounts, depth, notes));
+                n.children
+                    .push(node(&member, roots, depth, notes, below_file));
             }
             return n;
         }
@@ -114,9 +120,9 @@ fn loop_node(
     name: &str,
     dir: &Path,
     roots: &SysRoots,
-    mounts: &[MountEntry],
     depth: usize,
     notes: &mut Vec<String>,
+    below_file: &mut BelowFile<'_>,
 ) -> Node {
     let shown = roots.shown(dir);
     let backing = read(&dir.join("loop/backing_file"));
@@ -162,9 +168,7 @@ fn loop_node(
         n.bandwidth = Bandwidth::Unknown {
             why: format!("loop devices nested more than {MAX_DEPTH} deep"),
         };
-    } else if let Some(child) =
-        mount::node_for_path(Path::new(file), roots, mounts, depth + 1, notes)
-    {
+    } else if let Some(child) = below_file(Path::new(file), depth + 1, notes) {
         n.children.push(child);
     } else {
         n.bandwidth = Bandwidth::Unknown {
@@ -240,9 +244,9 @@ pub fn btrfs_members(
     m: &MountEntry,
     dev_name: Option<&str>,
     roots: &SysRoots,
-    mounts: &[MountEntry],
     depth: usize,
     notes: &mut Vec<String>,
+    below_file: &mut BelowFile<'_>,
 ) -> Vec<Node> {
     let source = Path::new(&m.source)
         .file_name()
@@ -282,6 +286,6 @@ pub fn btrfs_members(
     }
     members
         .iter()
-        .map(|name| node(name, roots, mounts, depth, notes))
+        .map(|name| node(name, roots, depth, notes, below_file))
         .collect()
 }

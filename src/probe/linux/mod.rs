@@ -4,6 +4,7 @@
 
 mod block;
 mod mount;
+mod mountinfo;
 mod net;
 mod transport;
 
@@ -96,7 +97,7 @@ pub fn probe(path: &Path, roots: &SysRoots, declared: Option<&DeclaredLink>) -> 
             })
         })?;
     }
-    let mounts = mount::read_mountinfo(roots).map_err(|e| {
+    let mounts = mountinfo::read_mountinfo(roots).map_err(|e| {
         Error::io(
             format!(
                 "reading {}",

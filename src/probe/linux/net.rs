@@ -5,7 +5,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::mount::MountEntry;
+use super::mountinfo::MountEntry;
 use super::{SysRoots, link_name, read};
 use crate::probe::links::{row, trim_number};
 use crate::probe::{Bandwidth, Node, NodeKind};
