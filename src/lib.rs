@@ -4,11 +4,10 @@
 //! (summarised by `stats`) -> `report`.
 
 pub mod cli;
+pub mod commands;
 pub mod engine;
 pub mod error;
-pub mod estimate_cli;
 pub mod history;
-pub mod history_cli;
 pub mod interrupt;
 pub mod platform;
 pub mod probe;

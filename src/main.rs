@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match destbench::cli::main(std::env::args_os()) {
+    match destbench::commands::main(std::env::args_os()) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("destbench: {err}");

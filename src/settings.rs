@@ -1,15 +1,15 @@
-//! Validated settings: turns the command line's shape into a [`RunPlan`], filling defaults and
-//! rejecting what cannot be. No I/O here.
+//! Validated settings: turns what a caller asks of a run ([`RunOptions`], filled by the command
+//! line or by `estimate`) into a [`RunPlan`], filling defaults from the profile and rejecting
+//! what cannot be. No I/O here, and no command line: nothing is parsed twice.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::{EngineArg, RunArgs};
-use crate::engine::{EngineChoice, NullTiming};
+use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
 use crate::runner::{RunPlan, SetPlan};
-use crate::units::format_bytes;
-use crate::workload::{self, Profile, SetKind, SetName, SuiteOptions};
+use crate::units::{ByteSize, format_bytes};
+use crate::workload::{self, Profile, ProfileName, SetKind, SetName, SuiteOptions, TestSelector};
 
 /// The smallest block-test file: one 1 MiB block is the unit of the sequential tests.
 pub const MIN_FILE_SIZE: u64 = 1 << 20;
@@ -17,6 +17,83 @@ pub const MAX_RUNS: usize = 1000;
 pub const MAX_DURATION_S: f64 = 3600.0;
 pub const MAX_THREADS: usize = 64;
 pub const MAX_SUSTAINED_S: f64 = 86400.0;
+
+/// What a caller asks of a run: every field a choice, `None` or empty for the profile's default.
+/// Error messages name the command-line flag of each field, its most common source.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub destination: PathBuf,
+    pub profile: ProfileName,
+    /// `--tests`: empty for the profile's tests.
+    pub tests: Vec<TestSelector>,
+    /// `--size`: the block tests' file, and the sustained test's cap.
+    pub size: Option<ByteSize>,
+    pub runs: Option<usize>,
+    /// `--duration`, seconds.
+    pub duration_s: Option<f64>,
+    /// `--time`, seconds.
+    pub time_s: Option<f64>,
+    pub engine: EngineChoice,
+    pub label: Option<String>,
+    /// `--buffered`: never O_DIRECT.
+    pub buffered: bool,
+    /// `--no-drop-caches` clears it.
+    pub drop_caches: bool,
+    pub threads: Vec<usize>,
+    pub sets: Vec<SetKind>,
+    pub set_size: Option<ByteSize>,
+    pub files: Option<u64>,
+    pub source: Option<PathBuf>,
+    pub source_dir: Option<PathBuf>,
+    /// `--verify` / `--no-verify`; `None` for the profile's choice.
+    pub verify: Option<bool>,
+    /// `--no-space-check` clears it.
+    pub check_space: bool,
+    /// `None` for a random seed (recorded in the results).
+    pub seed: Option<u64>,
+}
+
+impl RunOptions {
+    /// The defaults of `destbench run PATH`: the backup profile, everything else from it.
+    pub fn new(destination: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            destination: destination.into(),
+            profile: ProfileName::Backup,
+            tests: Vec::new(),
+            size: None,
+            runs: None,
+            duration_s: None,
+            time_s: None,
+            engine: EngineChoice::Auto,
+            label: None,
+            buffered: false,
+            drop_caches: true,
+            threads: Vec::new(),
+            sets: Vec::new(),
+            set_size: None,
+            files: None,
+            source: None,
+            source_dir: None,
+            verify: None,
+            check_space: true,
+            seed: None,
+        }
+    }
+
+    /// Validates the options and fills the defaults.
+    pub fn plan(&self) -> Result<RunPlan> {
+        run_plan(self)
+    }
+}
+
+fn engine_name(choice: EngineChoice) -> &'static str {
+    match choice {
+        EngineChoice::Auto => "auto",
+        EngineChoice::Sync => "sync",
+        EngineChoice::Uring => "uring",
+        EngineChoice::Null(_) => "null",
+    }
+}
 
 /// The file-level part of the suite for these options.
 pub fn suite_options(
@@ -47,7 +124,7 @@ pub fn suite_options(
     }
 }
 
-pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
+fn run_plan(args: &RunOptions) -> Result<RunPlan> {
     let profile = Profile::get(args.profile);
     let runs = args.runs.unwrap_or(profile.runs);
     if runs == 0 || runs > MAX_RUNS {
@@ -66,7 +143,7 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         Some(size) => size.0 / MIN_FILE_SIZE * MIN_FILE_SIZE,
         None => profile.file_size,
     };
-    let block_duration = match args.duration {
+    let block_duration = match args.duration_s {
         Some(s) if !(s > 0.0 && s <= MAX_DURATION_S) => {
             return Err(Error::Usage(format!(
                 "--duration {s}: must be more than 0 and at most {MAX_DURATION_S} seconds"
@@ -76,7 +153,7 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         None => profile.block_duration,
     };
     let sustained_size = args.size.map_or(profile.sustained_size, |s| s.0);
-    let sustained_time = match args.time {
+    let sustained_time = match args.time_s {
         Some(s) if !(s > 0.0 && s <= MAX_SUSTAINED_S) => {
             return Err(Error::Usage(format!(
                 "--time {s}: must be more than 0 and at most {MAX_SUSTAINED_S} seconds"
@@ -111,14 +188,8 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
     if variants.is_empty() {
         return Err(Error::Usage("--tests selects no test".into()));
     }
-    let engine = match args.engine {
-        EngineArg::Auto => EngineChoice::Auto,
-        EngineArg::Sync => EngineChoice::Sync,
-        EngineArg::Uring => EngineChoice::Uring,
-        EngineArg::Null => EngineChoice::Null(NullTiming::default()),
-    };
-    let verify = !args.no_verify && (args.verify || profile.verify);
-    let destination = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
+    let verify = args.verify.unwrap_or(profile.verify);
+    let destination = args.destination.clone();
     let file_sets = options
         .sets
         .iter()
@@ -145,11 +216,11 @@ pub fn run_plan(args: &RunArgs) -> Result<RunPlan> {
         runs,
         file_size,
         block_duration,
-        engine,
-        engine_name: args.engine.name().to_string(),
+        engine: args.engine,
+        engine_name: engine_name(args.engine).to_string(),
         force_buffered: args.buffered,
-        allow_drop_caches: !args.no_drop_caches,
-        check_space: !args.no_space_check,
+        allow_drop_caches: args.drop_caches,
+        check_space: args.check_space,
         file_sets,
         source: args.source.clone(),
         source_dir: args.source_dir.clone().unwrap_or_else(std::env::temp_dir),

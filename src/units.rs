@@ -90,6 +90,16 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// Formats a byte count exactly: decimal (`50 MB`) when it is a whole number of decimal
+/// megabytes but not of binary mebibytes, as the profiles declare their sets; binary otherwise.
+pub fn format_size(bytes: u64) -> String {
+    if !bytes.is_multiple_of(1 << 20) && bytes.is_multiple_of(1_000_000) {
+        format!("{} MB", bytes / 1_000_000)
+    } else {
+        format_bytes(bytes)
+    }
+}
+
 /// Bytes per second to MB/s (decimal, as LINKS.md).
 pub fn mb_per_s(bytes: u64, seconds: f64) -> f64 {
     if seconds <= 0.0 {

@@ -241,6 +241,23 @@ pub fn estimate(
     })
 }
 
+/// Where one destination's measurements came from.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Origin {
+    pub destination: String,
+    /// The stored run, for `--run`.
+    pub run_id: Option<i64>,
+    /// Measured by this command (`--to`).
+    pub measured_now: bool,
+}
+
+/// One destination's estimate, or why there is none.
+pub struct DestinationEstimate {
+    pub origin: Origin,
+    pub measurements: Vec<CopyMeasurement>,
+    pub estimate: std::result::Result<Estimate, String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

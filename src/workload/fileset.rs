@@ -67,10 +67,7 @@ impl fmt::Display for SetKind {
 impl FromStr for SetKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SetKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("unknown file set '{s}' (known: small, medium, large, mixed)"))
+        super::find_named(&SetKind::ALL, SetKind::as_str, s, "file set")
     }
 }
 

@@ -15,27 +15,30 @@ pub enum ProfileName {
     Full,
 }
 
-impl fmt::Display for ProfileName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl ProfileName {
+    pub const ALL: [ProfileName; 3] = [ProfileName::Quick, ProfileName::Backup, ProfileName::Full];
+}
+
+impl ProfileName {
+    pub fn as_str(self) -> &'static str {
+        match self {
             ProfileName::Quick => "quick",
             ProfileName::Backup => "backup",
             ProfileName::Full => "full",
-        })
+        }
+    }
+}
+
+impl fmt::Display for ProfileName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
 impl FromStr for ProfileName {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "quick" => Ok(ProfileName::Quick),
-            "backup" => Ok(ProfileName::Backup),
-            "full" => Ok(ProfileName::Full),
-            _ => Err(format!(
-                "unknown profile '{s}' (known: quick, backup, full)"
-            )),
-        }
+        super::find_named(&ProfileName::ALL, ProfileName::as_str, s, "profile")
     }
 }
 
@@ -80,7 +83,7 @@ impl Profile {
                 file_size: 64 << 20,
                 series_interval: Duration::from_millis(100),
                 // File sets are opt-in here (--tests files-copy), to stay near 15 s.
-                tests: &TestId::BLOCK,
+                tests: TestId::BLOCK,
                 sets: &[(SetKind::Mixed, 50 * MB)],
                 threads: &[1, 4],
                 meta_files: 200,
@@ -96,7 +99,7 @@ impl Profile {
                 file_size: 512 << 20,
                 series_interval: Duration::from_millis(250),
                 // sustained and throttled do not fit the two minutes (see README).
-                tests: &TestId::STANDARD,
+                tests: TestId::STANDARD,
                 sets: &[(SetKind::Small, 30 * MB), (SetKind::Mixed, 100 * MB)],
                 threads: &[1, 4],
                 meta_files: 500,

@@ -1,0 +1,41 @@
+//! `destbench estimate`: its flags.
+
+use std::path::PathBuf;
+
+use super::DbArg;
+
+#[derive(Debug, clap::Args)]
+pub struct EstimateArgs {
+    /// The folder to back up (only surveyed: names and sizes, never contents).
+    pub source: PathBuf,
+
+    /// Measure this destination now (a short files-copy of a small-file and a large-file set,
+    /// about 30 s) and estimate for it; repeat for several.
+    #[arg(long, value_name = "PATH")]
+    pub to: Vec<PathBuf>,
+
+    /// Another destination to measure and compare with (the same as another --to).
+    #[arg(long, value_name = "PATH")]
+    pub compare: Vec<PathBuf>,
+
+    /// Estimate from a stored run's files-copy results (from `destbench history`); repeat for
+    /// several.
+    #[arg(long = "run", value_name = "ID")]
+    pub runs: Vec<i64>,
+
+    /// The copy threads to estimate for: results of this many threads are used (default 1, as
+    /// most backup tools copy one file at a time).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+
+    /// Where the fresh measurement's file sets are generated (default: the temp directory).
+    #[arg(long)]
+    pub source_dir: Option<PathBuf>,
+
+    /// Print one JSON document (schema destbench.estimate/1) instead of the text.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub db: DbArg,
+}

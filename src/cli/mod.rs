@@ -1,0 +1,190 @@
+//! The command line's shape, and nothing else: clap-derive structs that describe argv, each flag
+//! declared once with its help and default. Validation lives in `settings`, behaviour in
+//! `commands`; lists in the help (tests, profiles, sets) are generated from the tables in
+//! `workload`, so they cannot fall behind the code.
+
+mod estimate;
+mod history;
+mod run;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+pub use estimate::EstimateArgs;
+pub use history::{
+    CompareArgs, DbArg, ExportArgs, ExportFormat, ForgetArgs, HistoryArgs, ReportArgs, ShowArgs,
+};
+pub use run::{EngineArg, RunArgs};
+
+use crate::probe::DeclaredLink;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "destbench",
+    version,
+    about = "Benchmarks backup destinations the way backups use them",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the benchmark suite on a destination directory.
+    Run(Box<RunArgs>),
+    /// List the tests and their variants.
+    List,
+    /// The stored runs, newest first.
+    History(HistoryArgs),
+    /// One stored run in full.
+    Show(ShowArgs),
+    /// Stored runs side by side: ratios against the first, and whether each difference is real.
+    Compare(CompareArgs),
+    /// Stored runs as JSON, CSV or Markdown.
+    Export(ExportArgs),
+    /// One self-contained HTML file with tables and charts of stored runs.
+    Report(ReportArgs),
+    /// Remove a stored run.
+    Forget(ForgetArgs),
+    /// Show the chain from PATH to the wire: mount, block devices, buses, network, and the
+    /// bandwidth of each link.
+    Info(InfoArgs),
+    /// How long a first full backup of SOURCE will take on a destination, from its measured
+    /// per-file cost and bandwidth.
+    Estimate(Box<EstimateArgs>),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InfoArgs {
+    /// A file or directory on the destination.
+    pub path: PathBuf,
+
+    /// Print one JSON document (schema destbench.chain/1) instead of the tree.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Declare the speed of a link the system cannot report (a shaped or virtual network
+    /// link), e.g. 100mbit, 1gbit; shown as declared, never as read.
+    #[arg(long)]
+    pub link_speed: Option<DeclaredLink>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::ByteSize;
+    use crate::workload::{Profile, ProfileName, SetKind, TestId};
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> std::result::Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("destbench").chain(args.iter().copied()))
+    }
+
+    /// The help is written from the tables the code runs: nothing in them can be missing.
+    #[test]
+    fn run_help_lists_every_test_profile_and_set() {
+        let mut cli = Cli::command();
+        let run = cli.find_subcommand_mut("run").unwrap();
+        let long = run.render_long_help().to_string();
+        let short = run.render_help().to_string();
+        for test in TestId::ALL {
+            assert!(long.contains(test.about()), "{test} missing from --help");
+            assert!(short.contains(test.as_str()), "{test} missing from -h");
+        }
+        for profile in ProfileName::ALL {
+            assert!(
+                long.contains(&format!(
+                    "{:<7} {} runs",
+                    profile.to_string(),
+                    Profile::get(profile).runs
+                )),
+                "{profile} not in --help"
+            );
+            assert!(short.contains(&profile.to_string()));
+        }
+        for set in SetKind::ALL {
+            assert!(long.contains(&format!("{:<7} files of", set.as_str())));
+            assert!(short.contains(set.as_str()));
+        }
+    }
+
+    #[test]
+    fn run_defaults() {
+        let Command::Run(run) = parse(&["run"]).unwrap().command else {
+            panic!("not run")
+        };
+        assert_eq!(run.profile, ProfileName::Backup);
+        assert_eq!(run.engine, EngineArg::Auto);
+        assert!(run.path.is_none() && run.tests.is_empty() && !run.json);
+    }
+
+    #[test]
+    fn run_every_flag() {
+        let Command::Run(run) = parse(&[
+            "run",
+            "/mnt",
+            "--profile",
+            "quick",
+            "--tests",
+            "seq-read,tm-check:50MB",
+            "--size",
+            "1GiB",
+            "--runs",
+            "4",
+            "--engine",
+            "uring",
+            "--json",
+            "--label",
+            "usb",
+            "--duration",
+            "1.5",
+            "--buffered",
+            "--no-drop-caches",
+            "--seed",
+            "9",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("not run")
+        };
+        assert_eq!(run.path, Some(PathBuf::from("/mnt")));
+        assert_eq!(run.profile, ProfileName::Quick);
+        assert_eq!(run.tests.len(), 2);
+        assert_eq!(run.size, Some(ByteSize(1 << 30)));
+        assert_eq!(
+            (run.runs, run.duration, run.seed),
+            (Some(4), Some(1.5), Some(9))
+        );
+        assert_eq!(run.engine, EngineArg::Uring);
+        assert!(run.json && run.buffered && run.no_drop_caches);
+        assert_eq!(run.label.as_deref(), Some("usb"));
+    }
+
+    #[test]
+    fn info_and_link_speed() {
+        let Command::Info(info) = parse(&["info", "/mnt", "--json", "--link-speed", "1gbit"])
+            .unwrap()
+            .command
+        else {
+            panic!("not info")
+        };
+        assert_eq!(info.path, PathBuf::from("/mnt"));
+        assert!(info.json);
+        assert_eq!(info.link_speed.unwrap().mbit_s, 1000.0);
+        assert!(parse(&["info"]).is_err(), "PATH is required");
+        assert!(parse(&["run", "--link-speed", "fast"]).is_err());
+    }
+
+    #[test]
+    fn malformed_values_are_rejected() {
+        assert!(parse(&["run", "--size", "lots"]).is_err());
+        assert!(parse(&["run", "--tests", "seq-sideways"]).is_err());
+        assert!(parse(&["run", "--profile", "slow"]).is_err());
+        assert!(parse(&["run", "--engine", "aio"]).is_err());
+        assert!(parse(&["run", "--runs", "-1"]).is_err());
+    }
+}

@@ -1,0 +1,274 @@
+//! `destbench run`: its flags. The lists in the help of `--tests`, `--profile` and `--sets` are
+//! written from the tables the code runs (`workload`).
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use super::DbArg;
+use crate::probe::DeclaredLink;
+use crate::units::{ByteSize, format_bytes, format_size};
+use crate::workload::{Profile, ProfileName, SetKind, SuiteOptions, TestId, TestSelector};
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The destination directory (a scratch directory is made inside it and removed after).
+    pub path: Option<PathBuf>,
+
+    #[arg(long, default_value = "backup", value_parser = parse_profile,
+          help = profiles_short_help(), long_help = profiles_help())]
+    pub profile: ProfileName,
+
+    #[arg(long, value_delimiter = ',', help = tests_short_help(), long_help = tests_help())]
+    pub tests: Vec<TestSelector>,
+
+    /// Size of the block tests' file, and the most the sustained test writes (4k, 50MB, 1GiB:
+    /// k/M/G binary, kB/MB/GB decimal).
+    #[arg(long)]
+    pub size: Option<ByteSize>,
+
+    /// Repetitions of every test (default from the profile).
+    #[arg(long)]
+    pub runs: Option<usize>,
+
+    /// Seconds each block-test repetition runs (default from the profile).
+    #[arg(long, allow_negative_numbers = true)]
+    pub duration: Option<f64>,
+
+    /// The longest the sustained test writes, in seconds (default from the profile; it stops
+    /// earlier once the rate is steady, or at --size / the free space).
+    #[arg(long, allow_negative_numbers = true)]
+    pub time: Option<f64>,
+
+    /// I/O engine: auto (sync at queue depth 1, io_uring above), sync, uring.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// Print one JSON document (schema destbench.run/1) on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// A label stored with the results.
+    #[arg(long)]
+    pub label: Option<String>,
+
+    /// Never use O_DIRECT: buffered I/O with fdatasync and verified eviction.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Never drop the machine's page cache, even as root when per-file eviction fails.
+    #[arg(long)]
+    pub no_drop_caches: bool,
+
+    /// Copy-thread counts of the file-set tests, comma-separated (default from the profile, e.g.
+    /// 1,2,3,4 in full).
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Vec<usize>,
+
+    #[arg(long, value_delimiter = ',', help = sets_short_help(), long_help = sets_help())]
+    pub sets: Vec<SetKind>,
+
+    /// Total size of each generated file set (default from the profile).
+    #[arg(long)]
+    pub set_size: Option<ByteSize>,
+
+    /// At most this many files in each generated set.
+    #[arg(long)]
+    pub files: Option<u64>,
+
+    /// Use this folder as the file set instead of generated ones (read-only: nothing in it is
+    /// ever written, renamed or deleted).
+    #[arg(long)]
+    pub source: Option<PathBuf>,
+
+    /// Where generated file sets are made (default: the system's temp directory; choose a fast
+    /// local disk).
+    #[arg(long)]
+    pub source_dir: Option<PathBuf>,
+
+    /// Verify restored files against the source with blake3 (default: on in backup and full).
+    #[arg(long, overrides_with = "no_verify")]
+    pub verify: bool,
+
+    /// Do not verify restored files.
+    #[arg(long)]
+    pub no_verify: bool,
+
+    /// Skip the free-space check (for filesystems that misreport free space); a destination
+    /// that fills up still fails the test that hit it, cleanly.
+    #[arg(long)]
+    pub no_space_check: bool,
+
+    /// Seed for the random data and offsets (default: random; recorded in the results).
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Declare the speed of a link the system cannot report (e.g. 100mbit) for the verdict;
+    /// shown as declared, never as read.
+    #[arg(long)]
+    pub link_speed: Option<DeclaredLink>,
+    /// Do not store this run in the history database.
+    #[arg(long)]
+    pub no_history: bool,
+
+    #[command(flatten)]
+    pub history_db: DbArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Auto,
+    Sync,
+    Uring,
+    /// No I/O, fixed latencies: for testing destbench itself.
+    #[value(hide = true)]
+    Null,
+}
+
+impl EngineArg {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineArg::Auto => "auto",
+            EngineArg::Sync => "sync",
+            EngineArg::Uring => "uring",
+            EngineArg::Null => "null",
+        }
+    }
+}
+
+fn parse_profile(s: &str) -> std::result::Result<ProfileName, String> {
+    s.parse()
+}
+
+fn names<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `-h`: the test ids, one line.
+fn tests_short_help() -> String {
+    format!(
+        "Tests to run, comma-separated ({}); one variant as test:variant (seq-read:SEQ1M-Q8T1)",
+        names(TestId::ALL)
+    )
+}
+
+/// `--help`: every test with what it does, the profiles that run it, and its variants.
+fn tests_help() -> String {
+    let full = Profile::get(ProfileName::Full);
+    let suite = crate::workload::suite(&SuiteOptions {
+        sets: full
+            .sets
+            .iter()
+            .map(|&(k, _)| crate::workload::SetName::Generated(k))
+            .collect(),
+        threads: vec![1, 4],
+        meta_files: full.meta_files,
+    });
+    let mut out = tests_short_help();
+    out.push_str(".\n");
+    for test in TestId::ALL {
+        let profiles: Vec<ProfileName> = ProfileName::ALL
+            .into_iter()
+            .filter(|&p| Profile::get(p).tests.contains(&test))
+            .collect();
+        let variants: Vec<&str> = suite
+            .iter()
+            .filter(|v| v.test == test)
+            .map(|v| v.name.as_str())
+            .collect();
+        let shown = if test.is_file_level() && test != TestId::Meta {
+            // One per set, thread count and cache mode: name the pattern, not all of them.
+            format!(
+                "{} ... ({} with 1 and 4 threads)",
+                variants[0],
+                variants.len()
+            )
+        } else {
+            variants.join(", ")
+        };
+        let _ = write!(
+            out,
+            "\n  {:<13} {}\n  {:<13} in: {}; variants: {shown}",
+            test.as_str(),
+            test.about(),
+            "",
+            if profiles.is_empty() {
+                "only with --tests".to_string()
+            } else {
+                names(profiles)
+            },
+        );
+    }
+    out
+}
+
+fn profiles_short_help() -> String {
+    format!("How long and how often ({})", names(ProfileName::ALL))
+}
+
+/// `--help`: each profile with what it runs, from its definition.
+fn profiles_help() -> String {
+    let mut out = profiles_short_help();
+    out.push_str(":\n");
+    for name in ProfileName::ALL {
+        let p = Profile::get(name);
+        let sets: Vec<String> = p
+            .sets
+            .iter()
+            .map(|&(k, bytes)| format!("{k} {}", format_size(bytes)))
+            .collect();
+        let _ = write!(
+            out,
+            "\n  {:<7} {} runs, {} s per block test, {} test file{}\n  {:<7} tests: {}\n  {:<7} file sets: {}; copy threads: {}",
+            name.to_string(),
+            p.runs,
+            p.block_duration.as_secs_f64(),
+            format_bytes(p.file_size),
+            if name == ProfileName::Backup {
+                " (the default)"
+            } else {
+                ""
+            },
+            "",
+            names(p.tests.iter()),
+            "",
+            sets.join(", "),
+            names(p.threads.iter()),
+        );
+    }
+    out
+}
+
+fn sets_short_help() -> String {
+    format!(
+        "Generated file sets to use, comma-separated ({})",
+        names(SetKind::ALL)
+    )
+}
+
+/// `--help`: each set with the sizes of its files.
+fn sets_help() -> String {
+    let mut out = sets_short_help();
+    out.push_str(".\n");
+    for kind in SetKind::ALL {
+        let (low, high) = kind.range();
+        let _ = write!(
+            out,
+            "\n  {:<7} files of {} to {}{}",
+            kind.as_str(),
+            format_bytes(low),
+            format_bytes(high),
+            if kind == SetKind::Mixed {
+                ", most small, and one of a third of the set"
+            } else {
+                ""
+            }
+        );
+    }
+    out
+}

@@ -1,0 +1,80 @@
+//! What each command does: one file per command, each a thin function from the typed arguments
+//! of `cli` to the library (settings, runner, history, report). This is the top of the crate:
+//! nothing below imports it.
+
+mod compare;
+mod db;
+mod estimate;
+mod export;
+mod history;
+mod info;
+mod list;
+mod report;
+mod run;
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::error::{EXIT_USAGE, Error, Result};
+use crate::runner::{NoProgress, Progress};
+
+/// Parses `args` and runs the command. Usage errors from clap are printed as one line.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version
+            let _ = e.print();
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("destbench: {first} (see destbench --help)");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Estimate(args) => estimate::estimate(&args),
+        Command::List => print(list::list()),
+        Command::Info(args) => print(info::info(&args)),
+        Command::History(args) => print(history::history(&args)),
+        Command::Show(args) => print(history::show(&args)),
+        Command::Forget(args) => print(history::forget(&args)),
+        Command::Compare(args) => print(compare::compare(&args)),
+        Command::Export(args) => print(export::export(&args)),
+        Command::Report(args) => print(report::html_report(&args)),
+    }
+}
+
+/// Prints a command's output.
+fn print(output: Result<String>) -> Result<ExitCode> {
+    write_stdout(&output?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes to stdout; a closed pipe (`destbench run | head`) is not an error.
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::io("writing to stdout", e))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The progress bar on a terminal, nothing otherwise.
+fn progress() -> Box<dyn Progress> {
+    if std::io::stderr().is_terminal() {
+        Box::new(crate::report::TerminalProgress::new())
+    } else {
+        Box::new(NoProgress)
+    }
+}

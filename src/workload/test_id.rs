@@ -1,0 +1,130 @@
+//! The tests of DESIGN.md by id: the names `--tests`, the JSON and the history use.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The test ids of DESIGN.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum TestId {
+    #[serde(rename = "seq-write")]
+    SeqWrite,
+    #[serde(rename = "seq-read")]
+    SeqRead,
+    #[serde(rename = "4k-write")]
+    FourKWrite,
+    #[serde(rename = "4k-read")]
+    FourKRead,
+    #[serde(rename = "tm-check")]
+    TmCheck,
+    #[serde(rename = "files-copy")]
+    FilesCopy,
+    #[serde(rename = "files-restore")]
+    FilesRestore,
+    #[serde(rename = "files-delete")]
+    FilesDelete,
+    #[serde(rename = "meta")]
+    Meta,
+    #[serde(rename = "sustained")]
+    Sustained,
+    #[serde(rename = "throttled")]
+    Throttled,
+}
+
+impl TestId {
+    pub const ALL: [TestId; 11] = [
+        TestId::SeqWrite,
+        TestId::SeqRead,
+        TestId::FourKWrite,
+        TestId::FourKRead,
+        TestId::TmCheck,
+        TestId::FilesCopy,
+        TestId::FilesRestore,
+        TestId::FilesDelete,
+        TestId::Meta,
+        TestId::Sustained,
+        TestId::Throttled,
+    ];
+
+    /// Every test but the long-running `sustained` and `throttled` (the first nine of `ALL`).
+    pub const STANDARD: &[TestId] = TestId::ALL.split_at(9).0;
+
+    /// The block and Time Machine tests, no file sets (the first five of `ALL`).
+    pub const BLOCK: &[TestId] = TestId::ALL.split_at(5).0;
+
+    /// Tests that work on file sets and files through the filesystem, not the block engine.
+    pub fn is_file_level(self) -> bool {
+        matches!(
+            self,
+            TestId::FilesCopy | TestId::FilesRestore | TestId::FilesDelete | TestId::Meta
+        )
+    }
+
+    /// Tests the null engine cannot run: they work on real files or need real devices (time
+    /// series to the steady state, I/O priorities).
+    pub fn needs_real_io(self) -> bool {
+        self.is_file_level() || matches!(self, TestId::Sustained | TestId::Throttled)
+    }
+
+    /// Tests measured once whatever `--runs` says: one long time series is the measurement.
+    pub fn single_run(self) -> bool {
+        matches!(self, TestId::Sustained | TestId::Throttled)
+    }
+
+    /// What the test does, in one line (for `--help`).
+    pub fn about(self) -> &'static str {
+        match self {
+            TestId::SeqWrite => {
+                "sequential writes: whole files of 20-100 MB, 1 MiB blocks at queue depth 1 and 8"
+            }
+            TestId::SeqRead => {
+                "sequential reads: whole files of 20-100 MB, 1 MiB blocks at queue depth 1 and 8"
+            }
+            TestId::FourKWrite => "4 KiB writes: in order, at random at queue depth 1 and 32",
+            TestId::FourKRead => "4 KiB reads: in order, at random at queue depth 1 and 32",
+            TestId::TmCheck => {
+                "Time Machine's destination check: one 50 MB file, then 500 files of 4 KB"
+            }
+            TestId::FilesCopy => "copy a file set with N threads, write cache on and off",
+            TestId::FilesRestore => {
+                "read a copied set back after eviction (verified with --verify)"
+            }
+            TestId::FilesDelete => "delete a copied set with N threads",
+            TestId::Meta => "create, stat, rename and delete empty files",
+            TestId::Sustained => {
+                "write until the rate is steady: the cache size, the rate after the cliff"
+            }
+            TestId::Throttled => {
+                "a background-priority write beside a foreground read: each one's slowdown"
+            }
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestId::SeqWrite => "seq-write",
+            TestId::SeqRead => "seq-read",
+            TestId::FourKWrite => "4k-write",
+            TestId::FourKRead => "4k-read",
+            TestId::TmCheck => "tm-check",
+            TestId::FilesCopy => "files-copy",
+            TestId::FilesRestore => "files-restore",
+            TestId::FilesDelete => "files-delete",
+            TestId::Meta => "meta",
+            TestId::Sustained => "sustained",
+            TestId::Throttled => "throttled",
+        }
+    }
+}
+
+impl fmt::Display for TestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for TestId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        super::find_named(&TestId::ALL, TestId::as_str, s, "test")
+    }
+}
