@@ -70,24 +70,13 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{SetKind, SetName, SuiteOptions, suite};
-
-    fn options() -> SuiteOptions {
-        SuiteOptions {
-            sets: vec![
-                SetName::Generated(SetKind::Small),
-                SetName::Generated(SetKind::Mixed),
-            ],
-            threads: vec![1, 4],
-            meta_files: 100,
-        }
-    }
+    use crate::workload::suite::{suite, test_options};
 
     #[test]
     fn selectors_parse_and_select() {
         let pick = |list: &[&str]| {
             let selectors: Vec<TestSelector> = list.iter().map(|s| s.parse().unwrap()).collect();
-            select(suite(&options()), &selectors, &[])
+            select(suite(&test_options()), &selectors, &[])
         };
         let picked = pick(&["seq-read:seq1m-q8t1"]).unwrap();
         assert_eq!(picked.len(), 1);

@@ -295,24 +295,26 @@ fn file_variants(options: &SuiteOptions) -> Vec<Variant> {
     variants
 }
 
+/// Two sets (small, mixed), 1 and 4 threads, 100 metadata files: the suite the unit tests use.
+#[cfg(test)]
+pub(crate) fn test_options() -> SuiteOptions {
+    SuiteOptions {
+        sets: vec![
+            SetName::Generated(SetKind::Small),
+            SetName::Generated(SetKind::Mixed),
+        ],
+        threads: vec![1, 4],
+        meta_files: 100,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn options() -> SuiteOptions {
-        SuiteOptions {
-            sets: vec![
-                SetName::Generated(SetKind::Small),
-                SetName::Generated(SetKind::Mixed),
-            ],
-            threads: vec![1, 4],
-            meta_files: 100,
-        }
-    }
-
     #[test]
     fn every_test_has_variants_and_names_are_unique_per_test() {
-        let all = suite(&options());
+        let all = suite(&test_options());
         for test in TestId::ALL {
             assert!(all.iter().any(|v| v.test == test), "{test} has no variant");
         }
@@ -330,7 +332,7 @@ mod tests {
 
     #[test]
     fn file_variants_cover_sets_threads_and_cache_modes() {
-        let names: Vec<String> = suite(&options())
+        let names: Vec<String> = suite(&test_options())
             .into_iter()
             .filter(|v| v.test == TestId::FilesCopy)
             .map(|v| v.name)
