@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{self, result, run_json};
+use crate::support::{self, num, result, run_json, run_on};
 use crate::testbed::{Testbed, exclusive};
 
 /// A tree shaped like a home folder: many small files in nested directories, sizes spread
@@ -38,10 +38,6 @@ fn realistic_tree(root: &Path, seed: u64) -> (u64, u64) {
     (files, bytes)
 }
 
-fn f(v: &serde_json::Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
 /// Estimates the tree for `mount` (measured now), then copies the tree there with destbench
 /// itself (1 thread, write cache on, as the estimate assumes); returns (predicted, real) seconds.
 fn predicted_and_real(mount: &Path, tree: &Path) -> (serde_json::Value, f64) {
@@ -54,41 +50,34 @@ fn predicted_and_real(mount: &Path, tree: &Path) -> (serde_json::Value, f64) {
     ]);
     assert_eq!(doc["schema"], "destbench.estimate/1");
     let estimate = doc["estimates"][0].clone();
-    let real = run_json(&[
-        "run",
-        mount.to_str().unwrap(),
-        "--json",
-        "--no-history",
-        "--runs",
-        "1",
-        "--source",
-        tree.to_str().unwrap(),
-        "--threads",
-        "1",
-        "--tests",
-        "files-copy:source-1t-cache-on",
-    ]);
+    let real = run_on(
+        mount,
+        &format!(
+            "--no-history --runs 1 --source {} --threads 1 --tests files-copy:source-1t-cache-on",
+            tree.display()
+        ),
+    );
     let copy = result(&real, "files-copy", "source-1t-cache-on");
-    (estimate, f(&copy["repetitions"][0]["elapsed_s"]))
+    (estimate, num(&copy["repetitions"][0]["elapsed_s"]))
 }
 
 fn check(label: &str, estimate: &serde_json::Value, real: f64) {
     let p = &estimate["predicted_seconds"];
-    let expected = f(&p["expected"]);
+    let expected = num(&p["expected"]);
     let error = expected / real - 1.0;
     eprintln!(
         "estimate on {label}: expected {expected:.2} s (low {:.2}, high {:.2}) vs real copy {real:.2} s: error {:+.1}%; model {:.2} ms/file + {:.1} MB/s",
-        f(&p["low"]),
-        f(&p["high"]),
+        num(&p["low"]),
+        num(&p["high"]),
         error * 100.0,
-        f(&estimate["costs"]["per_file_s"]) * 1e3,
-        f(&estimate["costs"]["bytes_per_s"]) / 1e6,
+        num(&estimate["costs"]["per_file_s"]) * 1e3,
+        num(&estimate["costs"]["bytes_per_s"]) / 1e6,
     );
     assert!(
         error.abs() <= 0.20,
         "{label}: predicted {expected:.2} s, the real copy took {real:.2} s"
     );
-    assert!(f(&p["low"]) < expected && expected < f(&p["high"]));
+    assert!(num(&p["low"]) < expected && expected < num(&p["high"]));
 }
 
 /// On a disk held to 40 MB/s, the prediction for a realistic tree is within 20% of the real copy.

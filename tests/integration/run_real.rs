@@ -1,14 +1,10 @@
 //! Real runs: ext4 on a loop-mounted image (direct I/O), the buffered fallback, tmpfs (memory,
 //! labelled), and one workload through every engine and cache mode.
 
-use crate::support::{LoopExt4, entries, result, run_json};
+use crate::support::{LoopExt4, entries, num, result, run_json, run_on};
 
 fn results(doc: &serde_json::Value) -> &Vec<serde_json::Value> {
     doc["results"].as_array().unwrap()
-}
-
-fn f(v: &serde_json::Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
 #[test]
@@ -26,15 +22,15 @@ fn quick_profile_on_ext4_uses_direct_io() {
     for r in results(&doc) {
         let name = format!("{} {}", r["test"], r["variant"]);
         assert_eq!(r["method"], "direct", "{name}");
-        let (min, median, max) = (f(&r["min"]), f(&r["median"]), f(&r["max"]));
+        let (min, median, max) = (num(&r["min"]), num(&r["median"]), num(&r["max"]));
         assert!(
             min > 0.0 && min <= median && median <= max,
             "{name}: {min} {median} {max}"
         );
         assert_eq!(r["samples"].as_array().unwrap().len(), 2, "{name}");
-        assert!(f(&r["latency_us"]["p50"]) > 0.0, "{name}");
+        assert!(num(&r["latency_us"]["p50"]) > 0.0, "{name}");
         assert!(
-            f(&r["latency_us"]["p50"]) <= f(&r["latency_us"]["p99"]),
+            num(&r["latency_us"]["p50"]) <= num(&r["latency_us"]["p99"]),
             "{name}"
         );
         // The engine follows the queue depth under --engine auto.
@@ -61,20 +57,11 @@ fn quick_profile_on_ext4_uses_direct_io() {
 fn buffered_fallback_is_labelled_fsync_and_evict() {
     let Some(fs) = LoopExt4::new(256) else { return };
     let mnt = fs.mount();
-    let doc = run_json(&[
-        "run",
-        mnt.to_str().unwrap(),
-        "--buffered",
-        "--json",
-        "--runs",
-        "2",
-        "--duration",
-        "0.3",
-        "--size",
-        "32MiB",
-        "--tests",
-        "seq-write:SEQ1M-Q1T1,seq-read:SEQ1M-Q1T1,4k-read:RND4K-Q32T1",
-    ]);
+    let doc = run_on(
+        &mnt,
+        "--buffered --runs 2 --duration 0.3 --size 32MiB \
+         --tests seq-write:SEQ1M-Q1T1,seq-read:SEQ1M-Q1T1,4k-read:RND4K-Q32T1",
+    );
     assert_eq!(doc["access"]["direct_io"], false);
     assert_eq!(result(&doc, "seq-write", "SEQ1M-Q1T1")["method"], "fsync");
     for (test, variant) in [("seq-read", "SEQ1M-Q1T1"), ("4k-read", "RND4K-Q32T1")] {
@@ -92,7 +79,7 @@ fn buffered_fallback_is_labelled_fsync_and_evict() {
             .unwrap()
         {
             assert!(
-                f(&rep["bytes"]) <= 32.0 * 1048576.0,
+                num(&rep["bytes"]) <= 32.0 * 1048576.0,
                 "{test}: {}",
                 rep["bytes"]
             );
@@ -103,19 +90,10 @@ fn buffered_fallback_is_labelled_fsync_and_evict() {
 #[test]
 fn tmpfs_is_labelled_memory_not_a_device() {
     let dir = tempfile::tempdir_in("/dev/shm").unwrap();
-    let doc = run_json(&[
-        "run",
-        dir.path().to_str().unwrap(),
-        "--json",
-        "--runs",
-        "2",
-        "--duration",
-        "0.2",
-        "--size",
-        "16MiB",
-        "--tests",
-        "seq-write:SEQ1M-Q1T1,seq-read:SEQ1M-Q1T1",
-    ]);
+    let doc = run_on(
+        dir.path(),
+        "--runs 2 --duration 0.2 --size 16MiB --tests seq-write:SEQ1M-Q1T1,seq-read:SEQ1M-Q1T1",
+    );
     assert_eq!(doc["access"]["memory_backed"], true);
     assert_eq!(doc["access"]["direct_io"], false);
     assert_eq!(result(&doc, "seq-write", "SEQ1M-Q1T1")["method"], "fsync");

@@ -1,12 +1,8 @@
 //! destbench against the testbed's emulated destinations: a disk with a known true speed, and
 //! the read-only, unwritable and full destinations.
 
-use crate::support::{destbench, entries, result, run_json};
+use crate::support::{destbench, entries, num, result, run_on};
 use crate::testbed::{Testbed, exclusive};
-
-fn f(v: &serde_json::Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
 
 /// On a disk held to 37 MB/s (a USB 2.0 disk), the sequential medians are within 5% of the true
 /// rate, and no figure at all is above it.
@@ -17,19 +13,10 @@ fn sequential_figures_match_a_disk_of_known_speed() {
         return;
     };
     let rate = tb.ceiling_mb_s().expect("slow-disk has a known ceiling");
-    let doc = run_json(&[
-        "run",
-        tb.mount().to_str().unwrap(),
-        "--json",
-        "--tests",
-        "seq-write,seq-read",
-        "--size",
-        "64MiB",
-        "--runs",
-        "2",
-        "--duration",
-        "2",
-    ]);
+    let doc = run_on(
+        tb.mount(),
+        "--tests seq-write,seq-read --size 64MiB --runs 2 --duration 2",
+    );
     assert!(
         doc["failures"].as_array().unwrap().is_empty(),
         "{}",
@@ -48,7 +35,7 @@ fn sequential_figures_match_a_disk_of_known_speed() {
             r["variant"].as_str().unwrap()
         );
         assert_eq!(r["method"], "direct", "{name}");
-        let median = f(&r["median"]);
+        let median = num(&r["median"]);
         let deviation = (median - rate).abs() / rate;
         seen.push(format!(
             "{name}: median {median:.2} MB/s ({:+.1}%)",
@@ -67,9 +54,9 @@ fn sequential_figures_match_a_disk_of_known_speed() {
                     .sum::<f64>()
                     / 5.0
             } else {
-                allowance(f(&rep["bytes"]))
+                allowance(num(&rep["bytes"]))
             };
-            let figure = f(&rep["rate"]);
+            let figure = num(&rep["rate"]);
             assert!(
                 figure <= rate * limit,
                 "{name}: {figure:.2} MB/s is above the true rate {rate} (x{limit:.4} for the burst)"
@@ -193,7 +180,7 @@ fn filling_up_mid_run_fails_that_test_only() {
             "{f}"
         );
     }
-    assert!(f(&result(&doc, "tm-check", "500x4KB")["median"]) > 0.0);
+    assert!(num(&result(&doc, "tm-check", "500x4KB")["median"]) > 0.0);
     assert!(
         entries(tb.mount()).iter().all(|e| e == "lost+found"),
         "{:?}",
@@ -210,25 +197,13 @@ fn large_set_copy_matches_a_disk_of_known_speed() {
         return;
     };
     let rate = tb.ceiling_mb_s().expect("known ceiling");
-    let doc = run_json(&[
-        "run",
-        tb.mount().to_str().unwrap(),
-        "--json",
-        "--runs",
-        "2",
-        "--sets",
-        "large",
-        "--set-size",
-        "120MB",
-        "--size",
-        "40MiB",
-        "--threads",
-        "1,4",
-        "--tests",
-        "files-copy:large-1t-cache-on,files-copy:large-4t-cache-on",
-    ]);
+    let doc = run_on(
+        tb.mount(),
+        "--runs 2 --sets large --set-size 120MB --size 40MiB --threads 1,4 \
+         --tests files-copy:large-1t-cache-on,files-copy:large-4t-cache-on",
+    );
     for variant in ["large-1t-cache-on", "large-4t-cache-on"] {
-        let median = f(&result(&doc, "files-copy", variant)["median"]);
+        let median = num(&result(&doc, "files-copy", variant)["median"]);
         eprintln!("slow-disk at {rate} MB/s: files-copy {variant} {median:.2} MB/s");
         assert!(
             (median - rate).abs() / rate <= 0.07,
@@ -251,31 +226,19 @@ fn nas_copy_rates_and_the_per_file_cost() {
         .expect("payload ceiling")
         .parse()
         .unwrap();
-    let doc = run_json(&[
-        "run",
-        tb.mount().to_str().unwrap(),
-        "--json",
-        "--runs",
-        "1",
-        "--sets",
-        "large,small",
-        "--set-size",
-        "40MB",
-        "--size",
-        "20MiB",
-        "--threads",
-        "1",
-        "--tests",
-        "files-copy:large-1t-cache-on,files-copy:small-1t-cache-off",
-    ]);
-    let large = f(&result(&doc, "files-copy", "large-1t-cache-on")["median"]);
+    let doc = run_on(
+        tb.mount(),
+        "--runs 1 --sets large,small --set-size 40MB --size 20MiB --threads 1 \
+         --tests files-copy:large-1t-cache-on,files-copy:small-1t-cache-off",
+    );
+    let large = num(&result(&doc, "files-copy", "large-1t-cache-on")["median"]);
     assert!(
         (large - ceiling).abs() / ceiling <= 0.08,
         "large set {large:.2} MB/s vs {ceiling}"
     );
     let small = result(&doc, "files-copy", "small-1t-cache-off");
-    let files_per_s = f(&small["ops_per_s_median"]);
-    let mean_size = f(&small["file_set"]["bytes"]) / f(&small["file_set"]["files"]);
+    let files_per_s = num(&small["ops_per_s_median"]);
+    let mean_size = num(&small["file_set"]["bytes"]) / num(&small["file_set"]["files"]);
     let bandwidth_bound = large * 1e6 / mean_size;
     eprintln!(
         "nas 100mbit: large {large:.2} MB/s; small {files_per_s:.0} files/s of {mean_size:.0} B \

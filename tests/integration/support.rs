@@ -103,6 +103,20 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
     })
 }
 
+/// `destbench run DESTINATION --json FLAGS...`, the flags written as on a command line
+/// (split at spaces): the parsed document.
+pub fn run_on(destination: &Path, flags: &str) -> serde_json::Value {
+    let destination = destination.to_str().expect("a UTF-8 path");
+    let mut args = vec!["run", destination, "--json"];
+    args.extend(flags.split_whitespace());
+    run_json(&args)
+}
+
+/// A JSON number, or a panic naming what it was instead.
+pub fn num(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
 /// The result object for `test` / `variant` in a run document.
 pub fn result<'a>(doc: &'a serde_json::Value, test: &str, variant: &str) -> &'a serde_json::Value {
     doc["results"]

@@ -5,12 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::support::{result, run_json};
+use crate::support::{num, result, run_on};
 use crate::testbed::{Testbed, exclusive};
-
-fn f(v: &serde_json::Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
 
 /// The size of the sustained test's file, wherever destbench's scratch directory is.
 fn written(mount: &Path) -> Option<u64> {
@@ -46,18 +42,10 @@ fn sustained_finds_the_cliff_where_the_rate_dropped() {
                 std::thread::sleep(Duration::from_millis(5));
             }
         });
-        let doc = run_json(&[
-            "run",
-            tb.mount().to_str().unwrap(),
-            "--json",
-            "--no-history",
-            "--tests",
-            "sustained",
-            "--time",
-            "40",
-            "--size",
-            "1500MB",
-        ]);
+        let doc = run_on(
+            tb.mount(),
+            "--no-history --tests sustained --time 40 --size 1500MB",
+        );
         done.store(true, Ordering::Relaxed);
         doc
     });
@@ -69,21 +57,21 @@ fn sustained_finds_the_cliff_where_the_rate_dropped() {
     let d = &result(&doc, "sustained", "SEQ1M-Q8T1")["details"];
     let cliff = &d["cliff"];
     assert!(cliff.is_object(), "no cliff found: {d}");
-    let at = f(&cliff["bytes_before"]);
+    let at = num(&cliff["bytes_before"]);
     let error = at / switched as f64 - 1.0;
     eprintln!(
         "sustained: cliff found after {at:.0} B, rate dropped at {switched} B: error {:+.1}%; {:.1} -> {:.1} MB/s, stopped at {}",
         error * 100.0,
-        f(&cliff["before_mb_s"]),
-        f(&cliff["after_mb_s"]),
+        num(&cliff["before_mb_s"]),
+        num(&cliff["after_mb_s"]),
         d["stopped"]
     );
     assert!(error.abs() <= 0.10, "cliff at {at} B, set at {switched} B");
     assert!(
-        (f(&cliff["after_mb_s"]) - 40.0).abs() / 40.0 <= 0.10,
+        (num(&cliff["after_mb_s"]) - 40.0).abs() / 40.0 <= 0.10,
         "{cliff}"
     );
-    assert!(f(&cliff["before_mb_s"]) > 100.0, "{cliff}");
+    assert!(num(&cliff["before_mb_s"]) > 100.0, "{cliff}");
     assert_eq!(d["stopped"], "steady", "{d}");
 }
 
@@ -94,18 +82,10 @@ fn loop_scheduler(tb: &Testbed) -> PathBuf {
 }
 
 fn throttled(tb: &Testbed) -> serde_json::Value {
-    let doc = run_json(&[
-        "run",
-        tb.mount().to_str().unwrap(),
-        "--json",
-        "--no-history",
-        "--tests",
-        "throttled",
-        "--size",
-        "64MiB",
-        "--duration",
-        "3",
-    ]);
+    let doc = run_on(
+        tb.mount(),
+        "--no-history --tests throttled --size 64MiB --duration 3",
+    );
     result(&doc, "throttled", "1M-write-vs-read")["details"].clone()
 }
 
@@ -132,7 +112,7 @@ fn throttled_explains_a_scheduler_that_ignores_priorities_and_measures_one_that_
         "{d}"
     );
     // And indeed it made no difference there.
-    let diff = f(&d["slowdown_background"]["write"]) - f(&d["slowdown_normal"]["write"]);
+    let diff = num(&d["slowdown_background"]["write"]) - num(&d["slowdown_normal"]["write"]);
     assert!(diff.abs() < 0.2, "{d}");
 
     std::fs::write(&sched, "mq-deadline").expect("setting the loop device's scheduler");
@@ -142,14 +122,14 @@ fn throttled_explains_a_scheduler_that_ignores_priorities_and_measures_one_that_
     assert_eq!(d["priority_effective"], true);
     for case in ["alone", "normal", "background"] {
         assert!(
-            f(&d[case]["write_mb_s"]) > 0.0 && f(&d[case]["read_mb_s"]) > 0.0,
+            num(&d[case]["write_mb_s"]) > 0.0 && num(&d[case]["read_mb_s"]) > 0.0,
             "{d}"
         );
     }
     // The idle-class writer yields to the reader where the scheduler honours it: it slows far
     // more than at normal priority.
     assert!(
-        f(&d["slowdown_background"]["write"]) > f(&d["slowdown_normal"]["write"]) + 0.2,
+        num(&d["slowdown_background"]["write"]) > num(&d["slowdown_normal"]["write"]) + 0.2,
         "{d}"
     );
 }
