@@ -20,7 +20,7 @@ pub const MAX_SUSTAINED_S: f64 = 86400.0;
 
 /// What a caller asks of a run: every field a choice, `None` or empty for the profile's default.
 /// Error messages name the command-line flag of each field, its most common source.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     pub destination: PathBuf,
     pub profile: ProfileName,
@@ -37,8 +37,8 @@ pub struct RunOptions {
     pub label: Option<String>,
     /// `--buffered`: never O_DIRECT.
     pub buffered: bool,
-    /// `--no-drop-caches` clears it.
-    pub drop_caches: bool,
+    /// `--no-drop-caches`: never drop the machine's page cache.
+    pub keep_caches: bool,
     pub threads: Vec<usize>,
     pub sets: Vec<SetKind>,
     pub set_size: Option<ByteSize>,
@@ -47,8 +47,8 @@ pub struct RunOptions {
     pub source_dir: Option<PathBuf>,
     /// `--verify` / `--no-verify`; `None` for the profile's choice.
     pub verify: Option<bool>,
-    /// `--no-space-check` clears it.
-    pub check_space: bool,
+    /// `--no-space-check`.
+    pub skip_space_check: bool,
     /// `None` for a random seed (recorded in the results).
     pub seed: Option<u64>,
 }
@@ -58,25 +58,7 @@ impl RunOptions {
     pub fn new(destination: impl Into<PathBuf>) -> Self {
         RunOptions {
             destination: destination.into(),
-            profile: ProfileName::Backup,
-            tests: Vec::new(),
-            size: None,
-            runs: None,
-            duration_s: None,
-            time_s: None,
-            engine: EngineChoice::Auto,
-            label: None,
-            buffered: false,
-            drop_caches: true,
-            threads: Vec::new(),
-            sets: Vec::new(),
-            set_size: None,
-            files: None,
-            source: None,
-            source_dir: None,
-            verify: None,
-            check_space: true,
-            seed: None,
+            ..RunOptions::default()
         }
     }
 
@@ -219,8 +201,8 @@ fn run_plan(args: &RunOptions) -> Result<RunPlan> {
         engine: args.engine,
         engine_name: engine_name(args.engine).to_string(),
         force_buffered: args.buffered,
-        allow_drop_caches: args.drop_caches,
-        check_space: args.check_space,
+        allow_drop_caches: !args.keep_caches,
+        check_space: !args.skip_space_check,
         file_sets,
         source: args.source.clone(),
         source_dir: args.source_dir.clone().unwrap_or_else(std::env::temp_dir),

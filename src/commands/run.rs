@@ -30,7 +30,7 @@ pub fn options(args: &RunArgs) -> RunOptions {
         },
         label: args.label.clone(),
         buffered: args.buffered,
-        drop_caches: !args.no_drop_caches,
+        keep_caches: args.no_drop_caches,
         threads: args.threads.clone(),
         sets: args.sets.clone(),
         set_size: args.set_size,
@@ -44,7 +44,7 @@ pub fn options(args: &RunArgs) -> RunOptions {
         } else {
             None
         },
-        check_space: !args.no_space_check,
+        skip_space_check: args.no_space_check,
         seed: args.seed,
     }
 }

@@ -143,9 +143,10 @@ pub trait Engine {
 }
 
 /// What the user asked for with `--engine`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EngineChoice {
     /// sync at queue depth 1, io_uring above (when the kernel has it).
+    #[default]
     Auto,
     Sync,
     Uring,

@@ -11,12 +11,10 @@
 //!
 //! Generation streams: nothing proportional to the file count is kept in memory.
 
-use std::fmt;
 use std::fs;
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
-use std::str::FromStr;
 use std::time::{Duration, SystemTime};
 
 use super::DataStamper;
@@ -55,19 +53,6 @@ impl SetKind {
             SetKind::Large => (10 << 20, 1 << 30),
             SetKind::Mixed => (100, 16 << 20),
         }
-    }
-}
-
-impl fmt::Display for SetKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for SetKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        super::find_named(&SetKind::ALL, SetKind::as_str, s, "file set")
     }
 }
 

@@ -34,6 +34,29 @@ pub enum Pattern {
     Random,
 }
 
+/// `Display` and `FromStr` by the names `as_str` gives, for the named choices of the command
+/// line (tests, sets, profiles).
+macro_rules! named_choice {
+    ($ty:ty, $what:literal) => {
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                find_named(&<$ty>::ALL, <$ty>::as_str, s, $what)
+            }
+        }
+    };
+}
+
+named_choice!(TestId, "test");
+named_choice!(SetKind, "file set");
+named_choice!(ProfileName, "profile");
+
 /// The member of `all` named `s`, or an error listing the known names ("unknown test 'x'
 /// (known: ...)"): how every named choice of the command line parses.
 fn find_named<T: Copy>(

@@ -1,16 +1,16 @@
 //! Profiles: how long and how often the suite runs. Sizes here are the defaults `--size` and
 //! `--runs` override.
 
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use super::{SetKind, TestId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProfileName {
     Quick,
+    /// The default: at most two minutes on an ordinary SSD.
+    #[default]
     Backup,
     Full,
 }
@@ -26,19 +26,6 @@ impl ProfileName {
             ProfileName::Backup => "backup",
             ProfileName::Full => "full",
         }
-    }
-}
-
-impl fmt::Display for ProfileName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ProfileName {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        super::find_named(&ProfileName::ALL, ProfileName::as_str, s, "profile")
     }
 }
 

@@ -1,8 +1,5 @@
 //! The tests of DESIGN.md by id: the names `--tests`, the JSON and the history use.
 
-use std::fmt;
-use std::str::FromStr;
-
 /// The test ids of DESIGN.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum TestId {
@@ -113,18 +110,5 @@ impl TestId {
             TestId::Sustained => "sustained",
             TestId::Throttled => "throttled",
         }
-    }
-}
-
-impl fmt::Display for TestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for TestId {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        super::find_named(&TestId::ALL, TestId::as_str, s, "test")
     }
 }
