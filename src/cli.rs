@@ -262,7 +262,7 @@ fn run(args: &RunArgs) -> Result<ExitCode> {
     let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
     let mut run_report = runner::run(&plan, progress.as_mut())?;
     run_report.chain = chain;
-    crate::verdict::apply(&mut run_report);
+    run_report.verdict = Some(crate::verdict::of(&run_report));
     let text = if args.json {
         report::json::render(&run_report)
     } else {

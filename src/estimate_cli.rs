@@ -8,15 +8,15 @@ use std::process::ExitCode;
 
 use crate::cli::Cli;
 use crate::error::{Error, Result};
-use crate::history::{RunRecord, Store};
+use crate::history::Store;
 use crate::history_cli::DbArg;
 use crate::report;
 use crate::results::RunReport;
 use crate::runner::{self, NoProgress, Progress};
 use crate::settings;
 use crate::tree::scan;
-use crate::verdict::estimate::{self, CopyMeasurement};
-use crate::workload::{SetKind, SetName, TestId};
+use crate::verdict::estimate::{self, CopyMeasurement, DestinationEstimate, Origin};
+use crate::workload::{SetKind, SetName};
 
 /// Threads listing directories: the survey waits on the filesystem far more than on the CPU,
 /// so more threads than cores keep more requests in flight (a disk's queue, a share's round
@@ -65,23 +65,6 @@ pub struct EstimateArgs {
     pub db: DbArg,
 }
 
-/// Where one destination's measurements came from.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Origin {
-    pub destination: String,
-    /// The stored run, for `--run`.
-    pub run_id: Option<i64>,
-    /// Measured by this command (`--to`).
-    pub measured_now: bool,
-}
-
-/// One destination's estimate, or why there is none.
-pub struct DestinationEstimate {
-    pub origin: Origin,
-    pub measurements: Vec<CopyMeasurement>,
-    pub estimate: std::result::Result<estimate::Estimate, String>,
-}
-
 pub fn run(args: &EstimateArgs) -> Result<ExitCode> {
     let targets: Vec<&PathBuf> = args.to.iter().chain(&args.compare).collect();
     if targets.is_empty() && args.runs.is_empty() {
@@ -111,11 +94,11 @@ pub fn run(args: &EstimateArgs) -> Result<ExitCode> {
             let record = store.get(id)?;
             gathered.push((
                 Origin {
-                    destination: record.run.destination.path.clone(),
+                    destination: record.run.destination.path.display().to_string(),
                     run_id: Some(id),
                     measured_now: false,
                 },
-                from_record(&record, args.threads),
+                estimate::copy_measurements(&record.run, args.threads),
             ));
         }
     }
@@ -129,7 +112,7 @@ pub fn run(args: &EstimateArgs) -> Result<ExitCode> {
                 run_id: None,
                 measured_now: true,
             },
-            from_report(&report, args.threads),
+            estimate::copy_measurements(&report, args.threads),
         ));
     }
     let estimates: Vec<DestinationEstimate> = gathered
@@ -207,60 +190,4 @@ fn measure(target: &std::path::Path, args: &EstimateArgs) -> Result<RunReport> {
         });
     }
     Ok(report)
-}
-
-fn wanted(variant: &str, threads: usize) -> bool {
-    variant.ends_with(&format!("-{threads}t-cache-on"))
-}
-
-/// The write-cache-on copies with `threads` threads of a finished run.
-pub fn from_report(report: &RunReport, threads: usize) -> Vec<CopyMeasurement> {
-    report
-        .results
-        .iter()
-        .filter(|r| r.test == TestId::FilesCopy && r.threads == threads)
-        .filter(|r| wanted(&r.variant, threads))
-        .filter_map(|r| {
-            let set = r.file_set.as_ref()?;
-            Some(CopyMeasurement {
-                variant: r.variant.clone(),
-                files: set.files,
-                bytes: set.bytes,
-                seconds: r
-                    .repetitions
-                    .iter()
-                    .map(|rep| rep.elapsed.as_secs_f64())
-                    .collect(),
-            })
-        })
-        .collect()
-}
-
-/// The same from a stored run's document (read from the JSON itself: the file-set figures and
-/// repetition times are there whatever version of the record type reads it).
-pub fn from_record(record: &RunRecord, threads: usize) -> Vec<CopyMeasurement> {
-    let empty = Vec::new();
-    let results = record.document["results"].as_array().unwrap_or(&empty);
-    results
-        .iter()
-        .filter(|r| r["test"] == TestId::FilesCopy.as_str())
-        .filter(|r| r["threads"].as_u64() == Some(threads as u64))
-        .filter_map(|r| {
-            let variant = r["variant"].as_str()?;
-            if !wanted(variant, threads) {
-                return None;
-            }
-            let seconds: Vec<f64> = r["repetitions"]
-                .as_array()?
-                .iter()
-                .filter_map(|rep| rep["elapsed_s"].as_f64())
-                .collect();
-            Some(CopyMeasurement {
-                variant: variant.to_string(),
-                files: r["file_set"]["files"].as_u64()?,
-                bytes: r["file_set"]["bytes"].as_u64()?,
-                seconds,
-            })
-        })
-        .collect()
 }

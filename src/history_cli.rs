@@ -131,9 +131,8 @@ pub fn store_run(target: RunStore, report: &RunReport) -> Result<(i64, PathBuf)>
         Some(store) => store,
         None => Store::open(&target.path)?,
     };
-    let document = report::json::render(report);
-    let env = environment::collect(&environment::Roots::default(), &report.destination);
-    Ok((store.insert(&document, &env)?, target.path))
+    let env = environment::collect(&environment::Roots::default(), report.chain.as_ref());
+    Ok((store.insert(report, &env)?, target.path))
 }
 
 /// Opens an existing store; a missing one is an error only when a run was asked for.
@@ -168,7 +167,7 @@ pub fn history(args: &HistoryArgs) -> Result<String> {
 pub fn show(args: &ShowArgs) -> Result<String> {
     let records = records(&args.db, &[args.id])?;
     Ok(if args.json {
-        report::export::records(&records)
+        report::Exporter::serialize(&report::json::Json, &records)
     } else {
         report::history::show(&records[0])
     })
@@ -186,20 +185,18 @@ pub fn compare(args: &CompareArgs) -> Result<String> {
 
 pub fn export(args: &ExportArgs) -> Result<String> {
     let records = records(&args.db, &args.ids)?;
-    Ok(match args.format {
-        ExportFormat::Json => report::export::records(&records),
-        ExportFormat::Csv => report::csv::render(&records),
-        ExportFormat::Md => {
-            report::markdown::render(&history::compare::compare(&records), &records)
-        }
-    })
+    let exporter: &dyn report::Exporter = match args.format {
+        ExportFormat::Json => &report::json::Json,
+        ExportFormat::Csv => &report::csv::Csv,
+        ExportFormat::Md => &report::markdown::Markdown,
+    };
+    Ok(exporter.serialize(&records))
 }
 
 /// Writes the HTML report; returns the line to print.
 pub fn html_report(args: &ReportArgs) -> Result<String> {
     let records = records(&args.db, &args.ids)?;
-    let cmp = history::compare::compare(&records);
-    let html = report::html::render(&cmp, &records);
+    let html = report::Exporter::serialize(&report::html::Html, &records);
     write_file(&args.html, &html)?;
     Ok(format!("wrote {}\n", args.html.display()))
 }

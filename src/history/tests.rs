@@ -4,9 +4,11 @@ use std::path::Path;
 use std::sync::{Arc, Barrier};
 
 use super::*;
+use crate::results::RunReport;
 
-fn doc(label: &str, results: serde_json::Value) -> String {
-    serde_json::json!({
+/// A run document as an older or partial writer might have made it, read leniently.
+fn doc(label: &str, results: serde_json::Value) -> RunReport {
+    serde_json::from_value(serde_json::json!({
         "schema": "destbench.run/1",
         "destbench_version": "0.1.0",
         "destination": { "path": "/mnt/backup" },
@@ -14,8 +16,8 @@ fn doc(label: &str, results: serde_json::Value) -> String {
         "started_unix_s": 1_800_000_000,
         "results": results,
         "warnings": ["a run warning"],
-    })
-    .to_string()
+    }))
+    .unwrap()
 }
 
 fn result(test: &str, variant: &str, samples: &[f64]) -> serde_json::Value {
@@ -245,13 +247,13 @@ fn runs_finishing_at_the_same_moment_both_land() {
 }
 
 fn record(id: i64, label: &str, results: serde_json::Value) -> RunRecord {
-    let document: serde_json::Value = serde_json::from_str(&doc(label, results)).unwrap();
+    let run = doc(label, results);
     RunRecord {
         id,
         stored_unix_s: 0,
         environment: env(),
-        run: serde_json::from_value(document.clone()).unwrap(),
-        document,
+        document: serde_json::to_value(&run).unwrap(),
+        run,
     }
 }
 

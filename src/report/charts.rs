@@ -40,7 +40,7 @@ fn finish(svg: String, result: Result<(), Box<dyn std::error::Error + '_>>, what
         Ok(()) => svg,
         Err(e) => format!(
             "<p class=\"note\">{what}: chart could not be drawn ({})</p>",
-            super::html::escape(&e.to_string())
+            super::escape::html(&e.to_string())
         ),
     }
 }

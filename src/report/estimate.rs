@@ -6,11 +6,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::estimate_cli::{DestinationEstimate, Origin};
 use crate::tree::Listed;
 use crate::tree::scan::{SizeHistogram, Survey};
 use crate::units::format_bytes;
-use crate::verdict::estimate::{ClassEstimate, CopyMeasurement, Costs, Range};
+use crate::verdict::estimate::{
+    ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, Origin, Range,
+};
 
 pub const ESTIMATE_SCHEMA: &str = "destbench.estimate/1";
 

@@ -15,7 +15,9 @@ pub use fileset::SetKind;
 pub use profile::{Profile, ProfileName};
 
 /// The test ids of DESIGN.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum TestId {
     #[serde(rename = "seq-write")]
     SeqWrite,

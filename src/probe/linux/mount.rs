@@ -5,7 +5,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{SysRoots, block, net, read};
+use super::{SysRoots, block, net, read, udev};
 use crate::probe::{Bandwidth, Node, NodeKind};
 
 /// One line of `/proc/self/mountinfo`.
@@ -167,6 +167,12 @@ fn mount_node(
     node.fact("filesystem", &m.fstype, SRC);
     node.fact("source", &m.source, SRC);
     node.fact("mount id", m.id.to_string(), SRC);
+    if m.major != 0
+        && let Some((uuid, src)) =
+            udev::property(roots, &format!("{}:{}", m.major, m.minor), "ID_FS_UUID")
+    {
+        node.fact("uuid", uuid, src);
+    }
     let dev_name = block::name_of(m.major, m.minor, roots);
     options(&mut node, m, dev_name.as_deref(), roots, notes);
 
