@@ -245,9 +245,7 @@ pub fn render_json(
             })
             .collect(),
     };
-    let mut text = serde_json::to_string_pretty(&doc).expect("estimate serialises");
-    text.push('\n');
-    text
+    super::export::pretty(&doc)
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@ use serde::Serialize;
 
 use crate::history::{Comparison, HistoryEntry};
 
+/// A JSON document, pretty-printed, with a trailing newline.
 pub(crate) fn pretty(value: &impl Serialize) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("history values serialise");
+    let mut text = serde_json::to_string_pretty(value).expect("destbench's values serialise");
     text.push('\n');
     text
 }

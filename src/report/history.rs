@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::table::{self, Align, Table};
+use super::terminal::{self, Style};
 use crate::history::{Comparison, HistoryEntry, RunRecord};
 
 /// "2026-04-05 13:22 UTC" from Unix seconds (proleptic Gregorian, no leap seconds).
@@ -88,7 +89,6 @@ pub fn show(record: &RunRecord) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "run {}: {}", record.id, record.name());
     let _ = writeln!(out, "date         {}", utc(run.started_unix_s as i64));
-    let _ = writeln!(out, "destination  {}", run.destination.path.display());
     let known = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     let _ = writeln!(
         out,
@@ -106,65 +106,9 @@ pub fn show(record: &RunRecord) -> String {
         known(&env.kernel),
         env.destbench_version
     );
-    let s = &run.settings;
-    let _ = writeln!(
-        out,
-        "settings     profile {}, {} runs, seed {}, engine {}, {:.1} s per block test",
-        s.profile, s.runs, s.seed, s.engine, s.block_duration_s
-    );
-    if let Some(verdict) = &run.verdict {
-        let _ = writeln!(out, "verdict      {}", verdict.in_words());
-    }
-    let _ = writeln!(out);
-    let mut table = Table::new([
-        ("test", Align::Left),
-        ("variant", Align::Left),
-        ("median", Align::Right),
-        ("min", Align::Right),
-        ("max", Align::Right),
-        ("cv", Align::Right),
-        ("p50 µs", Align::Right),
-        ("p99 µs", Align::Right),
-        ("method", Align::Right),
-        ("samples", Align::Right),
-    ]);
-    for r in &run.results {
-        let lat = r.latency_us;
-        table.push([
-            r.test.to_string(),
-            r.variant.clone(),
-            format!("{:.2}", r.median),
-            format!("{:.2}", r.min),
-            format!("{:.2}", r.max),
-            format!("{:.1}%", r.cv * 100.0),
-            lat.map_or("-".into(), |l| format!("{:.0}", l.p50)),
-            lat.map_or("-".into(), |l| format!("{:.0}", l.p99)),
-            r.method.as_str().to_string(),
-            r.samples
-                .iter()
-                .map(|x| format!("{x:.2}"))
-                .collect::<Vec<_>>()
-                .join(" "),
-        ]);
-    }
-    out.push_str(&table.text(&plain));
-    let warnings = run
-        .warnings
-        .iter()
-        .cloned()
-        .chain(run.labelled_result_warnings());
-    for (i, w) in warnings.enumerate() {
-        if i == 0 {
-            let _ = writeln!(out, "\nwarnings:");
-        }
-        let _ = writeln!(out, "  - {w}");
-    }
-    for (i, f) in run.failures.iter().enumerate() {
-        if i == 0 {
-            let _ = writeln!(out, "\nfailed:");
-        }
-        let _ = writeln!(out, "  - {} {}: {}", f.test, f.variant, f.error);
-    }
+    let _ = writeln!(out, "seed         {}\n", run.settings.seed);
+    // Then the run as `destbench run` reported it.
+    out.push_str(&terminal::render(run, Style { color: false }));
     out
 }
 

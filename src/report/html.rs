@@ -12,6 +12,7 @@ use super::table;
 use crate::history::{Comparison, RunRecord, compare};
 use crate::probe::{Bandwidth, Chain};
 use crate::report::history::utc;
+use crate::results::TestResult;
 use crate::workload::TestId;
 
 const STYLE: &str = "
@@ -196,39 +197,23 @@ fn over_time(out: &mut String, records: &[RunRecord]) {
         "<h2>Throughput over time</h2>\n<p class=\"note\">The repetition closest to the median of \
          each variant, per interval.</p>"
     );
-    for r in records {
-        let series: Vec<Line> = r
-            .run
-            .results
-            .iter()
-            .filter_map(|res| {
-                let rep = res.median_repetition()?;
-                (rep.series_mb_s.len() > 1).then(|| Line {
-                    name: format!("{} {}", res.test, res.variant),
-                    points: rep
-                        .series_mb_s
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| ((i + 1) as f64 * res.series_interval_s, *v))
-                        .collect(),
-                })
-            })
-            .collect();
-        if series.is_empty() {
-            let _ = writeln!(
-                out,
-                "<p class=\"note\">{}: no series long enough to draw.</p>",
-                escape(&r.name())
-            );
-            continue;
-        }
-        let title = format!("{} — MB/s over time", r.name());
-        figure(
-            out,
-            "series",
-            charts::lines(&title, "seconds", "MB/s", &series, false),
-        );
-    }
+    let chart = RunChart {
+        kind: "series",
+        title: "MB/s over time",
+        axes: ("seconds", "MB/s"),
+        log_y: false,
+        empty: Some("no series long enough to draw"),
+    };
+    chart.draw(out, records, |res| {
+        let rep = res.median_repetition()?;
+        (rep.series_mb_s.len() > 1).then(|| {
+            rep.series_mb_s
+                .iter()
+                .enumerate()
+                .map(|(i, v)| ((i + 1) as f64 * res.series_interval_s, *v))
+                .collect()
+        })
+    });
 }
 
 fn latencies(out: &mut String, records: &[RunRecord]) {
@@ -237,28 +222,70 @@ fn latencies(out: &mut String, records: &[RunRecord]) {
         "<h2>Latency percentiles</h2>\n<p class=\"note\">x: 0 = p50, 1 = p99, 2 = p99.9, 3 = max \
          (µs, logarithmic).</p>"
     );
-    for r in records {
-        let series: Vec<Line> = r
-            .run
-            .results
-            .iter()
-            .filter_map(|res| {
-                let l = res.latency_us?;
-                Some(Line {
-                    name: format!("{} {}", res.test, res.variant),
-                    points: vec![(0.0, l.p50), (1.0, l.p99), (2.0, l.p999), (3.0, l.max)],
+    let chart = RunChart {
+        kind: "latency",
+        title: "latency percentiles",
+        axes: ("percentile", "µs"),
+        log_y: true,
+        empty: None,
+    };
+    chart.draw(out, records, |res| {
+        let l = res.latency_us?;
+        Some(vec![
+            (0.0, l.p50),
+            (1.0, l.p99),
+            (2.0, l.p999),
+            (3.0, l.max),
+        ])
+    });
+}
+
+/// A line chart per run with a line per result.
+struct RunChart {
+    /// `data-chart` of the figure.
+    kind: &'static str,
+    /// After the run's name.
+    title: &'static str,
+    axes: (&'static str, &'static str),
+    log_y: bool,
+    /// What to say of a run without any line (None: nothing).
+    empty: Option<&'static str>,
+}
+
+impl RunChart {
+    /// Draws the chart of every run; `points` gives a result's line, if it has one.
+    fn draw(
+        &self,
+        out: &mut String,
+        records: &[RunRecord],
+        points: impl Fn(&TestResult) -> Option<Vec<(f64, f64)>>,
+    ) {
+        for r in records {
+            let series: Vec<Line> = r
+                .run
+                .results
+                .iter()
+                .filter_map(|res| {
+                    Some(Line {
+                        name: format!("{} {}", res.test, res.variant),
+                        points: points(res)?,
+                    })
                 })
-            })
-            .collect();
-        if series.is_empty() {
-            continue;
+                .collect();
+            if series.is_empty() {
+                if let Some(empty) = self.empty {
+                    let _ = writeln!(out, "<p class=\"note\">{}: {empty}.</p>", escape(&r.name()));
+                }
+                continue;
+            }
+            let title = format!("{} — {}", r.name(), self.title);
+            let (x, y) = self.axes;
+            figure(
+                out,
+                self.kind,
+                charts::lines(&title, x, y, &series, self.log_y),
+            );
         }
-        let title = format!("{} — latency percentiles", r.name());
-        figure(
-            out,
-            "latency",
-            charts::lines(&title, "percentile", "µs", &series, true),
-        );
     }
 }
 
