@@ -363,20 +363,18 @@ fn chains(out: &mut String, records: &[RunRecord]) {
     }
 }
 
+/// The runs' warnings, each result's beside its name (the verdict's "likely cached" among
+/// them), and the failures.
 fn notes(out: &mut String, records: &[RunRecord]) {
     let mut items = String::new();
     for r in records {
-        let all = r
-            .run
-            .warnings
-            .iter()
-            .chain(&r.run.labelled_result_warnings())
+        let run = &r.run;
+        let warnings = run.warnings.iter().cloned();
+        let all = warnings
+            .chain(run.labelled_result_warnings())
             .map(|w| format!("warning: {w}"))
-            .collect::<Vec<_>>()
-            .into_iter()
             .chain(
-                r.run
-                    .failures
+                run.failures
                     .iter()
                     .map(|f| format!("failed: {} {}: {}", f.test, f.variant, f.error)),
             );

@@ -2,7 +2,7 @@
 //! the runner produces, the verdict reads, every report renders, and the history stores and
 //! loads. The JSON is this type serialised; reading it back is lenient (unknown fields ignored,
 //! missing ones defaulted, parts of a newer version that this one cannot read left out, see
-//! [`lenient`]), so documents of other versions load. Reports compute nothing of their own:
+//! `lenient`), so documents of other versions load. Reports compute nothing of their own:
 //! everything they show is here.
 
 mod details;
