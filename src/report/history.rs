@@ -107,8 +107,27 @@ pub fn show(record: &RunRecord) -> String {
         env.destbench_version
     );
     let _ = writeln!(out, "seed         {}\n", run.settings.seed);
-    // Then the run as `destbench run` reported it.
+    // Then the run as `destbench run` reported it, and every repetition's figure.
     out.push_str(&terminal::render(run, Style { color: false }));
+    let mut samples = Table::new([
+        ("test", Align::Left),
+        ("variant", Align::Left),
+        ("unit", Align::Left),
+        ("samples (one per repetition)", Align::Left),
+    ]);
+    for r in &run.results {
+        let figures: Vec<String> = r.samples.iter().map(|x| format!("{x:.2}")).collect();
+        samples.push([
+            r.test.to_string(),
+            r.variant.clone(),
+            r.unit.as_str().to_string(),
+            figures.join(" "),
+        ]);
+    }
+    if !samples.rows.is_empty() {
+        out.push('\n');
+        out.push_str(&samples.text(&plain));
+    }
     out
 }
 

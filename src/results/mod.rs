@@ -18,7 +18,7 @@ pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, 
 pub use result::{
     FileSetInfo, Method, OpKind, Repetition, RepetitionRecord, TestResult, TestResultParts, Unit,
 };
-pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, mb};
+pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
 
 use crate::probe::Chain;
 use crate::workload::{ProfileName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId};

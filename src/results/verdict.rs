@@ -103,15 +103,15 @@ impl CachedFigure {
     pub fn warning(&self) -> String {
         format!(
             "likely cached: {} MB/s is above what {} can carry (~{} MB/s), the narrowest link on the path",
-            mb(self.median_mb_s),
+            round_mb_s(self.median_mb_s),
             self.link,
-            mb(self.ceiling_mb_s)
+            round_mb_s(self.ceiling_mb_s)
         )
     }
 }
 
 /// Rounds for display: whole MB/s from 100 up, one decimal below (none when it is .0).
-pub fn mb(v: f64) -> String {
+pub fn round_mb_s(v: f64) -> String {
     if v >= 100.0 {
         format!("{v:.0}")
     } else {

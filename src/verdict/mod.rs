@@ -12,7 +12,7 @@ pub mod estimate;
 
 use crate::probe::{Chain, NodeKind};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
-use crate::results::{OpKind, RunReport, TestResult, mb};
+use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
 use crate::workload::TestId;
 
 /// A measured rate at or above this fraction of a link's practical ceiling is limited by it.
@@ -132,7 +132,7 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
         };
         v.summary = format!(
             "{what}: the limit is unknown; measured {} MB/s ({})",
-            mb(measured),
+            round_mb_s(measured),
             v.measured_by.as_deref().unwrap_or_default()
         );
         v.details
@@ -155,24 +155,24 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
         v.kind = VerdictKind::Cached;
         v.summary = format!(
             "{} MB/s is more than {} can carry (~{} MB/s at most): a cache answered, not the device",
-            mb(measured),
+            round_mb_s(measured),
             bottleneck.link,
-            mb(narrowest_max)
+            round_mb_s(narrowest_max)
         );
     } else if pct >= LIMITED_AT * 100.0 {
         v.kind = VerdictKind::LimitedByLink;
         v.summary = format!(
             "limited by {}: {} MB/s of a practical ~{} MB/s ({pct:.0}%)",
             bottleneck.link,
-            mb(measured),
-            mb(bottleneck.practical_mb_s)
+            round_mb_s(measured),
+            round_mb_s(bottleneck.practical_mb_s)
         );
         v.details.push(match (&v.next, v.unknown_links.is_empty()) {
             (Some(next), _) => format!(
                 "if {} were faster, the next link, {}, would allow ~{} MB/s",
                 bottleneck.link,
                 next.link,
-                mb(next.practical_mb_s)
+                round_mb_s(next.practical_mb_s)
             ),
             (None, true) => format!(
                 "if {} were faster, {} would be the limit",
@@ -198,9 +198,9 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
         };
         v.summary = format!(
             "{who} is the limit: {} MB/s is {pct:.0}% of the narrowest link, {} (~{} MB/s)",
-            mb(measured),
+            round_mb_s(measured),
             bottleneck.link,
-            mb(bottleneck.practical_mb_s)
+            round_mb_s(bottleneck.practical_mb_s)
         );
     }
     v.details
@@ -224,9 +224,9 @@ fn push_cached(v: &mut Verdict) {
             "{} {}: {} MB/s is above what {} can carry (~{} MB/s): likely cached",
             c.test,
             c.variant,
-            mb(c.median_mb_s),
+            round_mb_s(c.median_mb_s),
             c.link,
-            mb(c.ceiling_mb_s)
+            round_mb_s(c.ceiling_mb_s)
         ));
     }
 }
