@@ -307,3 +307,37 @@ fn compare_gives_ratios_against_the_first_and_significance() {
     let cell = only_second.cells[1].as_ref().unwrap();
     assert!(cell.ratio.is_none() && cell.significance.is_none());
 }
+
+#[test]
+fn a_document_of_another_version_loads_and_exports_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let mut store = Store::open(&path).unwrap();
+    let id = store
+        .insert(&doc("now", serde_json::json!([])), &env())
+        .unwrap();
+    // A newer destbench's document: a field and a test this version does not know.
+    let future = serde_json::json!({
+        "schema": "destbench.run/2",
+        "destination": { "path": "/mnt/nas" },
+        "settings": { "profile": "overnight", "label": "future" },
+        "results": [
+            { "test": "seq-write", "variant": "SEQ1M-Q8T1", "median": 100.0, "samples": [100.0],
+              "method": "direct", "engine": "uring", "energy_joules": 12.5 },
+            { "test": "dedup", "variant": "x", "median": 1.0, "method": "direct", "engine": "sync" }
+        ],
+        "power": { "watts": 5.0 }
+    });
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET document = ?1 WHERE id = ?2",
+            rusqlite::params![future.to_string(), id],
+        )
+        .unwrap();
+    let record = store.get(id).unwrap();
+    assert_eq!(record.name(), "future");
+    assert_eq!(record.run.results.len(), 1, "the unknown test is left out");
+    assert_eq!(record.run.results[0].median, 100.0);
+    assert_eq!(record.document, future, "kept verbatim for exports");
+}
