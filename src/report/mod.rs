@@ -10,6 +10,7 @@ mod details;
 pub mod escape;
 pub mod estimate;
 pub mod export;
+mod figures;
 pub mod history;
 pub mod html;
 pub mod json;
