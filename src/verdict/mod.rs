@@ -7,6 +7,11 @@
 //! a figure above the top of the narrowest link's practical range (with [`CACHE_MARGIN`] for
 //! the table's own uncertainty) cannot have crossed that link: it is a cache. Links whose speed
 //! is unknown stay unknown: they are named, never filled in.
+//!
+//! The verdict's value ([`Verdict`]) lives with the run document in `crate::results`; this
+//! module only judges a run ([`of`]) and returns that value. Cached figures name their result by
+//! its index in the run's results, so the reports can show the warning beside it without the
+//! results being changed.
 
 pub mod estimate;
 
