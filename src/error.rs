@@ -41,7 +41,7 @@ pub enum Error {
 
     /// The history database cannot be used, or has no such run.
     #[error(transparent)]
-    History(#[from] crate::history::HistoryError),
+    History(#[from] HistoryError),
 
     /// An I/O call failed; `context` says which and on what.
     #[error("{context}: {source}")]
@@ -50,6 +50,18 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+}
+
+/// Why the history database could not be used (constructed in `crate::history`).
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// The database cannot be opened, read or written; the message names the file.
+    #[error("history database {}: {problem}", path.display())]
+    Database { path: PathBuf, problem: String },
+
+    /// No run with this id.
+    #[error("no run {id} in the history database {} (`destbench history` lists the runs)", path.display())]
+    UnknownRun { id: i64, path: PathBuf },
 }
 
 impl Error {

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use crate::cli::DbArg;
 use crate::error::{Error, Result};
 use crate::history::{self, RunRecord, Store, environment};
-use crate::report;
 use crate::results::RunReport;
 
 /// The database's path: `--db` (or its environment variable), else the default location.
@@ -63,7 +62,6 @@ pub fn store_run(target: RunStore, report: &RunReport) -> Result<(i64, PathBuf)>
         Some(store) => store,
         None => Store::open(&target.path)?,
     };
-    let document = report::json::render(report);
-    let env = environment::collect(&environment::Roots::default(), &report.destination);
-    Ok((store.insert(&document, &env)?, target.path))
+    let env = environment::collect(&environment::Roots::default(), report.chain.as_ref());
+    Ok((store.insert(report, &env)?, target.path))
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use crate::cli::EstimateArgs;
 use crate::error::{EXIT_RUNTIME, Error, Result};
-use crate::history::{RunRecord, Store};
+use crate::history::Store;
 use crate::report;
 use crate::results::RunReport;
 use crate::runner;
@@ -15,7 +15,7 @@ use crate::settings::{self, RunOptions};
 use crate::tree::scan;
 use crate::units::ByteSize;
 use crate::verdict::estimate::{self, CopyMeasurement, DestinationEstimate, Origin};
-use crate::workload::{SetKind, SetName, TestId, TestSelector};
+use crate::workload::{SetKind, SetName, TestSelector};
 
 use super::{db, progress, write_stdout};
 
@@ -60,11 +60,11 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
             let record = store.get(id)?;
             gathered.push((
                 Origin {
-                    destination: record.run.destination.path.clone(),
+                    destination: record.run.destination.path.display().to_string(),
                     run_id: Some(id),
                     measured_now: false,
                 },
-                from_record(&record, args.threads),
+                estimate::copy_measurements(&record.run, args.threads),
             ));
         }
     }
@@ -78,7 +78,7 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
                 run_id: None,
                 measured_now: true,
             },
-            from_report(&report, args.threads),
+            estimate::copy_measurements(&report, args.threads),
         ));
     }
     let estimates: Vec<DestinationEstimate> = gathered
@@ -141,60 +141,4 @@ fn measure(target: &Path, args: &EstimateArgs) -> Result<RunReport> {
         });
     }
     Ok(report)
-}
-
-fn wanted(variant: &str, threads: usize) -> bool {
-    variant.ends_with(&format!("-{threads}t-cache-on"))
-}
-
-/// The write-cache-on copies with `threads` threads of a finished run.
-pub fn from_report(report: &RunReport, threads: usize) -> Vec<CopyMeasurement> {
-    report
-        .results
-        .iter()
-        .filter(|r| r.test == TestId::FilesCopy && r.threads == threads)
-        .filter(|r| wanted(&r.variant, threads))
-        .filter_map(|r| {
-            let set = r.file_set.as_ref()?;
-            Some(CopyMeasurement {
-                variant: r.variant.clone(),
-                files: set.files,
-                bytes: set.bytes,
-                seconds: r
-                    .repetitions
-                    .iter()
-                    .map(|rep| rep.elapsed.as_secs_f64())
-                    .collect(),
-            })
-        })
-        .collect()
-}
-
-/// The same from a stored run's document (read from the JSON itself: the file-set figures and
-/// repetition times are there whatever version of the record type reads it).
-pub fn from_record(record: &RunRecord, threads: usize) -> Vec<CopyMeasurement> {
-    let empty = Vec::new();
-    let results = record.document["results"].as_array().unwrap_or(&empty);
-    results
-        .iter()
-        .filter(|r| r["test"] == TestId::FilesCopy.as_str())
-        .filter(|r| r["threads"].as_u64() == Some(threads as u64))
-        .filter_map(|r| {
-            let variant = r["variant"].as_str()?;
-            if !wanted(variant, threads) {
-                return None;
-            }
-            let seconds: Vec<f64> = r["repetitions"]
-                .as_array()?
-                .iter()
-                .filter_map(|rep| rep["elapsed_s"].as_f64())
-                .collect();
-            Some(CopyMeasurement {
-                variant: variant.to_string(),
-                files: r["file_set"]["files"].as_u64()?,
-                bytes: r["file_set"]["bytes"].as_u64()?,
-                seconds,
-            })
-        })
-        .collect()
 }

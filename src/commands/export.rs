@@ -2,18 +2,16 @@
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::error::Result;
-use crate::history;
 use crate::report;
 
 use super::db;
 
 pub fn export(args: &ExportArgs) -> Result<String> {
     let records = db::records(&args.db, &args.ids)?;
-    Ok(match args.format {
-        ExportFormat::Json => report::export::records(&records),
-        ExportFormat::Csv => report::csv::render(&records),
-        ExportFormat::Md => {
-            report::markdown::render(&history::compare::compare(&records), &records)
-        }
-    })
+    let exporter: &dyn report::Exporter = match args.format {
+        ExportFormat::Json => &report::json::Json,
+        ExportFormat::Csv => &report::csv::Csv,
+        ExportFormat::Md => &report::markdown::Markdown,
+    };
+    Ok(exporter.serialize(&records))
 }

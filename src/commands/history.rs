@@ -23,7 +23,7 @@ pub fn history(args: &HistoryArgs) -> Result<String> {
 pub fn show(args: &ShowArgs) -> Result<String> {
     let records = db::records(&args.db, &[args.id])?;
     Ok(if args.json {
-        report::export::records(&records)
+        report::Exporter::serialize(&report::json::Json, &records)
     } else {
         report::history::show(&records[0])
     })

@@ -2,7 +2,6 @@
 
 use crate::cli::ReportArgs;
 use crate::error::{Error, Result};
-use crate::history;
 use crate::report;
 
 use super::db;
@@ -10,8 +9,7 @@ use super::db;
 /// Writes the HTML report; returns the line to print.
 pub fn html_report(args: &ReportArgs) -> Result<String> {
     let records = db::records(&args.db, &args.ids)?;
-    let cmp = history::compare::compare(&records);
-    let html = report::html::render(&cmp, &records);
+    let html = report::Exporter::serialize(&report::html::Html, &records);
     std::fs::write(&args.html, html)
         .map_err(|e| Error::io(format!("writing {}", args.html.display()), e))?;
     Ok(format!("wrote {}\n", args.html.display()))

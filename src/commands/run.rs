@@ -58,7 +58,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
     let mut run_report = runner::run(&plan, progress().as_mut())?;
     run_report.chain = chain;
-    verdict::apply(&mut run_report);
+    run_report.verdict = Some(verdict::of(&run_report));
     let text = if args.json {
         report::json::render(&run_report)
     } else {

@@ -28,7 +28,7 @@ pub use uring::{UringEngine, probe as probe_uring};
 use crate::platform::OpenHow;
 
 /// Which backend issues the I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// `pread`/`pwrite` from the calling thread; worker threads for queue depths above 1.

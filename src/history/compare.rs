@@ -4,8 +4,10 @@
 
 use serde::Serialize;
 
-use super::record::{ResultDoc, RunRecord};
+use super::record::RunRecord;
+use crate::results::{TestResult, Unit};
 use crate::stats::{self, Significance};
+use crate::workload::TestId;
 
 /// One compared run: a column of the tables.
 #[derive(Debug, Clone, Serialize)]
@@ -40,8 +42,9 @@ pub struct Cell {
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub variant: String,
-    pub unit: String,
-    pub threads: Option<u32>,
+    pub unit: Unit,
+    /// Copy threads (None in documents that do not record them).
+    pub threads: Option<usize>,
     /// One per run, in the order of [`Comparison::runs`]; None where the run lacks the variant.
     pub cells: Vec<Option<Cell>>,
 }
@@ -49,7 +52,7 @@ pub struct Row {
 /// One test (a table, a bar chart).
 #[derive(Debug, Clone, Serialize)]
 pub struct Group {
-    pub test: String,
+    pub test: TestId,
     pub rows: Vec<Row>,
 }
 
@@ -59,7 +62,7 @@ pub struct Comparison {
     pub groups: Vec<Group>,
 }
 
-fn find<'a>(record: &'a RunRecord, test: &str, variant: &str) -> Option<&'a ResultDoc> {
+fn find<'a>(record: &'a RunRecord, test: TestId, variant: &str) -> Option<&'a TestResult> {
     record
         .run
         .results
@@ -70,26 +73,26 @@ fn find<'a>(record: &'a RunRecord, test: &str, variant: &str) -> Option<&'a Resu
 /// Lays `records` side by side; the first is the baseline of every ratio and test.
 pub fn compare(records: &[RunRecord]) -> Comparison {
     // Tests and variants in the order they first appear, so the tables follow the suite.
-    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut keys: Vec<(TestId, String)> = Vec::new();
     for record in records {
         for r in &record.run.results {
             if !keys.iter().any(|(t, v)| *t == r.test && *v == r.variant) {
-                keys.push((r.test.clone(), r.variant.clone()));
+                keys.push((r.test, r.variant.clone()));
             }
         }
     }
     let mut groups: Vec<Group> = Vec::new();
     for (test, variant) in keys {
-        let base = records.first().and_then(|b| find(b, &test, &variant));
-        let mut unit = String::new();
+        let base = records.first().and_then(|b| find(b, test, &variant));
+        let mut unit = Unit::default();
         let mut threads = None;
         let cells = records
             .iter()
             .enumerate()
             .map(|(index, record)| {
-                let r = find(record, &test, &variant)?;
-                unit.clone_from(&r.unit);
-                threads = threads.or(r.threads);
+                let r = find(record, test, &variant)?;
+                unit = r.unit;
+                threads = threads.or((r.threads > 0).then_some(r.threads));
                 let significance = base
                     .filter(|_| index > 0)
                     .map(|b| stats::welch(&b.samples, &r.samples));
@@ -128,8 +131,8 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
             .map(|r| RunColumn {
                 id: r.id,
                 name: r.name(),
-                destination: r.run.destination.path.clone(),
-                started_unix_s: r.run.started_unix_s,
+                destination: r.run.destination.path.display().to_string(),
+                started_unix_s: r.run.started_unix_s as i64,
             })
             .collect(),
         groups,

@@ -2,28 +2,26 @@
 //! identity (filesystem type and UUID, the device with its model and serial), so that months
 //! later "run 12" still says which drive it was.
 //!
-//! Everything is read defensively: a missing file or an odd line gives `None`, never an error,
-//! because storing a run must not fail over a nice-to-have. The roots are parameters so tests
-//! can point at fixture trees.
+//! The identity comes from the chain the probe recorded before the run (the run document's
+//! `chain`); nothing is probed again after the run. Host and kernel are read defensively: a
+//! missing file gives `None`, never an error, because storing a run must not fail over a
+//! nice-to-have. The root is a parameter so tests can point at a fixture tree.
 
 use std::path::{Path, PathBuf};
 
 use super::record::Environment;
+use crate::probe::{Chain, NodeKind};
 
-/// Where the kernel's and udev's files are (the real ones, or a fixture tree in tests).
+/// Where the kernel's files are (the real ones, or a fixture tree in tests).
 #[derive(Debug, Clone)]
 pub struct Roots {
     pub proc: PathBuf,
-    pub sys: PathBuf,
-    pub udev_data: PathBuf,
 }
 
 impl Default for Roots {
     fn default() -> Self {
         Roots {
             proc: "/proc".into(),
-            sys: "/sys".into(),
-            udev_data: "/run/udev/data".into(),
         }
     }
 }
@@ -34,152 +32,47 @@ fn read_trimmed(path: &Path) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
-/// The environment of a run on `destination`.
-pub fn collect(roots: &Roots, destination: &Path) -> Environment {
+/// The environment of a run whose destination has `chain` (None when it could not be probed).
+pub fn collect(roots: &Roots, chain: Option<&Chain>) -> Environment {
     let mut env = Environment {
         host: read_trimmed(&roots.proc.join("sys/kernel/hostname")),
         kernel: read_trimmed(&roots.proc.join("sys/kernel/osrelease")),
         destbench_version: env!("CARGO_PKG_VERSION").to_string(),
         ..Environment::default()
     };
-    let Ok(path) = destination.canonicalize() else {
-        return env;
-    };
-    let Some(mountinfo) = read_trimmed(&roots.proc.join("self/mountinfo")) else {
-        return env;
-    };
-    let Some(mount) = mount_of(&mountinfo, &path) else {
-        return env;
-    };
-    env.fs_type = Some(mount.fs_type.clone());
-    if mount.source.starts_with('/') {
-        env.device = Some(mount.source.clone());
-    }
-    // udev's database has the filesystem UUID, model and serial for block devices; network and
-    // virtual filesystems have none (major 0), and that is fine.
-    if !mount.dev.starts_with("0:") {
-        let udev = std::fs::read_to_string(roots.udev_data.join(format!("b{}", mount.dev)))
-            .unwrap_or_default();
-        let property = |key: &str| {
-            udev.lines()
-                .find_map(|line| {
-                    line.strip_prefix("E:")?
-                        .strip_prefix(key)?
-                        .strip_prefix('=')
-                })
-                .map(str::to_string)
-        };
-        env.fs_uuid = property("ID_FS_UUID");
-        env.device_model = property("ID_MODEL").or_else(|| sysfs_model(roots, &mount.dev));
-        env.device_serial = property("ID_SERIAL_SHORT").or_else(|| property("ID_SERIAL"));
+    if let Some(chain) = chain {
+        identify(&mut env, chain);
     }
     env
 }
 
-/// The model from sysfs: the device's own, or its parent disk's for a partition.
-fn sysfs_model(roots: &Roots, dev: &str) -> Option<String> {
-    let base = roots.sys.join("dev/block").join(dev);
-    read_trimmed(&base.join("device/model")).or_else(|| read_trimmed(&base.join("../device/model")))
-}
-
-/// One line of `/proc/self/mountinfo`, the fields we use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mount {
-    /// `major:minor` of the filesystem's device.
-    pub dev: String,
-    pub mount_point: PathBuf,
-    pub fs_type: String,
-    pub source: String,
-}
-
-/// Parses a mountinfo line; None when it is not one.
-pub fn parse_mountinfo_line(line: &str) -> Option<Mount> {
-    let (before, after) = line.split_once(" - ")?;
-    let fields: Vec<&str> = before.split(' ').collect();
-    let tail: Vec<&str> = after.split(' ').collect();
-    if fields.len() < 6 || tail.len() < 2 {
-        return None;
-    }
-    Some(Mount {
-        dev: fields[2].to_string(),
-        mount_point: PathBuf::from(unescape(fields[4])),
-        fs_type: tail[0].to_string(),
-        source: unescape(tail[1]),
-    })
-}
-
-/// The kernel writes space, tab, newline and backslash in paths as `\ooo` octal escapes.
-fn unescape(field: &str) -> String {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let octal = bytes
-            .get(i + 1..i + 4)
-            .filter(|d| bytes[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match octal {
-            Some(d) => {
-                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
-                i += 4;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The mount holding `path` (canonical): the last-mounted of the longest matching mount points,
-/// as later mounts hide earlier ones.
-pub fn mount_of(mountinfo: &str, path: &Path) -> Option<Mount> {
-    mountinfo
-        .lines()
-        .filter_map(parse_mountinfo_line)
-        .filter(|m| path.starts_with(&m.mount_point))
-        .fold(None, |best: Option<Mount>, m| match best {
-            Some(b) if b.mount_point.as_os_str().len() > m.mount_point.as_os_str().len() => Some(b),
-            _ => Some(m),
-        })
+/// The destination's identity from its chain: the mount (the root) names the filesystem, its
+/// UUID and its source; the first whole disk below it names the device's model and serial.
+fn identify(env: &mut Environment, chain: &Chain) {
+    let fact = |kind: NodeKind, key: &str| {
+        chain
+            .nodes()
+            .into_iter()
+            .filter(|n| n.kind == kind)
+            .find_map(|n| n.get(key))
+            .map(str::to_string)
+    };
+    env.fs_type = fact(NodeKind::Mount, "filesystem");
+    env.fs_uuid = fact(NodeKind::Mount, "uuid");
+    // Network and virtual filesystems name a server (`//nas/share`) or nothing as their source.
+    env.device = fact(NodeKind::Mount, "source").filter(|s| s.starts_with("/dev/"));
+    env.device_model = fact(NodeKind::Disk, "model");
+    env.device_serial = fact(NodeKind::Disk, "serial");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const MOUNTINFO: &str = "\
-22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw
-40 22 0:35 / /tmp rw shared:20 - tmpfs tmpfs rw
-51 22 8:17 / /media/back\\040up rw,nosuid master:3 - exfat /dev/sdb1 rw,uid=0
-52 51 0:40 / /media/back\\040up/nas rw - cifs //nas/share rw";
+    use crate::probe::Node;
 
     #[test]
-    fn the_longest_mount_point_wins_and_escapes_are_decoded() {
-        let m = mount_of(MOUNTINFO, Path::new("/media/back up/photos")).unwrap();
-        assert_eq!(m.dev, "8:17");
-        assert_eq!(m.mount_point, PathBuf::from("/media/back up"));
-        assert_eq!(
-            (m.fs_type.as_str(), m.source.as_str()),
-            ("exfat", "/dev/sdb1")
-        );
-        let nas = mount_of(MOUNTINFO, Path::new("/media/back up/nas/x")).unwrap();
-        assert_eq!(nas.fs_type, "cifs");
-        assert_eq!(
-            mount_of(MOUNTINFO, Path::new("/home")).unwrap().dev,
-            "259:2"
-        );
-        assert!(parse_mountinfo_line("garbage").is_none());
-    }
-
-    #[test]
-    fn identity_from_a_fixture_tree() {
+    fn identity_from_the_chain_and_host_from_a_fixture_tree() {
         let root = tempfile::tempdir().unwrap();
-        let roots = Roots {
-            proc: root.path().join("proc"),
-            sys: root.path().join("sys"),
-            udev_data: root.path().join("udev"),
-        };
         let write = |rel: &str, text: &str| {
             let p = root.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -187,24 +80,25 @@ mod tests {
         };
         write("proc/sys/kernel/hostname", "box\n");
         write("proc/sys/kernel/osrelease", "6.1.0-test\n");
-        let dest = root.path().join("dest");
-        std::fs::create_dir(&dest).unwrap();
-        let dest_canonical = dest.canonicalize().unwrap();
-        write(
-            "proc/self/mountinfo",
-            &format!(
-                "22 1 259:2 / / rw - ext4 /dev/nvme0n1p2 rw\n60 22 8:17 / {} rw - exfat /dev/sdb1 rw\n",
-                dest_canonical.display()
-            ),
-        );
-        write(
-            "udev/b8:17",
-            "S:disk/by-uuid/1234-ABCD\nE:ID_FS_UUID=1234-ABCD\nE:ID_SERIAL_SHORT=WX12\n",
-        );
-        // A partition: sysfs has the model on the parent disk, one level up.
-        write("sys/dev/block/8:17/dev", "8:17\n");
-        write("sys/dev/block/device/model", "My Passport\n");
-        let env = collect(&roots, &dest);
+        let roots = Roots {
+            proc: root.path().join("proc"),
+        };
+        let mut mount = Node::new(NodeKind::Mount, "exfat at /media/backup from /dev/sdb1");
+        mount.fact("filesystem", "exfat", "/proc/self/mountinfo");
+        mount.fact("source", "/dev/sdb1", "/proc/self/mountinfo");
+        mount.fact("uuid", "1234-ABCD", "/run/udev/data/b8:17");
+        let mut disk = Node::new(NodeKind::Disk, "disk sdb: My Passport");
+        disk.fact("model", "My Passport", "/sys/block/sdb/device/model");
+        disk.fact("serial", "WX12", "/run/udev/data/b8:16");
+        let mut partition = Node::new(NodeKind::Partition, "partition sdb1");
+        partition.children.push(disk);
+        mount.children.push(partition);
+        let chain = Chain {
+            path: "/media/backup".into(),
+            root: mount,
+            notes: Vec::new(),
+        };
+        let env = collect(&roots, Some(&chain));
         assert_eq!(env.host.as_deref(), Some("box"));
         assert_eq!(env.kernel.as_deref(), Some("6.1.0-test"));
         assert_eq!(env.fs_type.as_deref(), Some("exfat"));
@@ -212,5 +106,15 @@ mod tests {
         assert_eq!(env.fs_uuid.as_deref(), Some("1234-ABCD"));
         assert_eq!(env.device_serial.as_deref(), Some("WX12"));
         assert_eq!(env.device_model.as_deref(), Some("My Passport"));
+
+        let nas = Node::new(NodeKind::Mount, "cifs at /mnt from //nas/share");
+        let mut nas_chain = chain.clone();
+        nas_chain.root = nas;
+        nas_chain
+            .root
+            .fact("source", "//nas/share", "/proc/self/mountinfo");
+        let env = collect(&roots, Some(&nas_chain));
+        assert!(env.device.is_none() && env.device_model.is_none());
+        assert!(collect(&roots, None).fs_type.is_none());
     }
 }

@@ -15,19 +15,12 @@ pub use migrations::latest as latest_schema_version;
 pub use record::{Environment, HistoryEntry, RunRecord};
 pub use store::Store;
 
+/// The history's errors; the type lives with the crate's errors (so that `error` needs nothing
+/// of the history), its constructors here.
+pub use crate::error::HistoryError;
+
 /// The environment variable naming the database (the same as `--db`).
 pub const DB_ENV: &str = "DESTBENCH_DB";
-
-#[derive(Debug, thiserror::Error)]
-pub enum HistoryError {
-    /// The database cannot be opened, read or written; the message names the file.
-    #[error("history database {}: {problem}", path.display())]
-    Database { path: PathBuf, problem: String },
-
-    /// No run with this id.
-    #[error("no run {id} in the history database {} (`destbench history` lists the runs)", path.display())]
-    UnknownRun { id: i64, path: PathBuf },
-}
 
 impl HistoryError {
     pub fn database(path: &Path, problem: impl Into<String>) -> Self {

@@ -5,10 +5,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+use serde::Deserialize;
 
 use super::HistoryError;
 use super::migrations::{MIGRATIONS, latest};
-use super::record::{Environment, HistoryEntry, RunDocument, RunRecord};
+use super::record::{Environment, HistoryEntry, RunRecord};
+use crate::results::RunReport;
 
 /// How long a writer waits for another process holding the database (two runs finishing
 /// together, a `history` while a run stores itself).
@@ -123,10 +125,8 @@ impl Store {
 
     /// Stores one run (its `destbench.run/1` document and where it ran) in a single
     /// transaction, and returns its id. Either all of it lands or none.
-    pub fn insert(&mut self, document: &str, env: &Environment) -> Result<i64, HistoryError> {
-        let doc: RunDocument = serde_json::from_str(document).map_err(|e| {
-            HistoryError::database(&self.path, format!("run document does not parse: {e}"))
-        })?;
+    pub fn insert(&mut self, doc: &RunReport, env: &Environment) -> Result<i64, HistoryError> {
+        let document = doc.to_json();
         let path = self.path.clone();
         let fail = |e: rusqlite::Error| HistoryError::sqlite(&path, e);
         let stored = SystemTime::now()
@@ -143,10 +143,10 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
                 stored,
-                doc.started_unix_s,
+                doc.started_unix_s as i64,
                 doc.settings.label,
-                doc.destination.path,
-                doc.settings.profile,
+                doc.destination.path.display().to_string(),
+                doc.settings.profile.to_string(),
                 // SQLite integers are signed; the seed's bits are kept, not its sign.
                 doc.settings.seed as i64,
                 env.destbench_version,
@@ -176,11 +176,18 @@ impl Store {
             let mut warning = tx
                 .prepare("INSERT INTO warnings (run_id, position, text) VALUES (?1, ?2, ?3)")
                 .map_err(fail)?;
-            for (position, r) in doc.results.iter().enumerate() {
-                let position = position as i64;
+            for (index, r) in doc.results.iter().enumerate() {
+                let position = index as i64;
                 result
                     .execute(params![
-                        id, position, r.test, r.variant, r.unit, r.median, r.method, r.engine
+                        id,
+                        position,
+                        r.test.as_str(),
+                        r.variant,
+                        r.unit.as_str(),
+                        r.median,
+                        r.method.as_str(),
+                        r.engine.name()
                     ])
                     .map_err(fail)?;
                 for (repetition, value) in r.samples.iter().enumerate() {
@@ -188,7 +195,7 @@ impl Store {
                         .execute(params![id, position, repetition as i64, value])
                         .map_err(fail)?;
                 }
-                for text in &r.warnings {
+                for text in doc.result_warnings(index) {
                     warning.execute(params![id, position, text]).map_err(fail)?;
                 }
             }
@@ -279,7 +286,7 @@ impl Store {
             )
         };
         let document: serde_json::Value = serde_json::from_str(&text).map_err(damaged)?;
-        let run: RunDocument = serde_json::from_value(document.clone()).map_err(damaged)?;
+        let run = RunReport::deserialize(&document).map_err(damaged)?;
         Ok(RunRecord {
             id,
             stored_unix_s,

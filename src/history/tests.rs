@@ -4,9 +4,11 @@ use std::path::Path;
 use std::sync::{Arc, Barrier};
 
 use super::*;
+use crate::results::RunReport;
 
-fn doc(label: &str, results: serde_json::Value) -> String {
-    serde_json::json!({
+/// A run document as an older or partial writer might have made it, read leniently.
+fn doc(label: &str, results: serde_json::Value) -> RunReport {
+    serde_json::from_value(serde_json::json!({
         "schema": "destbench.run/1",
         "destbench_version": "0.1.0",
         "destination": { "path": "/mnt/backup" },
@@ -14,8 +16,8 @@ fn doc(label: &str, results: serde_json::Value) -> String {
         "started_unix_s": 1_800_000_000,
         "results": results,
         "warnings": ["a run warning"],
-    })
-    .to_string()
+    }))
+    .unwrap()
 }
 
 fn result(test: &str, variant: &str, samples: &[f64]) -> serde_json::Value {
@@ -245,13 +247,13 @@ fn runs_finishing_at_the_same_moment_both_land() {
 }
 
 fn record(id: i64, label: &str, results: serde_json::Value) -> RunRecord {
-    let document: serde_json::Value = serde_json::from_str(&doc(label, results)).unwrap();
+    let run = doc(label, results);
     RunRecord {
         id,
         stored_unix_s: 0,
         environment: env(),
-        run: serde_json::from_value(document.clone()).unwrap(),
-        document,
+        document: serde_json::to_value(&run).unwrap(),
+        run,
     }
 }
 
@@ -304,4 +306,38 @@ fn compare_gives_ratios_against_the_first_and_significance() {
     assert!(only_second.cells[0].is_none());
     let cell = only_second.cells[1].as_ref().unwrap();
     assert!(cell.ratio.is_none() && cell.significance.is_none());
+}
+
+#[test]
+fn a_document_of_another_version_loads_and_exports_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let mut store = Store::open(&path).unwrap();
+    let id = store
+        .insert(&doc("now", serde_json::json!([])), &env())
+        .unwrap();
+    // A newer destbench's document: a field and a test this version does not know.
+    let future = serde_json::json!({
+        "schema": "destbench.run/2",
+        "destination": { "path": "/mnt/nas" },
+        "settings": { "profile": "overnight", "label": "future" },
+        "results": [
+            { "test": "seq-write", "variant": "SEQ1M-Q8T1", "median": 100.0, "samples": [100.0],
+              "method": "direct", "engine": "uring", "energy_joules": 12.5 },
+            { "test": "dedup", "variant": "x", "median": 1.0, "method": "direct", "engine": "sync" }
+        ],
+        "power": { "watts": 5.0 }
+    });
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET document = ?1 WHERE id = ?2",
+            rusqlite::params![future.to_string(), id],
+        )
+        .unwrap();
+    let record = store.get(id).unwrap();
+    assert_eq!(record.name(), "future");
+    assert_eq!(record.run.results.len(), 1, "the unknown test is left out");
+    assert_eq!(record.run.results[0].median, 100.0);
+    assert_eq!(record.document, future, "kept verbatim for exports");
 }

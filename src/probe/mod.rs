@@ -52,7 +52,7 @@ pub use rate::DeclaredLink;
 use crate::error::Result;
 
 /// The chain of one destination path.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Chain {
     /// The path probed, as given.
     pub path: PathBuf,
@@ -63,7 +63,7 @@ pub struct Chain {
 }
 
 /// What a node of the chain is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NodeKind {
     /// A mounted filesystem.
@@ -93,7 +93,7 @@ pub enum NodeKind {
 }
 
 /// One link of the chain.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Node {
     pub kind: NodeKind,
     /// One line: "USB 2.0 (BOT)", "disk sdb", "ext4 on /dev/sdb1 at /mnt".
@@ -106,7 +106,7 @@ pub struct Node {
 }
 
 /// A fact read from the system, with its source (a file, a table, a command).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Fact {
     pub key: String,
     pub value: String,
@@ -114,7 +114,7 @@ pub struct Fact {
 }
 
 /// Whether a node limits bandwidth, and how much.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
 pub enum Bandwidth {
     /// Not a link with a bandwidth of its own (a filesystem, a partition).
@@ -126,7 +126,7 @@ pub enum Bandwidth {
 }
 
 /// The bandwidth of a link: a row of the link table applied to what the system reported.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Ceiling {
     /// The link's name in the table: "USB 2.0 (BOT)".
     pub link: String,

@@ -99,7 +99,5 @@ pub fn render_json(chain: &Chain) -> String {
         destbench_version: env!("CARGO_PKG_VERSION"),
         chain,
     };
-    let mut text = serde_json::to_string_pretty(&doc).expect("the chain serialises");
-    text.push('\n');
-    text
+    super::export::pretty(&doc)
 }

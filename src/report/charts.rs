@@ -5,6 +5,7 @@
 //! The charts take plain series prepared by the HTML report; plotters escapes every text it
 //! writes into the SVG, so labels from users cannot inject markup.
 
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 
 /// Series colours, in order: in the bar charts series `i` is run `i`, so a run keeps its colour
@@ -33,16 +34,40 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
-/// A chart that could not be drawn becomes a sentence instead; a report with one chart missing
-/// is still a report.
-fn finish(svg: String, result: Result<(), Box<dyn std::error::Error + '_>>, what: &str) -> String {
+type Drawn = Result<(), Box<dyn std::error::Error>>;
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// An SVG of `size` on white, drawn by `draw`. A chart that could not be drawn becomes a
+/// sentence instead; a report with one chart missing is still a report.
+fn svg(title: &str, size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
+    let mut svg = String::new();
+    let result = (|| -> Drawn {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE)?;
+        draw(&root)?;
+        root.present()?;
+        Ok(())
+    })();
     match result {
         Ok(()) => svg,
         Err(e) => format!(
-            "<p class=\"note\">{what}: chart could not be drawn ({})</p>",
-            super::html::escape(&e.to_string())
+            "<p class=\"note\">{title}: chart could not be drawn ({})</p>",
+            super::escape::html(&e.to_string())
         ),
     }
+}
+
+/// The legend of the series, in a box at `position`.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
 }
 
 /// Grouped bars: `categories` along x, for each a bar per entry of `series` (name, one value
@@ -66,11 +91,8 @@ pub fn grouped_bars(
         // Headroom for the legend above the tallest bar.
         * 1.4;
     let width = (160 + 28 * total as u32).clamp(640, 1400);
-    let mut svg = String::new();
-    let result = (|| {
-        let root = SVGBackend::with_string(&mut svg, (width, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
+    svg(title, (width, HEIGHT), |root| {
+        let mut chart = ChartBuilder::on(root)
             .caption(title, (FONT, 18))
             .margin(12)
             .x_label_area_size(36)
@@ -102,16 +124,9 @@ pub fn grouped_bars(
                 .label(name.as_str())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
-    })();
-    finish(svg, result, title)
+    })
 }
 
 /// Lines with points; `log_y` for latencies, which span orders of magnitude.
@@ -126,11 +141,8 @@ pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Line], log_y: bo
         .map(|p| p.1)
         .filter(|y| *y > 0.0)
         .fold(ymax, f64::min);
-    let mut svg = String::new();
-    let result = (|| {
-        let root = SVGBackend::with_string(&mut svg, (860, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut builder = ChartBuilder::on(&root);
+    svg(title, (860, HEIGHT), |root| {
+        let mut builder = ChartBuilder::on(root);
         builder
             .caption(title, (FONT, 18))
             .margin(12)
@@ -159,12 +171,7 @@ pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Line], log_y: bo
                         });
                     chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
                 }
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::LowerRight)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .draw()?;
+                legend(&mut chart, SeriesLabelPosition::LowerRight)?;
             }};
         }
         if log_y {
@@ -175,10 +182,8 @@ pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Line], log_y: bo
         } else {
             draw!(builder.build_cartesian_2d(xrange, 0.0..ymax * 1.15)?);
         }
-        root.present()?;
         Ok(())
-    })();
-    finish(svg, result, title)
+    })
 }
 
 /// Horizontal bars, one per link of the chain (its practical ceiling), with the measured rate
@@ -193,11 +198,8 @@ pub fn ceilings(title: &str, links: &[(String, f64)], measured: Option<(String, 
         .max(f64::MIN_POSITIVE)
         * 1.15;
     let height = (90 + 46 * n as u32).max(200);
-    let mut svg = String::new();
-    let result = (|| {
-        let root = SVGBackend::with_string(&mut svg, (860, height)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
+    svg(title, (860, height), |root| {
+        let mut chart = ChartBuilder::on(root)
             .caption(title, (FONT, 18))
             .margin(12)
             .x_label_area_size(36)
@@ -238,16 +240,9 @@ pub fn ceilings(title: &str, links: &[(String, f64)], measured: Option<(String, 
                 .label(name.as_str())
                 .legend(|(x, y)| PathElement::new([(x, y), (x + 14, y)], RED.stroke_width(3)));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
-    })();
-    finish(svg, result, title)
+    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::Exporter;
 use crate::history::RunRecord;
 
 const HEADER: &[&str] = &[
@@ -39,12 +40,30 @@ fn field(text: &str) -> String {
     }
 }
 
+/// Documents that do not record threads read as 0: an empty cell, as before.
+fn threads(threads: usize) -> String {
+    if threads > 0 {
+        threads.to_string()
+    } else {
+        String::new()
+    }
+}
+
 /// Full precision: a CSV is for further computation, not for reading.
 fn number(value: f64) -> String {
     value.to_string()
 }
 
-pub fn render(records: &[RunRecord]) -> String {
+/// `export --format csv`.
+pub struct Csv;
+
+impl Exporter for Csv {
+    fn serialize(&self, runs: &[RunRecord]) -> String {
+        render(runs)
+    }
+}
+
+fn render(records: &[RunRecord]) -> String {
     let mut out = HEADER.join(",");
     out.push('\n');
     for record in records {
@@ -54,24 +73,24 @@ pub fn render(records: &[RunRecord]) -> String {
             let cells = [
                 record.id.to_string(),
                 field(run.settings.label.as_deref().unwrap_or("")),
-                field(&run.destination.path),
+                field(&run.destination.path.display().to_string()),
                 run.started_unix_s.to_string(),
-                field(&r.test),
+                field(r.test.as_str()),
                 field(&r.variant),
-                field(&r.unit),
+                field(r.unit.as_str()),
                 number(r.median),
                 number(r.min),
                 number(r.max),
                 number(r.mean),
                 number(r.cv),
                 number(r.ops_per_s_median),
-                field(&r.op_kind),
-                r.threads.map(|t| t.to_string()).unwrap_or_default(),
+                field(r.op_kind.as_str()),
+                threads(r.threads),
                 lat.map(|l| number(l.p50)).unwrap_or_default(),
                 lat.map(|l| number(l.p99)).unwrap_or_default(),
                 lat.map(|l| number(l.p999)).unwrap_or_default(),
-                field(&r.method),
-                field(&r.engine),
+                field(r.method.as_str()),
+                field(r.engine.name()),
                 r.samples
                     .iter()
                     .map(|s| number(*s))

@@ -9,8 +9,9 @@ use serde::Serialize;
 use crate::tree::Listed;
 use crate::tree::scan::{SizeHistogram, Survey};
 use crate::units::format_bytes;
-use crate::verdict::estimate::{ClassEstimate, CopyMeasurement, Costs, Range};
-use crate::verdict::estimate::{DestinationEstimate, Origin};
+use crate::verdict::estimate::{
+    ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, Origin, Range,
+};
 
 pub const ESTIMATE_SCHEMA: &str = "destbench.estimate/1";
 
@@ -244,9 +245,7 @@ pub fn render_json(
             })
             .collect(),
     };
-    let mut text = serde_json::to_string_pretty(&doc).expect("estimate serialises");
-    text.push('\n');
-    text
+    super::export::pretty(&doc)
 }
 
 #[cfg(test)]

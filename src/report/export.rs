@@ -1,12 +1,13 @@
-//! JSON for the history commands: `history --json` (a list of runs, each with its `id`),
-//! `export --format json` (whole stored runs) and `compare --json` (the comparison model).
+//! JSON of the history commands that are not exports of whole runs: `history --json` (a list of
+//! runs, each with its `id`) and `compare --json` (the comparison model).
 
 use serde::Serialize;
 
-use crate::history::{Comparison, Environment, HistoryEntry, RunRecord};
+use crate::history::{Comparison, HistoryEntry};
 
-fn pretty(value: &impl Serialize) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("history values serialise");
+/// A JSON document, pretty-printed, with a trailing newline.
+pub(crate) fn pretty(value: &impl Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("destbench's values serialise");
     text.push('\n');
     text
 }
@@ -14,29 +15,6 @@ fn pretty(value: &impl Serialize) -> String {
 /// `destbench history --json`.
 pub fn list(entries: &[HistoryEntry]) -> String {
     pretty(&entries)
-}
-
-#[derive(Serialize)]
-struct StoredRun<'a> {
-    id: i64,
-    stored_unix_s: i64,
-    environment: &'a Environment,
-    /// The `destbench.run/1` document exactly as stored.
-    run: &'a serde_json::Value,
-}
-
-/// `destbench export --format json`: a list of stored runs.
-pub fn records(records: &[RunRecord]) -> String {
-    let runs: Vec<StoredRun<'_>> = records
-        .iter()
-        .map(|r| StoredRun {
-            id: r.id,
-            stored_unix_s: r.stored_unix_s,
-            environment: &r.environment,
-            run: &r.document,
-        })
-        .collect();
-    pretty(&runs)
 }
 
 /// `destbench compare --json`.

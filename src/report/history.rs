@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use super::table::{self, Align, Table};
+use super::terminal::{self, Style};
 use crate::history::{Comparison, HistoryEntry, RunRecord};
 
 /// "2026-04-05 13:22 UTC" from Unix seconds (proleptic Gregorian, no leap seconds).
@@ -37,43 +39,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-/// Columns separated by two spaces; columns from `numeric_from` on are right-aligned.
-pub(crate) fn columns(header: &[&str], rows: &[Vec<String>], numeric_from: usize) -> String {
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .filter_map(|r| r.get(i))
-                .map(|c| c.chars().count())
-                .chain([header[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<&str>| {
-        let mut text = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let pad = " ".repeat(widths[i].saturating_sub(c.chars().count()));
-                if i >= numeric_from {
-                    format!("{pad}{c}")
-                } else {
-                    format!("{c}{pad}")
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("  ");
-        text.truncate(text.trim_end().len());
-        text.push('\n');
-        text
-    };
-    let mut out = line(header.to_vec());
-    for r in rows {
-        out.push_str(&line(r.iter().map(String::as_str).collect()));
-    }
-    out
-}
-
 fn figure(value: Option<f64>) -> String {
     value.map_or("-".into(), |v| format!("{v:.2}"))
 }
@@ -83,39 +48,38 @@ pub fn list(entries: &[HistoryEntry]) -> String {
     if entries.is_empty() {
         return "no runs stored yet\n".into();
     }
-    let rows: Vec<Vec<String>> = entries
-        .iter()
-        .map(|e| {
-            vec![
-                e.id.to_string(),
-                utc(e.started_unix_s),
-                e.label.clone().unwrap_or_default(),
-                e.destination.clone(),
-                figure(e.seq_write_mb_s),
-                figure(e.seq_read_mb_s),
-                e.headline_variant.clone().unwrap_or_default(),
-                if e.failures > 0 {
-                    format!("{} failed", e.failures)
-                } else {
-                    String::new()
-                },
-            ]
-        })
-        .collect();
-    columns(
-        &[
-            "id",
-            "date",
-            "label",
-            "destination",
-            "write MB/s",
-            "read MB/s",
-            "(variant)",
-            "",
-        ],
-        &rows,
-        4,
-    )
+    let mut table = Table::new([
+        ("id", Align::Left),
+        ("date", Align::Left),
+        ("label", Align::Left),
+        ("destination", Align::Left),
+        ("write MB/s", Align::Right),
+        ("read MB/s", Align::Right),
+        ("(variant)", Align::Right),
+        ("", Align::Right),
+    ]);
+    for e in entries {
+        table.push([
+            e.id.to_string(),
+            utc(e.started_unix_s),
+            e.label.clone().unwrap_or_default(),
+            e.destination.clone(),
+            figure(e.seq_write_mb_s),
+            figure(e.seq_read_mb_s),
+            e.headline_variant.clone().unwrap_or_default(),
+            if e.failures > 0 {
+                format!("{} failed", e.failures)
+            } else {
+                String::new()
+            },
+        ]);
+    }
+    table.text(&plain)
+}
+
+/// Table headers as they are, without styling.
+fn plain(header: &str) -> String {
+    header.to_string()
 }
 
 /// `destbench show ID`.
@@ -124,8 +88,7 @@ pub fn show(record: &RunRecord) -> String {
     let env = &record.environment;
     let mut out = String::new();
     let _ = writeln!(out, "run {}: {}", record.id, record.name());
-    let _ = writeln!(out, "date         {}", utc(run.started_unix_s));
-    let _ = writeln!(out, "destination  {}", run.destination.path);
+    let _ = writeln!(out, "date         {}", utc(run.started_unix_s as i64));
     let known = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     let _ = writeln!(
         out,
@@ -143,97 +106,29 @@ pub fn show(record: &RunRecord) -> String {
         known(&env.kernel),
         env.destbench_version
     );
-    let s = &run.settings;
-    let _ = writeln!(
-        out,
-        "settings     profile {}, {} runs, seed {}, engine {}, {:.1} s per block test",
-        s.profile, s.runs, s.seed, s.engine, s.block_duration_s
-    );
-    if let Some(verdict) = &run.verdict {
-        let _ = writeln!(out, "verdict      {}", verdict_text(verdict));
+    let _ = writeln!(out, "seed         {}\n", run.settings.seed);
+    // Then the run as `destbench run` reported it, and every repetition's figure.
+    out.push_str(&terminal::render(run, Style { color: false }));
+    let mut samples = Table::new([
+        ("test", Align::Left),
+        ("variant", Align::Left),
+        ("unit", Align::Left),
+        ("samples (one per repetition)", Align::Left),
+    ]);
+    for r in &run.results {
+        let figures: Vec<String> = r.samples.iter().map(|x| format!("{x:.2}")).collect();
+        samples.push([
+            r.test.to_string(),
+            r.variant.clone(),
+            r.unit.as_str().to_string(),
+            figures.join(" "),
+        ]);
     }
-    let _ = writeln!(out);
-    let rows: Vec<Vec<String>> = run
-        .results
-        .iter()
-        .map(|r| {
-            let lat = r.latency_us;
-            vec![
-                r.test.clone(),
-                r.variant.clone(),
-                format!("{:.2}", r.median),
-                format!("{:.2}", r.min),
-                format!("{:.2}", r.max),
-                format!("{:.1}%", r.cv * 100.0),
-                lat.map_or("-".into(), |l| format!("{:.0}", l.p50)),
-                lat.map_or("-".into(), |l| format!("{:.0}", l.p99)),
-                r.method.clone(),
-                r.samples
-                    .iter()
-                    .map(|x| format!("{x:.2}"))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ]
-        })
-        .collect();
-    out.push_str(&columns(
-        &[
-            "test", "variant", "median", "min", "max", "cv", "p50 µs", "p99 µs", "method",
-            "samples",
-        ],
-        &rows,
-        2,
-    ));
-    let warnings = run
-        .warnings
-        .iter()
-        .cloned()
-        .chain(run.results.iter().flat_map(|r| {
-            r.warnings
-                .iter()
-                .map(move |w| format!("{} {}: {w}", r.test, r.variant))
-        }));
-    for (i, w) in warnings.enumerate() {
-        if i == 0 {
-            let _ = writeln!(out, "\nwarnings:");
-        }
-        let _ = writeln!(out, "  - {w}");
-    }
-    for (i, f) in run.failures.iter().enumerate() {
-        if i == 0 {
-            let _ = writeln!(out, "\nfailed:");
-        }
-        let _ = writeln!(out, "  - {} {}: {}", f.test, f.variant, f.error);
+    if !samples.rows.is_empty() {
+        out.push('\n');
+        out.push_str(&samples.text(&plain));
     }
     out
-}
-
-/// A JSON value as one line: strings bare, anything else compact JSON.
-/// A stored verdict in words: its summary and details (`verdict` in `destbench.run/1`).
-pub(crate) fn verdict_text(value: &serde_json::Value) -> String {
-    match value.get("summary").and_then(|s| s.as_str()) {
-        Some(summary) => {
-            let details: Vec<&str> = value["details"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|d| d.as_str())
-                .collect();
-            if details.is_empty() {
-                summary.to_string()
-            } else {
-                format!("{summary} ({})", details.join("; "))
-            }
-        }
-        None => json_text(value),
-    }
-}
-
-pub(crate) fn json_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 /// `destbench compare`: per test, the medians side by side, each with its ratio to the first run
@@ -253,42 +148,8 @@ pub fn compare(cmp: &Comparison) -> String {
     }
     let names: Vec<String> = (1..=cmp.runs.len()).map(|i| format!("[{i}]")).collect();
     for group in &cmp.groups {
-        let mut header = vec!["variant".to_string(), "unit".to_string()];
-        for (i, name) in names.iter().enumerate() {
-            header.push(name.clone());
-            if i > 0 {
-                header.push(format!("{name}/[1]"));
-                header.push(format!("{name} vs [1]"));
-            }
-        }
-        let rows: Vec<Vec<String>> = group
-            .rows
-            .iter()
-            .map(|row| {
-                let mut cells = vec![row.variant.clone(), row.unit.clone()];
-                for (i, cell) in row.cells.iter().enumerate() {
-                    cells.push(
-                        cell.as_ref()
-                            .map_or("-".into(), |c| format!("{:.2}", c.median)),
-                    );
-                    if i > 0 {
-                        let c = cell.as_ref();
-                        cells.push(
-                            c.and_then(|c| c.ratio)
-                                .map_or("-".into(), |r| format!("{r:.2}x")),
-                        );
-                        cells.push(
-                            c.and_then(|c| c.verdict.clone())
-                                .unwrap_or_else(|| "-".into()),
-                        );
-                    }
-                }
-                cells
-            })
-            .collect();
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
         let _ = writeln!(out, "\n{}", group.test);
-        out.push_str(&columns(&header, &rows, 2));
+        out.push_str(&table::comparison(cmp, group, &names).text(&plain));
     }
     let _ = writeln!(
         out,

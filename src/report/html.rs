@@ -5,26 +5,12 @@
 
 use std::fmt::Write as _;
 
-use super::charts::{self, Line};
-use crate::history::record::ResultDoc;
-use crate::history::{Comparison, RunRecord};
-use crate::report::history::{json_text, utc, verdict_text};
-
-/// Text made safe for HTML element content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use super::Exporter;
+use super::escape::html as escape;
+use super::figures;
+use super::table;
+use crate::history::{Comparison, RunRecord, compare};
+use crate::report::history::utc;
 
 const STYLE: &str = "
 body { font-family: sans-serif; margin: 2em auto; max-width: 1400px; color: #222; }
@@ -40,15 +26,17 @@ figure.chart { margin: 0.5em 0 1.5em; }
 /// The policy that keeps the report offline: nothing may be loaded, inline styles may apply.
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
-fn figure(out: &mut String, kind: &str, svg: String) {
-    let _ = writeln!(
-        out,
-        "<figure class=\"chart\" data-chart=\"{kind}\">{svg}</figure>"
-    );
+/// `report --html`.
+pub struct Html;
+
+impl Exporter for Html {
+    fn serialize(&self, records: &[RunRecord]) -> String {
+        render(&compare::compare(records), records)
+    }
 }
 
-pub fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
-    let names: Vec<String> = cmp.runs.iter().map(|r| r.name.clone()).collect();
+fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
+    let names = table::run_names(cmp);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -60,10 +48,10 @@ pub fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
     let _ = writeln!(out, "<h1>destbench report</h1>");
     runs_table(&mut out, records);
     results(&mut out, cmp);
-    thread_scaling(&mut out, cmp);
-    over_time(&mut out, records);
-    latencies(&mut out, records);
-    chains(&mut out, records);
+    figures::thread_scaling(&mut out, cmp);
+    figures::over_time(&mut out, records);
+    figures::latencies(&mut out, records);
+    figures::chains(&mut out, records);
     notes(&mut out, records);
     let _ = writeln!(
         out,
@@ -92,8 +80,8 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
             i + 1,
             escape(&r.name()),
             r.id,
-            utc(r.run.started_unix_s),
-            escape(&r.run.destination.path),
+            utc(r.run.started_unix_s as i64),
+            escape(&r.run.destination.path.display().to_string()),
             or_dash(&env.fs_type),
             or_dash(&env.fs_uuid),
             or_dash(&env.device),
@@ -101,7 +89,7 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
             or_dash(&env.device_serial),
             or_dash(&env.host),
             or_dash(&env.kernel),
-            escape(&s.profile),
+            s.profile,
             s.runs,
             s.seed,
             escape(&s.engine)
@@ -112,288 +100,26 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
 
 fn results(out: &mut String, cmp: &Comparison) {
     let _ = writeln!(out, "<h2>Results</h2>");
+    let names = table::run_names(cmp);
     for group in &cmp.groups {
-        let _ = writeln!(
-            out,
-            "<h3>{}</h3>\n<table>\n<tr><th>variant</th>",
-            escape(&group.test)
-        );
-        for (i, run) in cmp.runs.iter().enumerate() {
-            let _ = write!(out, "<th>{}</th>", escape(&run.name));
-            if i > 0 {
-                out.push_str("<th>ratio</th><th>difference</th>");
-            }
-        }
-        out.push_str("</tr>\n");
-        for row in &group.rows {
-            let _ = write!(
-                out,
-                "<tr><td>{} ({})</td>",
-                escape(&row.variant),
-                escape(&row.unit)
-            );
-            for (i, cell) in row.cells.iter().enumerate() {
-                let _ = write!(
-                    out,
-                    "<td class=\"n\">{}</td>",
-                    cell.as_ref()
-                        .map_or("–".into(), |c| format!("{:.2}", c.median))
-                );
-                if i > 0 {
-                    let c = cell.as_ref();
-                    let ratio = c
-                        .and_then(|c| c.ratio)
-                        .map_or("–".into(), |r| format!("{r:.2}×"));
-                    let real = c.and_then(|c| c.significance).is_some_and(|s| s.is_real());
-                    let verdict = c
-                        .and_then(|c| c.verdict.clone())
-                        .unwrap_or_else(|| "–".into());
-                    let _ = write!(
-                        out,
-                        "<td class=\"n\">{ratio}</td><td{}>{}</td>",
-                        if real { " class=\"real\"" } else { "" },
-                        escape(&verdict)
-                    );
-                }
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</table>\n");
-        let categories: Vec<String> = group.rows.iter().map(|r| r.variant.clone()).collect();
-        let series: Vec<(String, Vec<Option<f64>>)> = cmp
-            .runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let values = group
-                    .rows
-                    .iter()
-                    .map(|r| r.cells[i].as_ref().map(|c| c.median));
-                (run.name.clone(), values.collect())
-            })
-            .collect();
-        let unit = group.rows.first().map_or("", |r| r.unit.as_str());
-        figure(
-            out,
-            "bars",
-            charts::grouped_bars(
-                &format!("{} — median {unit}", group.test),
-                unit,
-                &categories,
-                &series,
-            ),
-        );
+        let _ = writeln!(out, "<h3>{}</h3>", escape(group.test.as_str()));
+        out.push_str(&table::comparison(cmp, group, &names).html());
+        figures::bars(out, cmp, group);
     }
 }
 
-/// The variant's name with its thread count taken out (`small-4t-cache-on` -> `small-cache-on`),
-/// so that the 1..4-thread variants form one line.
-fn without_threads(variant: &str, threads: u32) -> String {
-    let token = format!("{threads}t");
-    variant
-        .split('-')
-        .filter(|part| *part != token)
-        .collect::<Vec<_>>()
-        .join("-")
-}
-
-fn thread_scaling(out: &mut String, cmp: &Comparison) {
-    let mut heading = false;
-    for group in &cmp.groups {
-        let mut series: Vec<Line> = Vec::new();
-        for (i, run) in cmp.runs.iter().enumerate() {
-            for row in &group.rows {
-                let (Some(threads), Some(cell)) = (row.threads, row.cells[i].as_ref()) else {
-                    continue;
-                };
-                let name = format!("{} {}", run.name, without_threads(&row.variant, threads));
-                match series.iter_mut().find(|l| l.name == name) {
-                    Some(line) => line.points.push((f64::from(threads), cell.median)),
-                    None => series.push(Line {
-                        name,
-                        points: vec![(f64::from(threads), cell.median)],
-                    }),
-                }
-            }
-        }
-        series.retain(|l| l.points.len() > 1);
-        if series.is_empty() {
-            continue;
-        }
-        if !heading {
-            let _ = writeln!(out, "<h2>Thread scaling</h2>");
-            heading = true;
-        }
-        for line in &mut series {
-            line.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        }
-        let title = format!("{} — median by copy threads", group.test);
-        figure(
-            out,
-            "threads",
-            charts::lines(&title, "threads", "MB/s", &series, false),
-        );
-    }
-}
-
-fn over_time(out: &mut String, records: &[RunRecord]) {
-    let _ = writeln!(
-        out,
-        "<h2>Throughput over time</h2>\n<p class=\"note\">The repetition closest to the median of \
-         each variant, per interval.</p>"
-    );
-    for r in records {
-        let series: Vec<Line> = r
-            .run
-            .results
-            .iter()
-            .filter_map(|res| {
-                let rep = res.median_repetition()?;
-                (rep.series_mb_s.len() > 1).then(|| Line {
-                    name: format!("{} {}", res.test, res.variant),
-                    points: rep
-                        .series_mb_s
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| ((i + 1) as f64 * res.series_interval_s, *v))
-                        .collect(),
-                })
-            })
-            .collect();
-        if series.is_empty() {
-            let _ = writeln!(
-                out,
-                "<p class=\"note\">{}: no series long enough to draw.</p>",
-                escape(&r.name())
-            );
-            continue;
-        }
-        let title = format!("{} — MB/s over time", r.name());
-        figure(
-            out,
-            "series",
-            charts::lines(&title, "seconds", "MB/s", &series, false),
-        );
-    }
-}
-
-fn latencies(out: &mut String, records: &[RunRecord]) {
-    let _ = writeln!(
-        out,
-        "<h2>Latency percentiles</h2>\n<p class=\"note\">x: 0 = p50, 1 = p99, 2 = p99.9, 3 = max \
-         (µs, logarithmic).</p>"
-    );
-    for r in records {
-        let series: Vec<Line> = r
-            .run
-            .results
-            .iter()
-            .filter_map(|res: &ResultDoc| {
-                let l = res.latency_us?;
-                Some(Line {
-                    name: format!("{} {}", res.test, res.variant),
-                    points: vec![(0.0, l.p50), (1.0, l.p99), (2.0, l.p999), (3.0, l.max)],
-                })
-            })
-            .collect();
-        if series.is_empty() {
-            continue;
-        }
-        let title = format!("{} — latency percentiles", r.name());
-        figure(
-            out,
-            "latency",
-            charts::lines(&title, "percentile", "µs", &series, true),
-        );
-    }
-}
-
-/// Links of a chain document (`destbench.chain/1`: a tree from `root` towards the wire), each
-/// with its label and practical ceiling in MB/s; a link whose speed is unknown has no ceiling
-/// and is listed as text only. Nodes without a bandwidth of their own (filesystems, partitions)
-/// are not links. Read leniently: the probe's document may grow.
-fn chain_links(chain: &serde_json::Value) -> Vec<(String, Option<f64>)> {
-    fn walk(node: &serde_json::Value, out: &mut Vec<(String, Option<f64>)>) {
-        let bandwidth = &node["bandwidth"];
-        let label = node["label"].as_str().unwrap_or("link").to_string();
-        match bandwidth["state"].as_str() {
-            Some("known") => out.push((label, bandwidth["practical_mb_s"].as_f64())),
-            Some("unknown") => out.push((label, None)),
-            _ => {}
-        }
-        for child in node["children"].as_array().into_iter().flatten() {
-            walk(child, out);
-        }
-    }
-    let mut links = Vec::new();
-    walk(&chain["root"], &mut links);
-    links
-}
-
-fn chains(out: &mut String, records: &[RunRecord]) {
-    let _ = writeln!(out, "<h2>The chain</h2>");
-    for r in records {
-        let Some(chain) = &r.run.chain else {
-            let _ = writeln!(
-                out,
-                "<p class=\"note\">{}: no chain recorded with this run.</p>",
-                escape(&r.name())
-            );
-            continue;
-        };
-        let links = chain_links(chain);
-        let drawn: Vec<(String, f64)> = links
-            .iter()
-            .filter_map(|(n, c)| c.map(|c| (n.clone(), c)))
-            .collect();
-        // The best sequential figure of the run is what the link ceilings limit.
-        let measured = r
-            .run
-            .results
-            .iter()
-            .filter(|res| res.test.starts_with("seq-"))
-            .max_by(|a, b| a.median.total_cmp(&b.median))
-            .map(|res| {
-                (
-                    format!(
-                        "measured: {} {} {:.1} MB/s",
-                        res.test, res.variant, res.median
-                    ),
-                    res.median,
-                )
-            });
-        if drawn.is_empty() {
-            let _ = writeln!(
-                out,
-                "<p>{}: {}</p>",
-                escape(&r.name()),
-                escape(&json_text(chain))
-            );
-        } else {
-            let title = format!("{} — the chain and its ceilings", r.name());
-            figure(out, "chain", charts::ceilings(&title, &drawn, measured));
-        }
-        if let Some(verdict) = &r.run.verdict {
-            let _ = writeln!(
-                out,
-                "<p><b>Verdict:</b> {}</p>",
-                escape(&verdict_text(verdict))
-            );
-        }
-    }
-}
-
+/// The runs' warnings, each result's beside its name (the verdict's "likely cached" among
+/// them), and the failures.
 fn notes(out: &mut String, records: &[RunRecord]) {
     let mut items = String::new();
     for r in records {
-        let all = r
-            .run
-            .warnings
-            .iter()
+        let run = &r.run;
+        let warnings = run.warnings.iter().cloned();
+        let all = warnings
+            .chain(run.labelled_result_warnings())
             .map(|w| format!("warning: {w}"))
             .chain(
-                r.run
-                    .failures
+                run.failures
                     .iter()
                     .map(|f| format!("failed: {} {}: {}", f.test, f.variant, f.error)),
             );
@@ -409,48 +135,76 @@ fn notes(out: &mut String, records: &[RunRecord]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::{Bandwidth, Ceiling, Chain, Node, NodeKind};
+    use crate::results::{RunReport, Verdict};
 
-    #[test]
-    fn escapes_markup() {
-        assert_eq!(
-            escape("<script>alert('x')</script> & \""),
-            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;"
-        );
-    }
-
-    #[test]
-    fn thread_tokens_are_removed_from_variant_names() {
-        assert_eq!(without_threads("small-4t-cache-on", 4), "small-cache-on");
-        assert_eq!(without_threads("large-1t", 1), "large");
-    }
-
-    fn record(id: i64, document: serde_json::Value) -> RunRecord {
+    fn record(id: i64, run: RunReport) -> RunRecord {
         RunRecord {
             id,
             stored_unix_s: 0,
             environment: Default::default(),
-            run: serde_json::from_value(document.clone()).unwrap(),
-            document,
+            document: serde_json::to_value(&run).unwrap(),
+            run,
+        }
+    }
+
+    fn link(kind: NodeKind, label: &str, bandwidth: Bandwidth) -> Node {
+        let mut node = Node::new(kind, label);
+        node.bandwidth = bandwidth;
+        node
+    }
+
+    fn usb_chain() -> Chain {
+        let mut root = Node::new(NodeKind::Mount, "ext4 at /mnt");
+        root.children.push(link(
+            NodeKind::Transport,
+            "USB 2.0 (BOT)",
+            Bandwidth::Known(Ceiling {
+                link: "USB 2.0 (BOT)".into(),
+                row: "usb2-bot".into(),
+                rated: "480 Mbit/s".into(),
+                practical_mb_s: 35.0,
+                practical_max_mb_s: 40.0,
+                source: "links table".into(),
+                declared: false,
+            }),
+        ));
+        root.children.push(link(
+            NodeKind::Transport,
+            "virtio",
+            Bandwidth::Unknown {
+                why: "virtual".into(),
+            },
+        ));
+        Chain {
+            path: "/mnt".into(),
+            root,
+            notes: Vec::new(),
         }
     }
 
     #[test]
     fn file_set_threads_and_a_chain_get_their_charts() {
-        let result = |threads: u32, median: f64| {
+        let result = |threads: usize, median: f64| {
             serde_json::json!({ "test": "files-copy", "variant": format!("small-{threads}t-cache-on"),
-                "unit": "MB/s", "median": median, "samples": [median, median], "threads": threads })
+                "unit": "MB/s", "median": median, "samples": [median, median], "threads": threads,
+                "method": "syncfs", "engine": "sync" })
         };
-        let doc = serde_json::json!({
+        let mut run: RunReport = serde_json::from_value(serde_json::json!({
             "settings": { "label": "nas" },
             "results": [ result(1, 10.0), result(2, 18.0), result(4, 30.0),
-                { "test": "seq-write", "variant": "SEQ1M-Q8T1", "unit": "MB/s", "median": 33.0 } ],
-            "chain": { "root": { "label": "ext4 at /mnt", "bandwidth": { "state": "none" },
-                "children": [ { "label": "USB 2.0 (BOT)", "children": [],
-                    "bandwidth": { "state": "known", "practical_mb_s": 35.0 } } ] } },
-            "verdict": { "summary": "limited by USB 2.0 (BOT)", "details": ["33.0 MB/s of ~35"] },
+                { "test": "seq-write", "variant": "SEQ1M-Q8T1", "unit": "MB/s", "median": 33.0,
+                  "method": "direct", "engine": "sync" } ],
+        }))
+        .unwrap();
+        run.chain = Some(usb_chain());
+        run.verdict = Some(Verdict {
+            summary: "limited by USB 2.0 (BOT)".into(),
+            details: vec!["33.0 MB/s of ~35".into()],
+            ..Verdict::default()
         });
-        let records = [record(1, doc)];
-        let html = render(&crate::history::compare::compare(&records), &records);
+        let records = [record(1, run)];
+        let html = Html.serialize(&records);
         assert!(
             html.contains("data-chart=\"threads\""),
             "no thread-scaling chart"
@@ -466,20 +220,28 @@ mod tests {
 
     #[test]
     fn chain_links_walk_the_tree_and_keep_unknown_links_unknown() {
-        let chain = serde_json::json!({ "root": {
-            "label": "ext4 at /mnt", "bandwidth": { "state": "none" }, "children": [
-                { "label": "USB 2.0 (BOT)", "bandwidth": { "state": "known", "practical_mb_s": 35.0 },
-                  "children": [] },
-                { "label": "virtio", "bandwidth": { "state": "unknown", "why": "virtual" },
-                  "children": [] },
-            ] } });
         assert_eq!(
-            chain_links(&chain),
+            figures::chain_links(&usb_chain()),
             vec![
                 ("USB 2.0 (BOT)".to_string(), Some(35.0)),
                 ("virtio".to_string(), None)
             ]
         );
-        assert!(chain_links(&serde_json::json!("mystery")).is_empty());
+    }
+
+    #[test]
+    fn a_cached_figure_is_noted_beside_its_result() {
+        let mut run: RunReport = serde_json::from_value(serde_json::json!({
+            "results": [ { "test": "seq-read", "variant": "SEQ1M-Q8T1", "median": 120.0,
+                "method": "evict", "engine": "sync" } ],
+        }))
+        .unwrap();
+        run.chain = Some(usb_chain());
+        run.verdict = Some(crate::verdict::of(&run));
+        let html = Html.serialize(&[record(3, run)]);
+        assert!(
+            html.contains("warning: seq-read SEQ1M-Q8T1: likely cached: 120 MB/s"),
+            "{html}"
+        );
     }
 }

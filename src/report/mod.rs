@@ -1,18 +1,30 @@
-//! Renders results: the terminal table, JSON, the progress bar, and the history's exports (CSV,
-//! Markdown, HTML with charts). Renderers only format what
-//! `results` holds; they compute nothing of their own.
+//! Renders the run document: the terminal report, JSON, the progress bar, and the exports of
+//! stored runs (JSON, CSV, Markdown, HTML with charts), each an [`Exporter`]. Renderers only
+//! format what `results` and the history's comparison hold; they compute nothing of their own.
+//! Every table goes through one model, [`table::Table`].
 
 pub mod chain;
 mod charts;
 pub mod csv;
 mod details;
+pub mod escape;
 pub mod estimate;
 pub mod export;
+mod figures;
 pub mod history;
 pub mod html;
 pub mod json;
 pub mod markdown;
 mod progress;
+pub mod table;
 pub mod terminal;
 
 pub use progress::TerminalProgress;
+
+use crate::history::RunRecord;
+
+/// A format stored runs are exported to (`export --format`, `report --html`).
+pub trait Exporter {
+    /// The whole export of `runs`, in their order (the first is the baseline of comparisons).
+    fn serialize(&self, runs: &[RunRecord]) -> String;
+}

@@ -6,8 +6,8 @@ use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style as Ansi};
 
-use crate::results::{Method, RunReport, TestResult, Unit};
-use crate::runner::time_machine_lines;
+use super::table::{Align, Table};
+use crate::results::{Method, OpKind, RunReport, TestResult, Unit, Verdict};
 use crate::workload::Variant;
 
 /// Whether to colour the output.
@@ -34,24 +34,6 @@ impl Style {
     }
 }
 
-const HEADER: [&str; 13] = [
-    "test",
-    "variant",
-    "median",
-    "min",
-    "max",
-    "unit",
-    "cv",
-    "IOPS",
-    "p50 µs",
-    "p99 µs",
-    "p99.9 µs",
-    "method",
-    "engine",
-];
-/// Columns shown left-aligned (text); the others are numbers.
-const TEXT_COLUMNS: [usize; 5] = [0, 1, 5, 11, 12];
-
 fn latency(us: f64) -> String {
     if us < 100.0 {
         format!("{us:.1}")
@@ -60,66 +42,50 @@ fn latency(us: f64) -> String {
     }
 }
 
-fn row(r: &TestResult) -> [String; 13] {
-    let lat = r.latency_us;
-    let iops = match (r.op_kind, r.unit) {
-        // The figure itself already counts files or operations.
-        (_, Unit::FilesPerSecond | Unit::OpsPerSecond) => "-".to_string(),
-        ("file", _) => format!("{:.0} files/s", r.ops_per_s.median),
-        _ => format!("{:.0}", r.ops_per_s.median),
-    };
-    [
-        r.test.to_string(),
-        r.variant.clone(),
-        format!("{:.2}", r.summary.median),
-        format!("{:.2}", r.summary.min),
-        format!("{:.2}", r.summary.max),
-        r.unit.as_str().to_string(),
-        format!("{:.1}%", r.summary.cv * 100.0),
-        iops,
-        lat.map_or("-".into(), |l| latency(l.p50)),
-        lat.map_or("-".into(), |l| latency(l.p99)),
-        lat.map_or("-".into(), |l| latency(l.p999)),
-        r.method.as_str().to_string(),
-        r.engine.name().to_string(),
-    ]
-}
-
-/// Lays out rows in columns: text left-aligned in the first two, numbers right-aligned after.
-fn table(rows: &[[String; 13]], style: Style) -> String {
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r[i].chars().count())
-            .chain([HEADER[i].chars().count()])
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = (0..HEADER.len()).map(width).collect();
-    let line = |cells: Vec<&str>| {
-        cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let pad = widths[i] - c.chars().count();
-                if TEXT_COLUMNS.contains(&i) {
-                    format!("{c}{}", " ".repeat(pad))
-                } else {
-                    format!("{}{c}", " ".repeat(pad))
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
-    };
-    let mut out = String::new();
-    let header = line(HEADER.to_vec());
-    let _ = writeln!(out, "{}", style.paint(Ansi::new().bold(), &header));
-    for r in rows {
-        let text = line(r.iter().map(String::as_str).collect());
-        let _ = writeln!(out, "{text}");
+/// The results table: one row per result.
+fn results_table(results: &[TestResult]) -> Table {
+    let left = Align::Left;
+    let right = Align::Right;
+    let mut table = Table::new([
+        ("test", left),
+        ("variant", left),
+        ("median", right),
+        ("min", right),
+        ("max", right),
+        ("unit", left),
+        ("cv", right),
+        ("IOPS", right),
+        ("p50 µs", right),
+        ("p99 µs", right),
+        ("p99.9 µs", right),
+        ("method", left),
+        ("engine", left),
+    ]);
+    for r in results {
+        let lat = r.latency_us;
+        let iops = match (r.op_kind, r.unit) {
+            // The figure itself already counts files or operations.
+            (_, Unit::FilesPerSecond | Unit::OpsPerSecond) => "-".to_string(),
+            (OpKind::File, _) => format!("{:.0} files/s", r.ops_per_s_median),
+            _ => format!("{:.0}", r.ops_per_s_median),
+        };
+        table.push([
+            r.test.to_string(),
+            r.variant.clone(),
+            format!("{:.2}", r.median),
+            format!("{:.2}", r.min),
+            format!("{:.2}", r.max),
+            r.unit.as_str().to_string(),
+            format!("{:.1}%", r.cv * 100.0),
+            iops,
+            lat.map_or("-".into(), |l| latency(l.p50)),
+            lat.map_or("-".into(), |l| latency(l.p99)),
+            lat.map_or("-".into(), |l| latency(l.p999)),
+            r.method.as_str().to_string(),
+            r.engine.name().to_string(),
+        ]);
     }
-    out
+    table
 }
 
 /// The whole terminal report.
@@ -134,7 +100,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
             &format!(
                 "destbench {} on {}",
                 report.destbench_version,
-                report.destination.display()
+                report.destination.path.display()
             )
         )
     );
@@ -153,11 +119,11 @@ pub fn render(report: &RunReport, style: Style) -> String {
     );
     let _ = writeln!(out, "access: {}", report.access.note);
     let _ = writeln!(out);
-    let rows: Vec<[String; 13]> = report.results.iter().map(row).collect();
-    if rows.is_empty() {
+    if report.results.is_empty() {
         let _ = writeln!(out, "no results");
     } else {
-        out.push_str(&table(&rows, style));
+        let bold = |header: &str| style.paint(Ansi::new().bold(), header);
+        out.push_str(&results_table(&report.results).text(&bold));
     }
 
     let mut sets: Vec<String> = Vec::new();
@@ -192,7 +158,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
         }
     }
 
-    let tm = time_machine_lines(report);
+    let tm = &report.time_machine_log;
     if !tm.is_empty() {
         let _ = writeln!(
             out,
@@ -232,15 +198,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
         "MB/s = 10^6 bytes/s; figures are medians of the runs; every write figure includes the flush to stable storage"
     );
 
-    let result_warnings: Vec<String> = report
-        .results
-        .iter()
-        .flat_map(|r| {
-            r.warnings
-                .iter()
-                .map(move |w| format!("{} {}: {w}", r.test, r.variant))
-        })
-        .collect();
+    let result_warnings = report.labelled_result_warnings();
     if !report.warnings.is_empty() || !result_warnings.is_empty() {
         let _ = writeln!(
             out,
@@ -268,7 +226,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
 }
 
 /// The verdict section, last: what holds the destination back.
-fn verdict(out: &mut String, v: &crate::verdict::Verdict, style: Style) {
+fn verdict(out: &mut String, v: &Verdict, style: Style) {
     let _ = writeln!(
         out,
         "\n{} {}",

@@ -22,16 +22,13 @@ use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
 use crate::results::{
-    Details, FileSetInfo, Method, Repetition, RunReport, RunSettings, TestFailure, TestResult,
-    TestResultParts, Unit,
+    Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport, RunSettings,
+    TestFailure, TestResult, TestResultParts, Unit, time_machine_lines,
 };
 use crate::scratch::{self, Scratch};
 use crate::stats::LatencyHistogram;
 use crate::units;
-use crate::workload::{
-    DataStamper, Direction, FileOp, Profile, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, Variant,
-    Workload,
-};
+use crate::workload::{DataStamper, Direction, FileOp, Profile, Variant, Workload};
 
 /// Everything a run needs, validated (see `settings`).
 #[derive(Debug, Clone)]
@@ -290,7 +287,11 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     }
     drop(scratch);
     Ok(RunReport {
-        destination: plan.destination.clone(),
+        schema: RUN_SCHEMA.into(),
+        destbench_version: env!("CARGO_PKG_VERSION").into(),
+        destination: Destination {
+            path: plan.destination.clone(),
+        },
         settings: RunSettings {
             profile: plan.profile.name,
             runs: plan.runs,
@@ -305,11 +306,11 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0),
-        duration: wall.elapsed(),
+        duration_s: wall.elapsed().as_secs_f64(),
+        time_machine_log: time_machine_lines(&plan.destination, &results),
         results,
         failures,
         warnings,
-        destbench_version: env!("CARGO_PKG_VERSION"),
         peak_rss_bytes: platform::peak_rss(),
         chain: None,
         verdict: None,
@@ -505,36 +506,4 @@ fn measure(
         Workload::Sustained { block, depth } => sustained::measure(ctx, plan, *block, *depth),
         Workload::Throttled { block } => throttled::measure(ctx, plan, *block),
     }
-}
-
-/// The Time Machine log lines for a run's `tm-check` results (median figures).
-pub fn time_machine_lines(report: &RunReport) -> Vec<String> {
-    let destination = report.destination.display();
-    report
-        .results
-        .iter()
-        .filter(|r| r.test == TestId::TmCheck)
-        .map(|r| {
-            let median_rep = median_repetition(&r.repetitions, r.summary.median);
-            let seconds = median_rep.map_or(0.0, |rep| rep.elapsed.as_secs_f64());
-            if r.op_kind == "file" {
-                format!(
-                    "Concurrently wrote {TM_SMALL_FILES} {} KB files at {:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
-                    TM_SMALL_SIZE / 1024,
-                    r.summary.median
-                )
-            } else {
-                format!(
-                    "Wrote 1 50 MB file at {:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
-                    r.summary.median
-                )
-            }
-        })
-        .collect()
-}
-
-/// The repetition whose figure is closest to `median`.
-fn median_repetition(reps: &[Repetition], median: f64) -> Option<&Repetition> {
-    reps.iter()
-        .min_by(|a, b| (a.rate - median).abs().total_cmp(&(b.rate - median).abs()))
 }

@@ -17,7 +17,7 @@ pub struct LatencyHistogram {
 }
 
 /// Percentiles in microseconds.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LatencySummary {
     pub p50: f64,
     pub p99: f64,

@@ -28,10 +28,49 @@
 
 use serde::Serialize;
 
+use crate::results::RunReport;
 use crate::tree::scan::SizeHistogram;
+use crate::workload::TestId;
 
 /// The least the range extends either side of the expected time, as a fraction of it.
 pub const MODEL_MARGIN: f64 = 0.15;
+
+/// Where one destination's measurements came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Origin {
+    pub destination: String,
+    /// The stored run, for `--run`.
+    pub run_id: Option<i64>,
+    /// Measured by this command (`--to`).
+    pub measured_now: bool,
+}
+
+/// One destination's estimate, or why there is none.
+pub struct DestinationEstimate {
+    pub origin: Origin,
+    pub measurements: Vec<CopyMeasurement>,
+    pub estimate: Result<Estimate, String>,
+}
+
+/// The write-cache-on copies with `threads` threads of a run: the inputs of the model, from a
+/// run just measured or a stored one alike.
+pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement> {
+    let wanted = format!("-{threads}t-cache-on");
+    run.results
+        .iter()
+        .filter(|r| r.test == TestId::FilesCopy && r.threads == threads)
+        .filter(|r| r.variant.ends_with(&wanted))
+        .filter_map(|r| {
+            let set = r.file_set.as_ref()?;
+            Some(CopyMeasurement {
+                variant: r.variant.clone(),
+                files: set.files,
+                bytes: set.bytes,
+                seconds: r.repetitions.iter().map(|rep| rep.elapsed_s).collect(),
+            })
+        })
+        .collect()
+}
 
 /// One measured copy repetition of one file set.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -239,23 +278,6 @@ pub fn estimate(
         costs_slow,
         classes,
     })
-}
-
-/// Where one destination's measurements came from.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Origin {
-    pub destination: String,
-    /// The stored run, for `--run`.
-    pub run_id: Option<i64>,
-    /// Measured by this command (`--to`).
-    pub measured_now: bool,
-}
-
-/// One destination's estimate, or why there is none.
-pub struct DestinationEstimate {
-    pub origin: Origin,
-    pub measurements: Vec<CopyMeasurement>,
-    pub estimate: std::result::Result<Estimate, String>,
 }
 
 #[cfg(test)]

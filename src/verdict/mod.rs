@@ -7,11 +7,17 @@
 //! a figure above the top of the narrowest link's practical range (with [`CACHE_MARGIN`] for
 //! the table's own uncertainty) cannot have crossed that link: it is a cache. Links whose speed
 //! is unknown stay unknown: they are named, never filled in.
+//!
+//! The verdict's value ([`Verdict`]) lives with the run document in `crate::results`; this
+//! module only judges a run ([`of`]) and returns that value. Cached figures name their result by
+//! its index in the run's results, so the reports can show the warning beside it without the
+//! results being changed.
 
 pub mod estimate;
 
 use crate::probe::{Chain, NodeKind};
-use crate::results::{RunReport, TestResult};
+pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
+use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
 use crate::workload::TestId;
 
 /// A measured rate at or above this fraction of a link's practical ceiling is limited by it.
@@ -23,93 +29,14 @@ pub const CACHE_MARGIN: f64 = 1.10;
 /// The variants that measure the large sequential rate, in order of preference.
 pub const SEQUENTIAL_VARIANTS: [&str; 2] = ["SEQ1M-Q8T1", "20-100MB"];
 
-/// What the verdict concluded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum VerdictKind {
-    /// The measured rate is close to the narrowest link's ceiling.
-    LimitedByLink,
-    /// The measured rate is far below every known ceiling: the device, or the server and the
-    /// protocol over a network (or an unknown link, when there is one).
-    DeviceOrProtocol,
-    /// No link on the path reported its speed.
-    LinkUnknown,
-    /// The measured rate is above what the narrowest link can carry: a cache answered.
-    Cached,
-    /// The destination is memory (tmpfs).
-    Memory,
-    /// The run has no large sequential result to judge.
-    NeedsSequentialTests,
-    /// The chain could not be probed.
-    NoChain,
-}
-
-/// A link the verdict refers to.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct LinkRef {
-    /// The chain node's label.
-    pub node: String,
-    /// The link table's name.
-    pub link: String,
-    pub rated: String,
-    pub practical_mb_s: f64,
-    pub declared: bool,
-}
-
-/// A result whose figure is above what the narrowest link can carry.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct CachedFigure {
-    pub test: &'static str,
-    pub variant: String,
-    pub median_mb_s: f64,
-    /// The practical maximum of the narrowest link.
-    pub ceiling_mb_s: f64,
-    pub link: String,
-}
-
-/// The verdict of a run.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Verdict {
-    pub kind: VerdictKind,
-    /// One line: "limited by USB 2.0 (BOT): 33.8 MB/s of a practical ~35 MB/s (97%)".
-    pub summary: String,
-    /// Further lines: the next link, unknown links, caches, the per-file cost.
-    pub details: Vec<String>,
-    /// The large sequential rate judged: the better of write and read, MB/s.
-    pub measured_mb_s: Option<f64>,
-    /// Which result that is ("seq-read SEQ1M-Q8T1").
-    pub measured_by: Option<String>,
-    pub write_mb_s: Option<f64>,
-    pub read_mb_s: Option<f64>,
-    pub bottleneck: Option<LinkRef>,
-    /// measured / the bottleneck's practical ceiling, in percent.
-    pub percent_of_ceiling: Option<f64>,
-    /// The link that would limit next if the bottleneck were faster.
-    pub next: Option<LinkRef>,
-    /// Links of unknown speed, with why.
-    pub unknown_links: Vec<String>,
-    pub cached: Vec<CachedFigure>,
-    /// Over a network: the median time of one small file, durable (tm-check 500x4KB), ms.
-    pub per_file_ms: Option<f64>,
-}
-
 /// The median of the preferred large sequential variant of `test`, with its name.
 fn sequential(results: &[TestResult], test: TestId) -> Option<(f64, String)> {
     SEQUENTIAL_VARIANTS.iter().find_map(|v| {
         results
             .iter()
             .find(|r| r.test == test && r.variant == *v)
-            .map(|r| (r.summary.median, format!("{} {}", r.test, r.variant)))
+            .map(|r| (r.median, format!("{} {}", r.test, r.variant)))
     })
-}
-
-/// Rounds for display: whole MB/s from 100 up, one decimal below (none when it is .0).
-fn mb(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
-    } else {
-        crate::probe::links::trim_number(v)
-    }
 }
 
 /// The verdict over a chain (None when it could not be probed) and a run's results.
@@ -164,11 +91,13 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
         let limit = narrowest.practical_max_mb_s * CACHE_MARGIN;
         v.cached = results
             .iter()
-            .filter(|r| r.summary.median > limit)
-            .map(|r| CachedFigure {
-                test: r.test.as_str(),
+            .enumerate()
+            .filter(|(_, r)| r.median > limit)
+            .map(|(index, r)| CachedFigure {
+                result: Some(index),
+                test: r.test.to_string(),
                 variant: r.variant.clone(),
-                median_mb_s: r.summary.median,
+                median_mb_s: r.median,
                 ceiling_mb_s: narrowest.practical_max_mb_s,
                 link: narrowest.link.clone(),
             })
@@ -178,7 +107,7 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
     if network {
         v.per_file_ms = results
             .iter()
-            .find(|r| r.test == TestId::TmCheck && r.op_kind == "file")
+            .find(|r| r.test == TestId::TmCheck && r.op_kind == OpKind::File)
             .and_then(|r| r.latency_us)
             .map(|l| l.p50 / 1000.0);
     }
@@ -208,7 +137,7 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
         };
         v.summary = format!(
             "{what}: the limit is unknown; measured {} MB/s ({})",
-            mb(measured),
+            round_mb_s(measured),
             v.measured_by.as_deref().unwrap_or_default()
         );
         v.details
@@ -231,24 +160,24 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
         v.kind = VerdictKind::Cached;
         v.summary = format!(
             "{} MB/s is more than {} can carry (~{} MB/s at most): a cache answered, not the device",
-            mb(measured),
+            round_mb_s(measured),
             bottleneck.link,
-            mb(narrowest_max)
+            round_mb_s(narrowest_max)
         );
     } else if pct >= LIMITED_AT * 100.0 {
         v.kind = VerdictKind::LimitedByLink;
         v.summary = format!(
             "limited by {}: {} MB/s of a practical ~{} MB/s ({pct:.0}%)",
             bottleneck.link,
-            mb(measured),
-            mb(bottleneck.practical_mb_s)
+            round_mb_s(measured),
+            round_mb_s(bottleneck.practical_mb_s)
         );
         v.details.push(match (&v.next, v.unknown_links.is_empty()) {
             (Some(next), _) => format!(
                 "if {} were faster, the next link, {}, would allow ~{} MB/s",
                 bottleneck.link,
                 next.link,
-                mb(next.practical_mb_s)
+                round_mb_s(next.practical_mb_s)
             ),
             (None, true) => format!(
                 "if {} were faster, {} would be the limit",
@@ -274,9 +203,9 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
         };
         v.summary = format!(
             "{who} is the limit: {} MB/s is {pct:.0}% of the narrowest link, {} (~{} MB/s)",
-            mb(measured),
+            round_mb_s(measured),
             bottleneck.link,
-            mb(bottleneck.practical_mb_s)
+            round_mb_s(bottleneck.practical_mb_s)
         );
     }
     v.details
@@ -300,34 +229,15 @@ fn push_cached(v: &mut Verdict) {
             "{} {}: {} MB/s is above what {} can carry (~{} MB/s): likely cached",
             c.test,
             c.variant,
-            mb(c.median_mb_s),
+            round_mb_s(c.median_mb_s),
             c.link,
-            mb(c.ceiling_mb_s)
+            round_mb_s(c.ceiling_mb_s)
         ));
     }
 }
 
-/// The warning a result carries when its figure is above the narrowest link.
-pub fn cache_warning(c: &CachedFigure) -> String {
-    format!(
-        "likely cached: {} MB/s is above what {} can carry (~{} MB/s), the narrowest link on the path",
-        mb(c.median_mb_s),
-        c.link,
-        mb(c.ceiling_mb_s)
-    )
-}
-
-/// Judges a finished run: sets its verdict and warns on every result that is likely cached.
-pub fn apply(report: &mut RunReport) {
-    let verdict = judge(report.chain.as_ref(), &report.results);
-    for c in &verdict.cached {
-        if let Some(r) = report
-            .results
-            .iter_mut()
-            .find(|r| r.test.as_str() == c.test && r.variant == c.variant)
-        {
-            r.warnings.push(cache_warning(c));
-        }
-    }
-    report.verdict = Some(verdict);
+/// The verdict of a finished run: judged from the chain its document carries (probed before
+/// the run) and its results. The run is only read.
+pub fn of(run: &RunReport) -> Verdict {
+    judge(run.chain.as_ref(), &run.results)
 }

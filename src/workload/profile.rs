@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::{SetKind, TestId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProfileName {
     Quick,

@@ -1,7 +1,9 @@
 //! The tests of DESIGN.md by id: the names `--tests`, the JSON and the history use.
 
 /// The test ids of DESIGN.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum TestId {
     #[serde(rename = "seq-write")]
     SeqWrite,

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::mountinfo::MountEntry;
-use super::{MAX_DEPTH, SysRoots, link_name, read, transport};
+use super::{MAX_DEPTH, SysRoots, link_name, read, transport, udev};
 use crate::probe::{Bandwidth, Node, NodeKind};
 
 /// The kernel's name of block device `major:minor` ("sda1"), from `/sys/dev/block`.
@@ -197,6 +197,12 @@ fn disk(name: &str, dir: &Path, roots: &SysRoots) -> Node {
     let same = |v: String| v;
     fact(&mut n, "vendor", "device/vendor", &same);
     fact(&mut n, "model", "device/model", &same);
+    if let Some(dev) = read(&dir.join("dev"))
+        && let Some((serial, src)) =
+            udev::first_property(roots, &dev, &["ID_SERIAL_SHORT", "ID_SERIAL"])
+    {
+        n.fact("serial", serial, src);
+    }
     fact(&mut n, "rotational", "queue/rotational", &|v| {
         if v == "1" { "yes".into() } else { "no".into() }
     });

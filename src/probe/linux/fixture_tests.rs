@@ -92,6 +92,12 @@ fn usb2_bot_hard_disk_on_a_partition() {
     assert_eq!(disk.get("cache_type"), Some("write back"));
     assert_eq!(c.root.get("data"), Some("ordered"));
     assert_eq!(c.root.get("journal"), Some("yes"));
+    // From udev's database: what the history keeps as the destination's identity.
+    assert_eq!(
+        c.root.get("uuid"),
+        Some("5d1f0c1e-7b6a-4c1e-9a57-2f3c4b5a6d7e")
+    );
+    assert_eq!(disk.get("serial"), Some("NA8XYZ12"));
     let v = judge(Some(&c), &seq(33.8, 31.0));
     assert_eq!(v.kind, VerdictKind::LimitedByLink);
     assert_eq!(

@@ -7,6 +7,7 @@ mod mount;
 mod mountinfo;
 mod net;
 mod transport;
+mod udev;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,8 @@ pub struct SysRoots {
     pub sys: PathBuf,
     /// The roots are this machine's: paths given to the prober exist and can be inspected.
     pub live: bool,
+    /// udev's database of devices (`/run/udev/data`).
+    pub udev_data: PathBuf,
     /// Fixtures: a directory of `iw dev IFACE link` outputs, one file per interface
     /// (`IFACE.link`), standing in for running `iw`.
     pub iw_outputs: Option<PathBuf>,
@@ -34,16 +37,18 @@ impl SysRoots {
             proc: PathBuf::from("/proc"),
             sys: PathBuf::from("/sys"),
             live: true,
+            udev_data: PathBuf::from("/run/udev/data"),
             iw_outputs: None,
         }
     }
 
-    /// A fixture tree holding `proc/`, `sys/` and optionally `iw/`.
+    /// A fixture tree holding `proc/`, `sys/` and optionally `udev/` and `iw/`.
     pub fn fixture(dir: &Path) -> SysRoots {
         SysRoots {
             proc: dir.join("proc"),
             sys: dir.join("sys"),
             live: false,
+            udev_data: dir.join("udev"),
             iw_outputs: Some(dir.join("iw")),
         }
     }

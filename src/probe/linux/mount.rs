@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::mountinfo::{MountEntry, find};
-use super::{SysRoots, block, net, read};
+use super::{SysRoots, block, net, read, udev};
 use crate::probe::{Bandwidth, Node, NodeKind};
 
 /// The network and shared-folder filesystems (`net` handles them).
@@ -60,6 +60,12 @@ fn mount_node(
     node.fact("filesystem", &m.fstype, SRC);
     node.fact("source", &m.source, SRC);
     node.fact("mount id", m.id.to_string(), SRC);
+    if m.major != 0
+        && let Some((uuid, src)) =
+            udev::property(roots, &format!("{}:{}", m.major, m.minor), "ID_FS_UUID")
+    {
+        node.fact("uuid", uuid, src);
+    }
     let dev_name = block::name_of(m.major, m.minor, roots);
     options(&mut node, m, dev_name.as_deref(), roots, notes);
 

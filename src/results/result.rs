@@ -1,18 +1,18 @@
-//! Results as plain values: what the runner measured, with the summaries every report renders.
-//! Reports compute nothing of their own; everything they show is here.
+//! One measured test variant: what the runner hands over ([`TestResultParts`], with its
+//! repetitions still as measured) and what the run document keeps of it ([`TestResult`]).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::engine::EngineKind;
-use crate::stats::{self, LatencyHistogram, LatencySummary, Summary, ThroughputSeries};
-use crate::workload::{ProfileName, TestId};
+use serde::{Deserialize, Serialize};
 
-/// The JSON schema id of a run document.
-pub const RUN_SCHEMA: &str = "destbench.run/1";
+use super::details::Details;
+use super::lenient;
+use crate::engine::EngineKind;
+use crate::stats::{self, LatencyHistogram, LatencySummary, ThroughputSeries};
+use crate::workload::TestId;
 
 /// How a figure was kept honest about the page cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Method {
     /// `O_DIRECT`, aligned buffers; writes end with `fdatasync` inside the timing.
     #[serde(rename = "direct")]
@@ -81,8 +81,9 @@ impl Method {
 }
 
 /// The unit of a result's figures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Unit {
+    #[default]
     #[serde(rename = "MB/s")]
     MegabytesPerSecond,
     #[serde(rename = "files/s")]
@@ -102,7 +103,8 @@ impl Unit {
 }
 
 /// The file set a file-level result worked on.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FileSetInfo {
     pub name: String,
     pub files: u64,
@@ -117,7 +119,39 @@ pub struct FileSetInfo {
     pub source_cached: Option<f64>,
 }
 
-/// One timed repetition of a test variant.
+/// What an "op" is when a result counts operations per second.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    /// An I/O request.
+    #[default]
+    Io,
+    /// A whole file.
+    File,
+    /// A metadata operation.
+    Op,
+}
+
+impl OpKind {
+    /// The runner's name for it (`"io"`, `"file"`, `"op"`); anything else counts requests.
+    pub fn from_name(name: &str) -> OpKind {
+        match name {
+            "file" => OpKind::File,
+            "op" => OpKind::Op,
+            _ => OpKind::Io,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpKind::Io => "io",
+            OpKind::File => "file",
+            OpKind::Op => "op",
+        }
+    }
+}
+
+/// One timed repetition as the runner measures it (the time series still in buckets).
 #[derive(Debug, Clone)]
 pub struct Repetition {
     /// The figure, in the result's unit (for whole-file tests, the mean of the files' rates).
@@ -136,97 +170,92 @@ impl Repetition {
         let s = self.elapsed.as_secs_f64();
         if s > 0.0 { self.ops as f64 / s } else { 0.0 }
     }
+
+    /// The repetition as the run document records it.
+    pub fn record(&self) -> RepetitionRecord {
+        RepetitionRecord {
+            rate: self.rate,
+            bytes: self.bytes,
+            ops: self.ops,
+            elapsed_s: self.elapsed.as_secs_f64(),
+            cpu_s: self.cpu.as_secs_f64(),
+            series_mb_s: self.series.rates_mb_s(self.elapsed),
+        }
+    }
 }
 
-/// Everything measured for one variant of one test.
-#[derive(Debug, Clone)]
-pub struct TestResult {
-    pub test: TestId,
-    pub variant: String,
-    /// Threads issuing the work (1 for the block tests).
-    pub threads: usize,
-    pub file_set: Option<FileSetInfo>,
-    pub unit: Unit,
-    pub method: Method,
-    pub engine: EngineKind,
-    pub block_size: u64,
-    pub queue_depth: usize,
-    /// What an "op" is for IOPS: "io" (a request), "file" or "op" (metadata).
-    pub op_kind: &'static str,
-    pub repetitions: Vec<Repetition>,
-    pub latency: LatencyHistogram,
-    pub summary: Summary,
-    pub ops_per_s: Summary,
-    pub latency_us: Option<LatencySummary>,
-    pub warnings: Vec<String>,
-    /// Figures beyond the rate, for the tests that have them (sustained, throttled).
-    pub details: Option<Details>,
-}
-
-/// Figures a test has beyond its rate: in the JSON as `details` (tagged by `kind`), and under the
-/// terminal table.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Details {
-    Sustained(SustainedDetails),
-    Throttled(ThrottledDetails),
-}
-
-/// What the sustained write found.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct SustainedDetails {
-    pub bytes_written: u64,
-    pub seconds: f64,
-    /// Why it stopped: `steady`, `time cap` or `size cap`.
-    pub stopped: String,
-    /// The rate at the end: the mean of the steady window (or of the part after the cliff, or
-    /// of the last half when it never became steady).
-    pub final_mb_s: f64,
-    pub cliff: Option<CliffDetails>,
-    pub series_interval_s: f64,
-    /// MB/s per interval, complete intervals only.
+/// One repetition in the run document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RepetitionRecord {
+    /// The figure, in the result's unit.
+    pub rate: f64,
+    pub bytes: u64,
+    pub ops: u64,
+    pub elapsed_s: f64,
+    /// CPU time of the whole process meanwhile.
+    pub cpu_s: f64,
+    /// Throughput per interval of the result's `series_interval_s`.
     pub series_mb_s: Vec<f64>,
 }
 
-/// A drop in the write rate.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct CliffDetails {
-    /// Bytes written before the rate dropped (a cache's size).
-    pub bytes_before: u64,
-    pub seconds_before: f64,
-    pub before_mb_s: f64,
-    pub after_mb_s: f64,
-}
-
-/// Rates of the two jobs of the throttled test, MB/s.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct PairRates {
-    pub write_mb_s: f64,
-    pub read_mb_s: f64,
-}
-
-/// How much slower each job ran beside the other than alone, as a fraction (0.25 = 25% slower).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Slowdown {
-    pub write: f64,
-    pub read: f64,
-}
-
-/// What the throttled test found.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct ThrottledDetails {
-    /// The block device behind the destination and its I/O scheduler, where known.
-    pub device: Option<String>,
-    pub scheduler: Option<String>,
-    /// Whether background priority can take effect here; when false, `note` says why and the
-    /// figures only show that the priority made no difference.
-    pub priority_effective: bool,
-    pub note: String,
-    pub alone: PairRates,
-    pub normal: PairRates,
-    pub background: PairRates,
-    pub slowdown_normal: Slowdown,
-    pub slowdown_background: Slowdown,
+/// Everything measured for one variant of one test, as the run document holds it (the JSON
+/// field names are the struct's, in its order). `test`, `method` and `engine` are required to
+/// read a result back; every other field defaults when a document lacks it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    pub test: TestId,
+    #[serde(default)]
+    pub variant: String,
+    #[serde(default)]
+    pub unit: Unit,
+    /// Median, min, max and mean of the repetitions' figures, in `unit`.
+    #[serde(default)]
+    pub median: f64,
+    #[serde(default)]
+    pub min: f64,
+    #[serde(default)]
+    pub max: f64,
+    #[serde(default)]
+    pub mean: f64,
+    /// Coefficient of variation of the samples.
+    #[serde(default)]
+    pub cv: f64,
+    /// One figure per repetition.
+    #[serde(default)]
+    pub samples: Vec<f64>,
+    /// IOPS, or files/s when `op_kind` is `file`.
+    #[serde(default)]
+    pub ops_per_s_median: f64,
+    #[serde(default)]
+    pub op_kind: OpKind,
+    #[serde(default, deserialize_with = "lenient::option")]
+    pub latency_us: Option<LatencySummary>,
+    pub method: Method,
+    pub engine: EngineKind,
+    #[serde(default)]
+    pub block_size_bytes: u64,
+    #[serde(default)]
+    pub queue_depth: usize,
+    #[serde(default)]
+    pub series_interval_s: f64,
+    /// Threads issuing the work (1 for the block tests).
+    #[serde(default)]
+    pub threads: usize,
+    #[serde(default, deserialize_with = "lenient::option")]
+    pub file_set: Option<FileSetInfo>,
+    #[serde(default)]
+    pub repetitions: Vec<RepetitionRecord>,
+    /// What the runner noticed about this result (spread, outliers, the method).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Only for the tests that have details (sustained, throttled).
+    #[serde(
+        default,
+        deserialize_with = "lenient::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub details: Option<Details>,
 }
 
 /// What the runner knows about one variant before summarising.
@@ -251,13 +280,13 @@ impl TestResult {
     /// Summarises the repetitions and adds the spread and outlier warnings. None without
     /// repetitions.
     pub fn from_parts(parts: TestResultParts) -> Option<TestResult> {
-        let rates: Vec<f64> = parts.repetitions.iter().map(|r| r.rate).collect();
+        let samples: Vec<f64> = parts.repetitions.iter().map(|r| r.rate).collect();
         let iops: Vec<f64> = parts
             .repetitions
             .iter()
             .map(Repetition::ops_per_s)
             .collect();
-        let summary = stats::summarize(&rates)?;
+        let summary = stats::summarize(&samples)?;
         let ops_per_s = stats::summarize(&iops)?;
         let mut warnings = parts.warnings;
         if summary.cv > stats::NOISY_CV {
@@ -266,11 +295,11 @@ impl TestResult {
                 summary.cv * 100.0
             ));
         }
-        for index in stats::outliers(&rates) {
+        for index in stats::outliers(&samples) {
             warnings.push(format!(
                 "repetition {} is an outlier: {:.2} {unit} against a median of {:.2} {unit}",
                 index + 1,
-                rates[index],
+                samples[index],
                 summary.median,
                 unit = parts.unit.as_str(),
             ));
@@ -279,75 +308,37 @@ impl TestResult {
             test: parts.test,
             variant: parts.variant,
             unit: parts.unit,
-            threads: parts.threads,
-            file_set: parts.file_set,
+            median: summary.median,
+            min: summary.min,
+            max: summary.max,
+            mean: summary.mean,
+            cv: summary.cv,
+            samples,
+            ops_per_s_median: ops_per_s.median,
+            op_kind: OpKind::from_name(parts.op_kind),
+            latency_us: parts.latency.summary(),
             method: parts.method,
             engine: parts.engine,
-            block_size: parts.block_size,
+            block_size_bytes: parts.block_size,
             queue_depth: parts.queue_depth,
-            op_kind: parts.op_kind,
-            latency_us: parts.latency.summary(),
-            repetitions: parts.repetitions,
-            latency: parts.latency,
-            summary,
-            ops_per_s,
+            series_interval_s: parts
+                .repetitions
+                .first()
+                .map_or(0.0, |rep| rep.series.interval().as_secs_f64()),
+            threads: parts.threads,
+            file_set: parts.file_set,
+            repetitions: parts.repetitions.iter().map(Repetition::record).collect(),
             warnings,
             details: None,
         })
     }
 
-    pub fn samples(&self) -> Vec<f64> {
-        self.repetitions.iter().map(|r| r.rate).collect()
+    /// The repetition whose figure is closest to the median: the one whose time series is shown.
+    pub fn median_repetition(&self) -> Option<&RepetitionRecord> {
+        self.repetitions.iter().min_by(|a, b| {
+            (a.rate - self.median)
+                .abs()
+                .total_cmp(&(b.rate - self.median).abs())
+        })
     }
-}
-
-/// A test variant that could not be measured.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct TestFailure {
-    pub test: TestId,
-    pub variant: String,
-    pub error: String,
-}
-
-/// The settings a run was made with, as recorded in its results.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct RunSettings {
-    pub profile: ProfileName,
-    pub runs: usize,
-    pub file_size_bytes: u64,
-    pub block_duration_s: f64,
-    pub engine: String,
-    pub seed: u64,
-    pub label: Option<String>,
-}
-
-/// How the destination was accessed.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct AccessInfo {
-    /// Whether O_DIRECT was used.
-    pub direct_io: bool,
-    /// The filesystem keeps files in memory (tmpfs): no figure is a device's.
-    pub memory_backed: bool,
-    /// Why the method was chosen, in words.
-    pub note: String,
-}
-
-/// A whole run.
-#[derive(Debug, Clone)]
-pub struct RunReport {
-    pub destination: PathBuf,
-    pub settings: RunSettings,
-    pub access: AccessInfo,
-    pub started_unix_s: u64,
-    pub duration: Duration,
-    pub results: Vec<TestResult>,
-    pub failures: Vec<TestFailure>,
-    pub warnings: Vec<String>,
-    pub destbench_version: &'static str,
-    /// Peak resident memory of the process at the end of the run.
-    pub peak_rss_bytes: Option<u64>,
-    /// The chain from the destination to the wire, probed before the run.
-    pub chain: Option<crate::probe::Chain>,
-    /// Which link holds the destination back, from the chain and the results.
-    pub verdict: Option<crate::verdict::Verdict>,
 }

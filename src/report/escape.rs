@@ -1,0 +1,50 @@
+//! Making user-supplied text (labels, paths, chain names) safe in the formats that render it.
+
+/// Text made safe for HTML element content and attribute values.
+pub fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text made safe inside a Markdown table cell: pipes would split the cell, line breaks would
+/// end the table, and HTML tags would be rendered by most forums.
+pub fn markdown_cell(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_markup_is_escaped() {
+        assert_eq!(
+            html("<script>alert('x')</script> & \""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;"
+        );
+    }
+
+    #[test]
+    fn cells_cannot_break_the_table_or_inject_html() {
+        assert_eq!(markdown_cell("a|b"), "a\\|b");
+        assert_eq!(
+            markdown_cell("<script>x</script>"),
+            "&lt;script&gt;x&lt;/script&gt;"
+        );
+        assert_eq!(markdown_cell("one\ntwo"), "one two");
+    }
+}

@@ -1,0 +1,185 @@
+//! The run document (schema `destbench.run/1`, documented in docs/json.md): one serde type that
+//! the runner produces, the verdict reads, every report renders, and the history stores and
+//! loads. The JSON is this type serialised; reading it back is lenient (unknown fields ignored,
+//! missing ones defaulted, parts of a newer version that this one cannot read left out, see
+//! `lenient`), so documents of other versions load. Reports compute nothing of their own:
+//! everything they show is here.
+
+mod details;
+mod lenient;
+mod result;
+mod verdict;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, ThrottledDetails};
+pub use result::{
+    FileSetInfo, Method, OpKind, Repetition, RepetitionRecord, TestResult, TestResultParts, Unit,
+};
+pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
+
+use crate::probe::Chain;
+use crate::workload::{ProfileName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId};
+
+/// The JSON schema id of a run document.
+pub const RUN_SCHEMA: &str = "destbench.run/1";
+
+/// A test variant that could not be measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestFailure {
+    pub test: TestId,
+    #[serde(default)]
+    pub variant: String,
+    #[serde(default)]
+    pub error: String,
+}
+
+/// The settings a run was made with, as recorded in its results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunSettings {
+    #[serde(deserialize_with = "profile_or_default")]
+    pub profile: ProfileName,
+    pub runs: usize,
+    pub file_size_bytes: u64,
+    pub block_duration_s: f64,
+    pub engine: String,
+    pub seed: u64,
+    pub label: Option<String>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            profile: ProfileName::Backup,
+            runs: 0,
+            file_size_bytes: 0,
+            block_duration_s: 0.0,
+            engine: String::new(),
+            seed: 0,
+            label: None,
+        }
+    }
+}
+
+/// A profile this version does not know reads as the default profile.
+fn profile_or_default<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ProfileName, D::Error> {
+    lenient::option(d).map(|p| p.unwrap_or(ProfileName::Backup))
+}
+
+/// How the destination was accessed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AccessInfo {
+    /// Whether O_DIRECT was used.
+    pub direct_io: bool,
+    /// The filesystem keeps files in memory (tmpfs): no figure is a device's.
+    pub memory_backed: bool,
+    /// Why the method was chosen, in words.
+    pub note: String,
+}
+
+/// Where a run wrote.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Destination {
+    /// The path as given (shown lossily when it is not UTF-8).
+    #[serde(serialize_with = "display_path")]
+    pub path: PathBuf,
+}
+
+fn display_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.display().to_string())
+}
+
+/// A whole run: the run document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunReport {
+    /// [`RUN_SCHEMA`] for the documents this version writes.
+    pub schema: String,
+    pub destbench_version: String,
+    pub destination: Destination,
+    pub settings: RunSettings,
+    pub access: AccessInfo,
+    pub started_unix_s: u64,
+    pub duration_s: f64,
+    #[serde(deserialize_with = "lenient::list")]
+    pub results: Vec<TestResult>,
+    #[serde(deserialize_with = "lenient::list")]
+    pub failures: Vec<TestFailure>,
+    /// Warnings about the whole run.
+    pub warnings: Vec<String>,
+    /// The `tm-check` results the way Time Machine's backupd logs them.
+    pub time_machine_log: Vec<String>,
+    /// Peak resident memory of the process at the end of the run.
+    pub peak_rss_bytes: Option<u64>,
+    /// The chain from the destination to the wire, probed before the run.
+    #[serde(deserialize_with = "lenient::option")]
+    pub chain: Option<Chain>,
+    /// Which link holds the destination back, judged from the chain and the results.
+    #[serde(deserialize_with = "lenient::option")]
+    pub verdict: Option<Verdict>,
+}
+
+impl RunReport {
+    /// The document as JSON, pretty-printed, with a trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("a run document serialises");
+        text.push('\n');
+        text
+    }
+
+    /// The warnings about the result at `index`: its own, then the verdict's "likely cached".
+    pub fn result_warnings(&self, index: usize) -> Vec<String> {
+        let own = self.results.get(index).map(|r| r.warnings.clone());
+        let cached = self
+            .verdict
+            .as_ref()
+            .and_then(|v| v.cached_result(index))
+            .map(CachedFigure::warning);
+        own.unwrap_or_default().into_iter().chain(cached).collect()
+    }
+
+    /// Every result warning, each as "test variant: warning", in the order of the results.
+    pub fn labelled_result_warnings(&self) -> Vec<String> {
+        (0..self.results.len())
+            .flat_map(|i| {
+                let r = &self.results[i];
+                self.result_warnings(i)
+                    .into_iter()
+                    .map(move |w| format!("{} {}: {w}", r.test, r.variant))
+            })
+            .collect()
+    }
+}
+
+/// The Time Machine log lines for a run's `tm-check` results (median figures), as backupd
+/// writes them.
+pub fn time_machine_lines(destination: &Path, results: &[TestResult]) -> Vec<String> {
+    let destination = destination.display();
+    results
+        .iter()
+        .filter(|r| r.test == TestId::TmCheck)
+        .map(|r| {
+            let seconds = r.median_repetition().map_or(0.0, |rep| rep.elapsed_s);
+            if r.op_kind == OpKind::File {
+                format!(
+                    "Concurrently wrote {TM_SMALL_FILES} {} KB files at {:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
+                    TM_SMALL_SIZE / 1024,
+                    r.median
+                )
+            } else {
+                format!(
+                    "Wrote 1 50 MB file at {:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
+                    r.median
+                )
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

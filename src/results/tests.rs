@@ -1,0 +1,106 @@
+//! The run document: written, read back the same, and read leniently.
+
+use super::*;
+
+fn document() -> serde_json::Value {
+    serde_json::json!({
+        "schema": "destbench.run/1",
+        "destination": { "path": "/mnt" },
+        "settings": { "profile": "quick", "runs": 2, "label": "usb" },
+        "a_field_from_the_future": [1, 2, 3],
+        "results": [
+            { "test": "files-copy", "variant": "small-4t-cache-on", "median": 12.5,
+              "threads": 4, "files_per_s_median": 900.0, "samples": [12.0, 13.0],
+              "method": "syncfs", "engine": "sync",
+              "file_set": { "name": "small", "files": 10, "bytes": 4096 },
+              "repetitions": [ { "rate": 12.0, "elapsed_s": 1.5 } ] },
+            { "test": "a-test-from-the-future", "variant": "x", "median": 1.0,
+              "method": "direct", "engine": "sync" },
+            { "test": "sustained", "variant": "SEQ1M", "method": "direct", "engine": "uring",
+              "details": { "kind": "a-kind-from-the-future" } }
+        ],
+        "failures": [ { "test": "meta", "variant": "create", "error": "full" } ],
+        "chain": { "links": [ { "name": "USB 2.0", "ceiling_mb_s": 35.0 } ] },
+        "verdict": { "kind": "limited-by-link", "summary": "limited by USB 2.0",
+                     "cached": [ { "test": "seq-read", "variant": "SEQ1M-Q8T1", "median_mb_s": 99.0 } ] }
+    })
+}
+
+#[test]
+fn unknown_fields_and_values_are_tolerated_and_missing_fields_defaulted() {
+    let run: RunReport = serde_json::from_value(document()).unwrap();
+    assert_eq!(run.destination.path, PathBuf::from("/mnt"));
+    assert_eq!(run.settings.profile, ProfileName::Quick);
+    assert_eq!(run.settings.label.as_deref(), Some("usb"));
+    // The result of a test this version does not know is left out; the others load.
+    assert_eq!(run.results.len(), 2);
+    let copy = &run.results[0];
+    assert_eq!((copy.test, copy.threads), (TestId::FilesCopy, 4));
+    assert_eq!(copy.samples, vec![12.0, 13.0]);
+    assert_eq!(copy.file_set.as_ref().map(|s| s.files), Some(10));
+    assert_eq!(copy.repetitions[0].elapsed_s, 1.5);
+    assert!(copy.latency_us.is_none() && copy.details.is_none());
+    assert!(
+        run.results[1].details.is_none(),
+        "details of an unknown kind"
+    );
+    assert_eq!(run.failures[0].test, TestId::Meta);
+    // A chain of another shape is absent; the verdict is read with what it has.
+    assert!(run.chain.is_none());
+    let verdict = run.verdict.as_ref().unwrap();
+    assert_eq!(verdict.kind, VerdictKind::LimitedByLink);
+    assert_eq!(
+        verdict.cached[0].result, None,
+        "no index in older documents"
+    );
+    assert!(run.result_warnings(0).is_empty());
+}
+
+#[test]
+fn a_document_reads_back_to_the_same_value() {
+    let mut run: RunReport = serde_json::from_value(document()).unwrap();
+    run.verdict.as_mut().unwrap().cached[0].result = Some(0);
+    let again: RunReport = serde_json::from_str(&run.to_json()).unwrap();
+    assert_eq!(again, run);
+    // The verdict's "likely cached" is shown beside the result it concerns.
+    assert_eq!(
+        run.result_warnings(0),
+        vec![
+            "likely cached: 99 MB/s is above what  can carry (~0 MB/s), the narrowest link on the path"
+        ]
+    );
+    assert!(run.labelled_result_warnings()[0].starts_with("files-copy small-4t-cache-on: likely"));
+}
+
+#[test]
+fn the_json_keeps_the_documented_field_order() {
+    let run: RunReport = serde_json::from_value(document()).unwrap();
+    let text = run.to_json();
+    let keys: Vec<&str> = [
+        "\"schema\"",
+        "\"destbench_version\"",
+        "\"destination\"",
+        "\"settings\"",
+        "\"access\"",
+        "\"started_unix_s\"",
+        "\"duration_s\"",
+        "\"results\"",
+        "\"failures\"",
+        "\"warnings\"",
+        "\"time_machine_log\"",
+        "\"peak_rss_bytes\"",
+        "\"chain\"",
+        "\"verdict\"",
+    ]
+    .to_vec();
+    // Top-level keys only: indented by two spaces.
+    let positions: Vec<usize> = keys
+        .iter()
+        .map(|k| text.find(&format!("\n  {k}")).unwrap())
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
+    assert!(
+        !text.contains("\"details\": null"),
+        "details only where a test has them"
+    );
+}
