@@ -80,38 +80,33 @@ fn check(label: &str, estimate: &serde_json::Value, real: f64) {
     assert!(num(&p["low"]) < expected && expected < num(&p["high"]));
 }
 
-/// On a disk held to 40 MB/s, the prediction for a realistic tree is within 20% of the real copy.
-#[test]
-fn estimate_matches_a_real_copy_on_a_slow_disk() {
+/// Brings up a testbed destination, estimates a realistic tree for it and copies the tree
+/// there for real: the two must agree (see `check`).
+fn estimate_against_a_real_copy(kind: &str, args: &[&str], seed: u64, what: &str) {
     let _alone = exclusive();
-    let Some(tb) = Testbed::up("slow-disk", &["--rate", "40"]) else {
+    let Some(tb) = Testbed::up(kind, args) else {
         return;
     };
     let tree = tempfile::tempdir().unwrap();
-    let (files, bytes) = realistic_tree(tree.path(), 7);
+    let (files, bytes) = realistic_tree(tree.path(), seed);
     let (estimate, real) = predicted_and_real(tb.mount(), tree.path());
     check(
-        &format!("slow-disk 40 MB/s, {files} files, {bytes} B"),
+        &format!("{what}, {files} files, {bytes} B"),
         &estimate,
         real,
     );
 }
 
+/// On a disk held to 40 MB/s, the prediction for a realistic tree is within 20% of the real copy.
+#[test]
+fn estimate_matches_a_real_copy_on_a_slow_disk() {
+    estimate_against_a_real_copy("slow-disk", &["--rate", "40"], 7, "slow-disk 40 MB/s");
+}
+
 /// Over a 100 Mbit/s share, where each file costs round trips, the same holds.
 #[test]
 fn estimate_matches_a_real_copy_over_a_slow_share() {
-    let _alone = exclusive();
-    let Some(tb) = Testbed::up("nas", &["--link", "100mbit"]) else {
-        return;
-    };
-    let tree = tempfile::tempdir().unwrap();
-    let (files, bytes) = realistic_tree(tree.path(), 8);
-    let (estimate, real) = predicted_and_real(tb.mount(), tree.path());
-    check(
-        &format!("nas 100 Mbit/s, {files} files, {bytes} B"),
-        &estimate,
-        real,
-    );
+    estimate_against_a_real_copy("nas", &["--link", "100mbit"], 8, "nas 100 Mbit/s");
 }
 
 /// A directory the survey cannot list is counted and named, the rest is surveyed, and the

@@ -32,6 +32,20 @@ impl Fixture {
         cmd
     }
 
+    /// `run DEST --engine null --json FLAGS` (flags split at spaces), not yet started.
+    pub fn null_json_run(&self, flags: &str) -> Command {
+        let mut cmd = self.cmd();
+        cmd.args([
+            "run",
+            self.dest().to_str().unwrap(),
+            "--engine",
+            "null",
+            "--json",
+        ])
+        .args(flags.split_whitespace());
+        cmd
+    }
+
     /// A null-engine run with a fixed seed; `extra` adds flags (a label, a duration).
     pub fn run(&self, extra: &[&str]) -> Output {
         let duration: &[&str] = if extra.contains(&"--duration") {
@@ -271,24 +285,7 @@ fn unknown_ids_and_malformed_commands() {
 fn two_runs_finishing_together_both_land() {
     let f = Fixture::new();
     let spawn = |label: &str| {
-        f.cmd()
-            .args([
-                "run",
-                f.dest().to_str().unwrap(),
-                "--engine",
-                "null",
-                "--json",
-            ])
-            .args([
-                "--runs",
-                "1",
-                "--duration",
-                "0.2",
-                "--size",
-                "4MiB",
-                "--tests",
-                "seq-write",
-            ])
+        f.null_json_run("--runs 1 --duration 0.2 --size 4MiB --tests seq-write")
             .args(["--label", label])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -398,24 +395,7 @@ fn a_database_that_cannot_be_created_fails_the_run_after_its_report() {
     std::fs::write(&file, "").unwrap();
     let db = file.join("history.sqlite");
     let out = f
-        .cmd()
-        .args([
-            "run",
-            f.dest().to_str().unwrap(),
-            "--engine",
-            "null",
-            "--json",
-        ])
-        .args([
-            "--runs",
-            "1",
-            "--duration",
-            "0.1",
-            "--size",
-            "4MiB",
-            "--tests",
-            "seq-write",
-        ])
+        .null_json_run("--runs 1 --duration 0.1 --size 4MiB --tests seq-write")
         .args(["--db", db.to_str().unwrap()])
         .output()
         .unwrap();

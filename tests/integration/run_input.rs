@@ -49,49 +49,40 @@ fn file_instead_of_directory() {
 #[test]
 fn usage_errors_exit_2_and_touch_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let d = path(dir.path());
-    fails(&["run", d, "--size", "lots"], 2, "'lots' is not a size");
-    fails(&["run", d, "--size", "10XB"], 2, "unknown unit");
-    fails(&["run", d, "--size", "5PB"], 2, "larger than 1 PiB");
-    fails(&["run", d, "--size", "4k"], 2, "at least 1 MiB");
-    fails(
-        &["run", d, "--tests", "seq-sideways"],
-        2,
-        "unknown test 'seq-sideways'",
-    );
-    fails(
-        &["run", d, "--tests", "seq-read:SEQ9M"],
-        2,
-        "no variant 'SEQ9M'",
-    );
-    fails(&["run", d, "--runs", "0"], 2, "--runs 0");
-    fails(&["run", d, "--runs", "many"], 2, "--runs");
-    fails(&["run", d, "--duration", "-1"], 2, "--duration");
-    fails(
-        &["run", d, "--profile", "slow"],
-        2,
-        "unknown profile 'slow'",
-    );
-    fails(&["run", d, "--engine", "aio"], 2, "--engine");
-    fails(&["run", d, "--frobnicate"], 2, "--frobnicate");
+    for (flags, needle) in [
+        ("--size lots", "'lots' is not a size"),
+        ("--size 10XB", "unknown unit"),
+        ("--size 5PB", "larger than 1 PiB"),
+        ("--size 4k", "at least 1 MiB"),
+        ("--tests seq-sideways", "unknown test 'seq-sideways'"),
+        ("--tests seq-read:SEQ9M", "no variant 'SEQ9M'"),
+        ("--runs 0", "--runs 0"),
+        ("--runs many", "--runs"),
+        ("--duration -1", "--duration"),
+        ("--profile slow", "unknown profile 'slow'"),
+        ("--engine aio", "--engine"),
+        ("--frobnicate", "--frobnicate"),
+    ] {
+        let mut args = vec!["run", path(dir.path())];
+        args.extend(flags.split_whitespace());
+        fails(&args, 2, needle);
+    }
     assert!(entries(dir.path()).is_empty());
 }
 
 #[test]
 fn absurd_size_is_refused_for_space_before_writing() {
     let dir = tempfile::tempdir().unwrap();
-    fails(
-        &[
-            "run",
-            path(dir.path()),
-            "--size",
-            "900TiB",
-            "--tests",
-            "seq-read:SEQ1M-Q1T1",
-        ],
-        1,
-        "not enough free space",
-    );
+    let d = path(dir.path());
+    let args = [
+        "run",
+        d,
+        "--size",
+        "900TiB",
+        "--tests",
+        "seq-read:SEQ1M-Q1T1",
+    ];
+    fails(&args, 1, "not enough free space");
     assert!(entries(dir.path()).is_empty());
 }
 

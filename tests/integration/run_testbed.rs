@@ -103,12 +103,16 @@ fn refuses(tb: &Testbed, user: Option<&str>, needle: &str) {
     );
 }
 
+/// Brings up a testbed destination of `kind` and checks that a run is refused there.
+fn refused_on(kind: &str, needle: &str) {
+    if let Some(tb) = Testbed::up(kind, &[]) {
+        refuses(&tb, None, needle);
+    }
+}
+
 #[test]
 fn read_only_destination() {
-    let Some(tb) = Testbed::up("readonly", &[]) else {
-        return;
-    };
-    refuses(&tb, None, "read-only");
+    refused_on("readonly", "read-only");
 }
 
 #[test]
@@ -123,10 +127,7 @@ fn destination_without_permission() {
 
 #[test]
 fn full_destination() {
-    let Some(tb) = Testbed::up("full", &[]) else {
-        return;
-    };
-    refuses(&tb, None, "not enough free space");
+    refused_on("full", "not enough free space");
 }
 
 /// When the disk fills up during a test, that test fails with "destination full", the others

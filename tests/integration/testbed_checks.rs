@@ -66,6 +66,27 @@ fn drop_caches() {
     std::fs::write("/proc/sys/vm/drop_caches", "3").expect("dropping the page cache");
 }
 
+/// dd's rate writing `count` MiB of zeros to `file`, buffered, fsync'd before dd ends.
+fn dd_fsync_write(file: &Path, count: u64) -> f64 {
+    let args = [
+        "if=/dev/zero".into(),
+        arg("of", file),
+        "bs=1M".into(),
+        format!("count={count}"),
+        "conv=fsync".into(),
+    ];
+    dd_rate(&args, count * MIB)
+}
+
+/// dd's rate reading `file` (of `bytes`) after the page cache was dropped.
+fn dd_cold_read(file: &Path, bytes: u64) -> f64 {
+    drop_caches();
+    dd_rate(
+        &[arg("if", file), "of=/dev/null".into(), "bs=1M".into()],
+        bytes,
+    )
+}
+
 fn arg(key: &str, path: &Path) -> String {
     format!("{key}={}", path.display())
 }
@@ -115,32 +136,18 @@ fn check_slow_disk_rate(rate: f64) {
     let bytes = count * MIB;
     let direct = tb.mount().join("direct");
     let fsynced = tb.mount().join("fsynced");
-    let count_arg = format!("count={count}");
     let direct_write = dd_rate(
         &[
             "if=/dev/zero".into(),
             arg("of", &direct),
             "bs=1M".into(),
-            count_arg.clone(),
+            format!("count={count}"),
             "oflag=direct".into(),
         ],
         bytes,
     );
-    let fsync_write = dd_rate(
-        &[
-            "if=/dev/zero".into(),
-            arg("of", &fsynced),
-            "bs=1M".into(),
-            count_arg,
-            "conv=fsync".into(),
-        ],
-        bytes,
-    );
-    drop_caches();
-    let cold_read = dd_rate(
-        &[arg("if", &direct), "of=/dev/null".into(), "bs=1M".into()],
-        bytes,
-    );
+    let fsync_write = dd_fsync_write(&fsynced, count);
+    let cold_read = dd_cold_read(&direct, bytes);
 
     assert_rates(
         &format!("slow-disk --rate {rate}"),
@@ -313,21 +320,8 @@ fn nas_link_100mbit() {
     let count = 60;
     let bytes = count * MIB;
     let file = tb.mount().join("share-file");
-    let write = dd_rate(
-        &[
-            "if=/dev/zero".into(),
-            arg("of", &file),
-            "bs=1M".into(),
-            format!("count={count}"),
-            "conv=fsync".into(),
-        ],
-        bytes,
-    );
-    drop_caches();
-    let read = dd_rate(
-        &[arg("if", &file), "of=/dev/null".into(), "bs=1M".into()],
-        bytes,
-    );
+    let write = dd_fsync_write(&file, count);
+    let read = dd_cold_read(&file, bytes);
     assert_rates(
         "nas --link 100mbit",
         expected,
