@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::mountinfo::MountEntry;
-use super::{MAX_DEPTH, SysRoots, link_name, read, transport, udev};
+use super::{MAX_DEPTH, SysRoots, link_name, names_in, read, transport, udev};
 use crate::probe::{Bandwidth, Node, NodeKind};
 
 /// The kernel's name of block device `major:minor` ("sda1"), from `/sys/dev/block`.
@@ -23,15 +23,7 @@ fn dev_dir(name: &str, roots: &SysRoots) -> Option<PathBuf> {
 
 /// Names under `DIR/slaves`, sorted: the devices a dm or md device is made of.
 fn slaves(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("slaves"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
+    names_in(&dir.join("slaves"))
 }
 
 /// The chain below the mount holding a path (a loop device's backing file): given by the caller,
@@ -262,23 +254,12 @@ pub fn btrfs_members(
         .into_iter()
         .chain(source)
         .collect();
-    let mut members: Vec<String> = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(roots.sys("fs/btrfs")) {
-        for fs in rd.filter_map(|e| e.ok()) {
-            let Ok(devs) = std::fs::read_dir(fs.path().join("devices")) else {
-                continue;
-            };
-            let mut names: Vec<String> = devs
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
-            if names.iter().any(|n| wanted.contains(n)) {
-                names.sort();
-                members = names;
-                break;
-            }
-        }
-    }
+    let btrfs = roots.sys("fs/btrfs");
+    let mut members = names_in(&btrfs)
+        .into_iter()
+        .map(|fs| names_in(&btrfs.join(fs).join("devices")))
+        .find(|names| names.iter().any(|n| wanted.contains(n)))
+        .unwrap_or_default();
     if members.is_empty() {
         members = wanted.into_iter().take(1).collect();
     }

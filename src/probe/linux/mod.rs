@@ -77,6 +77,19 @@ fn read(path: &Path) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
+/// The names in a directory, sorted; empty when it is missing or unreadable (sysfs lists:
+/// `slaves/`, a btrfs filesystem's `devices/`).
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// The last component of a symlink's target (a driver's name).
 fn link_name(path: &Path) -> Option<String> {
     fs::read_link(path)
