@@ -52,12 +52,36 @@ impl EngineKind {
 /// What a backend can do, so the runner can adapt instead of assuming.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
-    /// Touches real files (false only for `null`).
+    /// Touches real files (false only for `null`). Without it there is nothing to evict, no page
+    /// cache to drop, no space to check and no filesystem to flush, and time is virtual.
     pub real_io: bool,
     /// Keeps more than one request in flight from a single thread.
     pub asynchronous: bool,
     /// Uses worker threads to reach queue depths above one.
     pub threaded: bool,
+}
+
+impl Capabilities {
+    /// What a backend of this kind can do at this queue depth.
+    pub fn of(kind: EngineKind, depth: usize) -> Capabilities {
+        match kind {
+            EngineKind::Sync => Capabilities {
+                real_io: true,
+                asynchronous: false,
+                threaded: depth > 1,
+            },
+            EngineKind::Uring => Capabilities {
+                real_io: true,
+                asynchronous: true,
+                threaded: false,
+            },
+            EngineKind::Null => Capabilities {
+                real_io: false,
+                asynchronous: true,
+                threaded: false,
+            },
+        }
+    }
 }
 
 /// A file opened through an engine.
@@ -190,6 +214,11 @@ impl EngineFactory {
             EngineChoice::Auto if depth > 1 && self.uring_problem.is_none() => EngineKind::Uring,
             EngineChoice::Auto => EngineKind::Sync,
         }
+    }
+
+    /// What the engines of this run can do (at queue depth 1; see [`Capabilities::of`]).
+    pub fn capabilities(&self) -> Capabilities {
+        Capabilities::of(self.kind_for(1), 1)
     }
 
     /// Whether copies of small files go through io_uring in batches (`tree::uring_copy`) or

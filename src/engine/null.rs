@@ -78,11 +78,7 @@ impl Engine for NullEngine {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            real_io: false,
-            asynchronous: true,
-            threaded: false,
-        }
+        Capabilities::of(EngineKind::Null, self.buffers.len())
     }
 
     fn now(&self) -> Duration {

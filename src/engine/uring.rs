@@ -131,11 +131,7 @@ impl Engine for UringEngine {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            real_io: true,
-            asynchronous: true,
-            threaded: false,
-        }
+        Capabilities::of(EngineKind::Uring, self.buffers.len())
     }
 
     fn now(&self) -> Duration {

@@ -4,7 +4,7 @@
 
 use std::os::fd::AsFd;
 
-use crate::engine::{AlignedBuf, Engine, FileId};
+use crate::engine::{AlignedBuf, Capabilities, Engine, FileId};
 use crate::error::{Error, Result};
 use crate::platform::{self, DIRECT_ALIGN, OpenHow};
 use crate::results::{AccessInfo, Method};
@@ -18,7 +18,9 @@ const RESIDENT_LIMIT: f64 = 0.01;
 pub struct Access {
     pub direct: bool,
     pub memory_backed: bool,
-    pub null: bool,
+    /// The engine touches real files (its [`Capabilities`](crate::engine::Capabilities)); without
+    /// that there is no page cache to keep out of the figures.
+    pub real_io: bool,
     pub allow_drop_caches: bool,
     pub note: String,
 }
@@ -26,12 +28,13 @@ pub struct Access {
 /// Chooses the method for this destination.
 pub fn detect(
     scratch: &Scratch,
-    null: bool,
+    capabilities: Capabilities,
     force_buffered: bool,
     allow_drop_caches: bool,
 ) -> Access {
-    let memory_backed = platform::is_memory_backed(scratch.fd()).unwrap_or(false);
-    let (direct, note) = if null {
+    let real_io = capabilities.real_io;
+    let memory_backed = real_io && platform::is_memory_backed(scratch.fd()).unwrap_or(false);
+    let (direct, note) = if !real_io {
         (false, "null engine: no I/O".to_string())
     } else if memory_backed {
         (
@@ -61,8 +64,8 @@ pub fn detect(
     Access {
         direct,
         memory_backed,
-        null,
-        allow_drop_caches: allow_drop_caches && platform::is_root(),
+        real_io,
+        allow_drop_caches: real_io && allow_drop_caches && platform::is_root(),
         note,
     }
 }
@@ -96,7 +99,7 @@ impl Access {
     }
 
     pub fn write_method(&self) -> Method {
-        if self.null {
+        if !self.real_io {
             Method::Null
         } else if self.direct {
             Method::Direct
@@ -113,7 +116,7 @@ impl Access {
         file: FileId,
         len: u64,
     ) -> Result<(Method, Option<String>)> {
-        if self.null {
+        if !self.real_io {
             return Ok((Method::Null, None));
         }
         if self.direct {

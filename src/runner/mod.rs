@@ -17,7 +17,7 @@ pub use access::Access;
 pub use progress::{NoProgress, Progress};
 pub use sets::SetPlan;
 
-use crate::engine::{Engine, EngineChoice, EngineFactory, EngineKind};
+use crate::engine::{Capabilities, Engine, EngineChoice, EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
@@ -190,34 +190,36 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     if let Some(source) = &plan.source {
         sets::check_source(source)?;
     }
-    let null = matches!(plan.engine, EngineChoice::Null(_));
+    let capabilities = engines.capabilities();
     // Creating the scratch directory first is the real test of a read-only or unwritable
     // destination; the space check then removes it again if the run would not fit.
     let scratch = Scratch::create(&plan.destination)?;
-    if !null && plan.check_space {
+    if capabilities.real_io && plan.check_space {
         check_space(plan)?;
     }
-    let access = access::detect(&scratch, null, plan.force_buffered, plan.allow_drop_caches);
+    let access = access::detect(
+        &scratch,
+        capabilities,
+        plan.force_buffered,
+        plan.allow_drop_caches,
+    );
     let mut warnings = Vec::new();
     if access.memory_backed {
         warnings.push(access.note.clone());
     }
-    if null && plan.variants.iter().any(|v| v.test.is_file_level()) {
-        warnings.push(
-            "the null engine does no I/O, so the file-set and metadata tests (real files) were left out"
-                .into(),
-        );
-    }
-    if null
-        && plan
-            .variants
-            .iter()
-            .any(|v| v.test.needs_real_io() && !v.test.is_file_level())
-    {
-        warnings.push(
-            "the null engine does no I/O, so sustained and throttled (real devices) were left out"
-                .into(),
-        );
+    let mut left_out: Vec<&str> = plan
+        .variants
+        .iter()
+        .filter(|v| !can_run(capabilities, v))
+        .map(|v| v.test.as_str())
+        .collect();
+    left_out.dedup();
+    if !left_out.is_empty() {
+        warnings.push(format!(
+            "the {} engine does no I/O, so {} (real files or devices) were left out",
+            engines.kind_for(1).name(),
+            left_out.join(", ")
+        ));
     }
     if let Some(problem) = engines.uring_problem() {
         warnings.push(format!(
@@ -268,7 +270,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
             )));
             continue;
         }
-        if null && variant.test.needs_real_io() {
+        if !can_run(capabilities, variant) {
             continue;
         }
         match run_variant(&mut ctx, plan, variant, progress) {
@@ -314,6 +316,12 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         chain: None,
         verdict: None,
     })
+}
+
+/// Whether an engine with these capabilities can run the variant: sustained and throttled measure
+/// a real device (its cache cliff, its I/O scheduler), which an engine without real I/O has not.
+fn can_run(capabilities: Capabilities, variant: &Variant) -> bool {
+    capabilities.real_io || !variant.test.needs_real_io()
 }
 
 fn check_space(plan: &RunPlan) -> Result<()> {
