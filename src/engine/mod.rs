@@ -2,8 +2,9 @@
 //!
 //! The trait is shaped like fio's `ioengine_ops`: a job `prepare`s a number of slots (queue depth,
 //! each with its own aligned buffer), `submit`s requests that name a slot, and `reap`s completions.
-//! File operations (open, close, evict, unlink) go through the engine too, so the `null` engine can
-//! stand in for the whole destination and the runner can be tested with exact numbers.
+//! File operations (open, close, evict, unlink) go through the engine too, and the file-tree tests
+//! have their own engine operations ([`tree`]), so the `null` engine can stand in for the whole
+//! destination and the runner can be tested with exact numbers.
 //!
 //! Buffer contract: a slot's buffer belongs to the engine. The caller may touch it through
 //! [`Engine::buffer_mut`] only while that slot has no I/O in flight, i.e. before submitting it or
@@ -13,10 +14,12 @@ mod buffer;
 mod files;
 mod null;
 mod sync;
+pub mod tree;
 mod uring;
 
 use std::io;
 use std::os::fd::BorrowedFd;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use buffer::AlignedBuf;
@@ -180,6 +183,8 @@ pub enum EngineChoice {
 pub struct EngineFactory {
     choice: EngineChoice,
     uring_problem: Option<String>,
+    /// The tree every `null` tree engine of the run works on.
+    virtual_tree: Arc<Mutex<tree::VirtualTree>>,
 }
 
 impl EngineFactory {
@@ -197,7 +202,17 @@ impl EngineFactory {
         Ok(EngineFactory {
             choice,
             uring_problem,
+            virtual_tree: Arc::default(),
         })
+    }
+
+    /// Engines of ordinary system calls: for what is never the destination (a backup's source).
+    pub fn system() -> Self {
+        EngineFactory {
+            choice: EngineChoice::Sync,
+            uring_problem: None,
+            virtual_tree: Arc::default(),
+        }
     }
 
     /// Why io_uring is not used under `auto`, if it is not.
@@ -221,7 +236,7 @@ impl EngineFactory {
         Capabilities::of(self.kind_for(1), 1)
     }
 
-    /// Whether copies of small files go through io_uring in batches (`tree::uring_copy`) or
+    /// Whether copies of small files go through io_uring in batches (`tree::uring_batch`) or
     /// through ordinary system calls from each copy thread. Only `--engine uring` picks io_uring:
     /// measured on this project's machine (20,000 files of 1-64 KiB, ext4 on virtio, 1 and 4
     /// threads, alternating runs), the batches were no faster and used more CPU (creating files
@@ -238,5 +253,19 @@ impl EngineFactory {
             (EngineKind::Uring, _) => Box::new(UringEngine::new(depth)?),
             _ => Box::new(SyncEngine::new()),
         })
+    }
+
+    /// A fresh file-tree engine for one thread. With `batched_copy`, `--engine uring` copies
+    /// small files in io_uring batches (file by file where the kernel cannot).
+    pub fn build_tree(&self, batched_copy: bool) -> Box<dyn tree::TreeEngine> {
+        match self.choice {
+            EngineChoice::Null(timing) => {
+                Box::new(tree::NullTree::new(timing, Arc::clone(&self.virtual_tree)))
+            }
+            EngineChoice::Uring if batched_copy => Box::new(
+                tree::SystemTree::with_uring_batches().unwrap_or_else(|_| tree::SystemTree::new()),
+            ),
+            _ => Box::new(tree::SystemTree::new()),
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! The `null` engine: no I/O, deterministic latencies on a virtual clock.
 //!
 //! Every data request takes exactly `io_latency`, every `Sync` takes `sync_latency`, every open
-//! takes `open_latency`, and up to the prepared depth run in parallel. Time only moves when the
+//! takes `open_latency`, and up to the prepared depth run in parallel. (File-tree operations have
+//! their own costs: `tree/null.rs`.) Time only moves when the
 //! engine says so, so the runner, the statistics and the reports can be checked against figures
 //! computed by hand.
 
@@ -19,15 +20,19 @@ pub struct NullTiming {
     pub io_latency: Duration,
     pub sync_latency: Duration,
     pub open_latency: Duration,
+    /// A file-tree metadata operation (create, mkdir, stat, rename, unlink, ...).
+    pub meta_latency: Duration,
 }
 
 impl Default for NullTiming {
-    /// 100 µs per request, 1 ms per sync, free opens: round numbers for tests.
+    /// 100 µs per request, 1 ms per sync, free opens, 10 µs per tree metadata operation: round
+    /// numbers for tests.
     fn default() -> Self {
         NullTiming {
             io_latency: Duration::from_micros(100),
             sync_latency: Duration::from_millis(1),
             open_latency: Duration::ZERO,
+            meta_latency: Duration::from_micros(10),
         }
     }
 }

@@ -98,6 +98,11 @@ impl Access {
         }
     }
 
+    /// `real`, the method of a figure where the engine does real I/O; `null` where it does none.
+    pub fn method(&self, real: Method) -> Method {
+        if self.real_io { real } else { Method::Null }
+    }
+
     pub fn write_method(&self) -> Method {
         if !self.real_io {
             Method::Null

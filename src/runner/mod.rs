@@ -3,9 +3,11 @@
 mod access;
 mod block;
 mod files;
+mod meta;
 mod order;
 mod progress;
 mod sets;
+mod sources;
 mod stream;
 mod sustained;
 mod throttled;
@@ -170,7 +172,7 @@ struct Ctx<'a> {
     stamper: &'a mut DataStamper,
     series_interval: Duration,
     seed: u64,
-    sources: sets::Sources,
+    sources: sources::Sources,
 }
 
 impl Ctx<'_> {
@@ -188,7 +190,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     let engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
     scratch::check_destination(&plan.destination)?;
     if let Some(source) = &plan.source {
-        sets::check_source(source)?;
+        sources::check_source(source)?;
     }
     let capabilities = engines.capabilities();
     // Creating the scratch directory first is the real test of a read-only or unwritable
@@ -234,7 +236,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         stamper: &mut stamper,
         series_interval: plan.profile.series_interval,
         seed: plan.seed,
-        sources: sets::Sources::default(),
+        sources: sources::Sources::default(),
     };
     progress.begin(plan.steps());
     let wall = std::time::Instant::now();
@@ -418,8 +420,8 @@ fn run_variant(
             let _ = platform::unlink_in(ctx.scratch.fd(), &files::read_file_name(index));
         }
     }
-    if let Some(copy) = restore {
-        let _ = std::fs::remove_dir_all(&copy.path);
+    if restore.is_some() {
+        crate::tree::remove_all(ctx.scratch.path(), sets::RESTORE_DIR, ctx.engines);
     }
     outcome?;
     let (Some(method), Some(engine)) = (method, engine) else {
@@ -509,7 +511,7 @@ fn measure(
             };
             sets::measure_file_set(ctx, plan, job, rep, restore, progress)
         }
-        Workload::Meta { op, count } => sets::measure_meta(ctx, *op, *count, rep),
+        Workload::Meta { op, count } => meta::measure_meta(ctx, *op, *count, rep),
         Workload::Sustained { block, depth } => sustained::measure(ctx, plan, *block, *depth),
         Workload::Throttled { block } => throttled::measure(ctx, plan, *block),
     }
