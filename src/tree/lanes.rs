@@ -51,7 +51,7 @@ pub(super) fn run(
             }
         };
         handed += 1;
-        if handed % TICK_FILES == 0 {
+        if handed.is_multiple_of(TICK_FILES) {
             interrupt::check()?;
             tick(&live);
         }
