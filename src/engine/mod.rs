@@ -236,16 +236,6 @@ impl EngineFactory {
         Capabilities::of(self.kind_for(1), 1)
     }
 
-    /// Whether copies of small files go through io_uring in batches (`tree::uring_batch`) or
-    /// through ordinary system calls from each copy thread. Only `--engine uring` picks io_uring:
-    /// measured on this project's machine (20,000 files of 1-64 KiB, ext4 on virtio, 1 and 4
-    /// threads, alternating runs), the batches were no faster and used more CPU (creating files
-    /// blocks, so the kernel hands the opens to its worker threads), so `auto` keeps the
-    /// system calls.
-    pub fn uring_for_files(&self) -> bool {
-        self.choice == EngineChoice::Uring
-    }
-
     /// A fresh engine for a job with this queue depth.
     pub fn build(&self, depth: usize) -> io::Result<Box<dyn Engine>> {
         Ok(match (self.kind_for(depth), self.choice) {
@@ -256,7 +246,11 @@ impl EngineFactory {
     }
 
     /// A fresh file-tree engine for one thread. With `batched_copy`, `--engine uring` copies
-    /// small files in io_uring batches (file by file where the kernel cannot).
+    /// small files in io_uring batches (file by file where the kernel cannot). Only `--engine
+    /// uring` picks the batches: measured on this project's machine (20,000 files of 1-64 KiB,
+    /// ext4 on virtio, 1 and 4 threads, alternating runs), they were no faster and used more CPU
+    /// (creating files blocks, so the kernel hands the opens to its worker threads), so `auto`
+    /// keeps the system calls.
     pub fn build_tree(&self, batched_copy: bool) -> Box<dyn tree::TreeEngine> {
         match self.choice {
             EngineChoice::Null(timing) => {
