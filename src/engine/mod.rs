@@ -124,7 +124,11 @@ pub struct Completion {
 /// An I/O backend. See the module docs for the buffer contract.
 pub trait Engine {
     fn kind(&self) -> EngineKind;
-    fn capabilities(&self) -> Capabilities;
+
+    /// What this engine can do; the same at every depth unless the engine says otherwise.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::of(self.kind(), 1)
+    }
 
     /// Monotonic time since the engine was created: the runner times everything with it, so the
     /// `null` engine's virtual clock yields exact figures.

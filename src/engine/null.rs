@@ -11,7 +11,7 @@ use std::io;
 use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
-use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileId, IoRequest, Op};
+use super::{AlignedBuf, Completion, Engine, EngineKind, FileId, IoRequest, Op};
 use crate::platform::OpenHow;
 
 /// The fixed costs the null engine pretends to pay.
@@ -80,10 +80,6 @@ impl NullEngine {
 impl Engine for NullEngine {
     fn kind(&self) -> EngineKind {
         EngineKind::Null
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::of(EngineKind::Null, self.buffers.len())
     }
 
     fn now(&self) -> Duration {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
-use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
+use super::{AlignedBuf, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
 
 /// Checks that io_uring can be set up here and has the opcodes we use.
 pub fn probe() -> Result<(), String> {
@@ -128,10 +128,6 @@ impl Drop for UringEngine {
 impl Engine for UringEngine {
     fn kind(&self) -> EngineKind {
         EngineKind::Uring
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::of(EngineKind::Uring, self.buffers.len())
     }
 
     fn now(&self) -> Duration {

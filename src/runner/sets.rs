@@ -47,24 +47,25 @@ fn prepare_copy(ctx: &Ctx<'_>, source: &FileSetInfo, name: &str) -> Result<PathB
 
 /// Warnings about what a source walk skipped.
 fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if outcome.unreadable.count > 0 {
-        warnings.push(format!(
-            "{} unreadable entries in the {} set were skipped: {}",
-            outcome.unreadable.count,
+    [
+        (&outcome.unreadable, "unreadable entries", "skipped"),
+        (
+            &outcome.special,
+            "special files (sockets, FIFOs, devices)",
+            "not copied",
+        ),
+    ]
+    .into_iter()
+    .filter(|(listed, ..)| listed.count > 0)
+    .map(|(listed, what, fate)| {
+        format!(
+            "{} {what} in the {} set were {fate}: {}",
+            listed.count,
             set.name,
-            outcome.unreadable.examples.join("; ")
-        ));
-    }
-    if outcome.special.count > 0 {
-        warnings.push(format!(
-            "{} special files (sockets, FIFOs, devices) in the {} set were not copied: {}",
-            outcome.special.count,
-            set.name,
-            outcome.special.examples.join("; ")
-        ));
-    }
-    warnings
+            listed.examples.join("; ")
+        )
+    })
+    .collect()
 }
 
 /// A repetition of a tree task: its rate in `unit`, counts, series and latencies.

@@ -4,38 +4,30 @@
 //! is a lane of its own. Everything is deterministic, so the figures can be computed by hand: with
 //! files of equal cost `c`, `n` files on `t` lanes take `ceil(n / t) * c`.
 
-use std::path::Path;
 use std::time::Duration;
 
-use crate::engine::EngineFactory;
 use crate::error::Result;
 use crate::interrupt;
 
 use super::file::{self, Engines};
 use super::walker::Walker;
-use super::{Live, Ran, Task, WorkerResult};
+use super::{Job, Live, Ran, WorkerResult};
 
 /// Progress is reported every this many files.
 const TICK_FILES: u64 = 256;
 
 /// Runs `task` on `threads` lanes; returns what they did and the virtual time from the start of
 /// the walk to the end of the final flush.
-pub(super) fn run(
-    task: &Task,
-    root: &Path,
-    engines: &EngineFactory,
-    threads: usize,
-    series_interval: Duration,
-    tick: &mut dyn FnMut(&Live),
-) -> Result<(Ran, Duration)> {
-    let mut walker = Walker::new(task, root, engines)?;
+pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Duration)> {
+    let task = job.task;
+    let mut walker = Walker::new(task, job.root, job.engines)?;
     let walk_start = walker.now();
     let live = Live::default();
-    let mut lanes: Vec<(Engines, Duration, WorkerResult)> = (0..threads)
+    let mut lanes: Vec<(Engines, Duration, WorkerResult)> = (0..job.threads)
         .map(|_| {
-            let engines = Engines::new(task, engines.build_tree(matches!(task, Task::Copy { .. })));
+            let engines = job.worker_engines();
             let start = engines.tree.now();
-            (engines, start, WorkerResult::new(series_interval))
+            (engines, start, WorkerResult::new(job.series_interval))
         })
         .collect();
     let engine = lanes[0].0.tree.kind();

@@ -153,6 +153,23 @@ impl WorkerResult {
     }
 }
 
+/// A task to run, as the threads and the lanes both take it.
+struct Job<'a> {
+    task: &'a Task,
+    root: &'a Path,
+    engines: &'a EngineFactory,
+    threads: usize,
+    series_interval: Duration,
+}
+
+impl Job<'_> {
+    /// The engines of one worker: copies may use the engine's batches.
+    fn worker_engines(&self) -> file::Engines {
+        let batched_copy = matches!(self.task, Task::Copy { .. });
+        file::Engines::new(self.task, self.engines.build_tree(batched_copy))
+    }
+}
+
 /// What the workers of a task did, however they ran.
 struct Ran {
     walked: walker::Walked,
@@ -176,11 +193,17 @@ pub fn run(
     // Read the umask while this is the only thread that could be creating files.
     platform::umask();
     let cpu_start = platform::process_cpu_time();
-    let threads = threads.max(1);
+    let job = Job {
+        task,
+        root,
+        engines,
+        threads: threads.max(1),
+        series_interval,
+    };
     let (ran, elapsed) = if engines.capabilities().real_io {
-        threads::run(task, root, engines, threads, series_interval, tick)?
+        threads::run(&job, tick)?
     } else {
-        lanes::run(task, root, engines, threads, series_interval, tick)?
+        lanes::run(&job, tick)?
     };
     let Ran {
         walked,

@@ -2,12 +2,10 @@
 //! into a bounded channel, N workers take them, each with engines of its own; the clock is the
 //! wall clock.
 
-use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::engine::EngineFactory;
 use crate::engine::tree::{BatchFile, Copied, MAX_BATCH};
 use crate::error::{Error, Result};
 use crate::interrupt;
@@ -16,23 +14,17 @@ use crate::platform;
 use super::file::{self, Done, Engines};
 use super::walk::Place;
 use super::walker::Walker;
-use super::{Live, Ran, Task, WorkerResult};
+use super::{Job, Live, Ran, Task, WorkerResult};
 
 /// Batches waiting for a worker, at most.
 const QUEUE: usize = 64;
 
 /// Runs `task` with `threads` workers; returns what they did and the time from the start of the
 /// walk to the end of the final flush.
-pub(super) fn run(
-    task: &Task,
-    root: &Path,
-    engines: &EngineFactory,
-    threads: usize,
-    series_interval: Duration,
-    tick: &mut dyn FnMut(&Live),
-) -> Result<(Ran, Duration)> {
+pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Duration)> {
+    let (task, series_interval) = (job.task, job.series_interval);
     let start = Instant::now();
-    let mut walker = Walker::new(task, root, engines)?;
+    let mut walker = Walker::new(task, job.root, job.engines)?;
     let live = Live::default();
     let stop = AtomicBool::new(false);
     let fatal: Mutex<Option<Error>> = Mutex::new(None);
@@ -73,11 +65,10 @@ pub(super) fn run(
             }
             drop(sender);
         });
-        let handles: Vec<_> = (0..threads)
+        let handles: Vec<_> = (0..job.threads)
             .map(|_| {
                 let receiver = receiver.clone();
-                let mut engines =
-                    Engines::new(task, engines.build_tree(matches!(task, Task::Copy { .. })));
+                let mut engines = job.worker_engines();
                 let (live, stop, fail) = (&live, &stop, &fail);
                 scope.spawn(move || {
                     let kind = engines.tree.kind();
