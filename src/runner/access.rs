@@ -2,9 +2,7 @@
 //! (found out by trying), otherwise fdatasync inside write timings and verified eviction before
 //! reads.
 
-use std::os::fd::AsFd;
-
-use crate::engine::{AlignedBuf, Capabilities, Engine, FileId};
+use crate::engine::{Engine, EngineFactory, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::platform::{self, DIRECT_ALIGN, OpenHow};
 use crate::results::{AccessInfo, Method};
@@ -28,11 +26,11 @@ pub struct Access {
 /// Chooses the method for this destination.
 pub fn detect(
     scratch: &Scratch,
-    capabilities: Capabilities,
+    engines: &EngineFactory,
     force_buffered: bool,
     allow_drop_caches: bool,
 ) -> Access {
-    let real_io = capabilities.real_io;
+    let real_io = engines.capabilities().real_io;
     let memory_backed = real_io && platform::is_memory_backed(scratch.fd()).unwrap_or(false);
     let (direct, note) = if !real_io {
         (false, "null engine: no I/O".to_string())
@@ -48,7 +46,7 @@ pub fn detect(
                 .to_string(),
         )
     } else {
-        match probe_direct(scratch) {
+        match probe_direct(scratch, engines) {
             Ok(()) => (
                 true,
                 "O_DIRECT accepted: reads and writes bypass the page cache".to_string(),
@@ -70,22 +68,34 @@ pub fn detect(
     }
 }
 
-/// Writes and reads back one aligned block with O_DIRECT in the scratch directory.
-fn probe_direct(scratch: &Scratch) -> std::io::Result<()> {
+/// Writes and reads back one aligned block with O_DIRECT in the scratch directory, through the
+/// run's engine.
+fn probe_direct(scratch: &Scratch, engines: &EngineFactory) -> std::io::Result<()> {
     const NAME: &str = "direct-probe";
     let how = OpenHow {
         write: true,
         create: true,
         direct: true,
     };
-    let fd = platform::open_in(scratch.fd(), NAME, how)?;
-    let mut buf = AlignedBuf::new(DIRECT_ALIGN);
-    buf.as_mut_slice().fill(0x5a);
-    let result = platform::pwrite(fd.as_fd(), buf.as_slice(), 0)
-        .and_then(|_| platform::pread(fd.as_fd(), buf.as_mut_slice(), 0))
-        .map(|_| ());
-    drop(fd);
-    let _ = platform::unlink_in(scratch.fd(), NAME);
+    let mut engine = engines.build(1)?;
+    engine.prepare(1, DIRECT_ALIGN)?;
+    engine.buffer_mut(0).fill(0x5a);
+    let file = engine.open(scratch.fd(), NAME, how)?;
+    let request = |op| IoRequest {
+        slot: 0,
+        file,
+        op,
+        offset: 0,
+        len: DIRECT_ALIGN,
+    };
+    let result = engine
+        .run_one(request(Op::Write))
+        .and_then(|done| done.result)
+        .and_then(|_| engine.run_one(request(Op::Read)))
+        .and_then(|done| done.result)
+        .map(drop);
+    let _ = engine.close(file);
+    let _ = engine.unlink(scratch.fd(), NAME);
     result
 }
 

@@ -76,7 +76,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     }
     let access = access::detect(
         &scratch,
-        capabilities,
+        &engines,
         plan.force_buffered,
         plan.allow_drop_caches,
     );
