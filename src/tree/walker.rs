@@ -71,8 +71,9 @@ impl Walker {
         })
     }
 
-    /// The engine that makes the task's changes in tree order.
-    fn changes(&mut self) -> &mut dyn TreeEngine {
+    /// The engine of the twin tree, or of the walked tree when there is none (a delete changes
+    /// the tree it walks).
+    fn other(&mut self) -> &mut dyn TreeEngine {
         match self.other.as_mut() {
             Some(other) => other.as_mut(),
             None => self.walking.as_mut(),
@@ -129,7 +130,7 @@ impl Walker {
                     )
                 })?;
                 let made = self
-                    .changes()
+                    .other()
                     .mkdir(parent, &place.name)
                     .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
                 self.walk.set_twin(made);
@@ -137,7 +138,7 @@ impl Walker {
             Task::Verify { .. } => {
                 // A directory missing from the source makes its files count as unreadable.
                 if let Some(parent) = &place.twin
-                    && let Ok(dir) = self.changes().open_dir(parent, &place.name)
+                    && let Ok(dir) = self.other().open_dir(parent, &place.name)
                 {
                     self.walk.set_twin(dir);
                 }
@@ -165,7 +166,7 @@ impl Walker {
             .twin
             .clone()
             .ok_or_else(|| creating(std::io::Error::other("its parent was not created")))?;
-        self.changes()
+        self.other()
             .symlink(&parent, &place.name, &target)
             .map_err(creating)
     }
@@ -177,7 +178,7 @@ impl Walker {
             return Ok(());
         };
         let dirs = std::mem::take(&mut self.walked.dirs);
-        let engine = self.changes();
+        let engine = self.other();
         for (rel, meta) in dirs.iter().rev() {
             let path = root_path.join(rel);
             match (task, meta) {

@@ -100,6 +100,23 @@ pub struct BatchFile<'a> {
     pub name: &'a OsStr,
 }
 
+/// Opens the directory `rel` below `root` one component at a time, each relative to the last.
+pub fn open_components<E: TreeEngine + ?Sized>(
+    engine: &mut E,
+    root: &Dir,
+    rel: &Path,
+) -> io::Result<Dir> {
+    let mut dir = root.clone();
+    for part in rel.components() {
+        match part {
+            Component::Normal(name) => dir = engine.open_dir(&dir, name)?,
+            Component::CurDir => {}
+            _ => return Err(io::ErrorKind::InvalidInput.into()),
+        }
+    }
+    Ok(dir)
+}
+
 /// The file-tree operations of one engine instance. Files are identified by [`FileId`]s of this
 /// instance; directories by [`Dir`]s that instances of the same run share.
 pub trait TreeEngine: Send {
@@ -118,17 +135,9 @@ pub trait TreeEngine: Send {
     /// Opens the directory `name` in `parent`, refusing a symlink.
     fn open_dir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir>;
 
-    /// Opens the directory `rel` below `root`, one component at a time, never through a symlink.
+    /// Opens the directory `rel` below `root`, never through a symlink.
     fn open_path(&mut self, root: &Dir, rel: &Path) -> io::Result<Dir> {
-        let mut dir = root.clone();
-        for part in rel.components() {
-            match part {
-                Component::Normal(name) => dir = self.open_dir(&dir, name)?,
-                Component::CurDir => {}
-                _ => return Err(io::ErrorKind::InvalidInput.into()),
-            }
-        }
-        Ok(dir)
+        open_components(self, root, rel)
     }
 
     /// Creates the directory `name` in `parent` (owner-only until its metadata is set) and
