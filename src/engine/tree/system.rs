@@ -75,44 +75,40 @@ impl SystemTree {
         )?;
         Ok(self.files.insert(fd))
     }
+}
 
-    /// Copies through the buffer, for filesystems that cannot splice.
-    fn copy_through(
-        &mut self,
-        file: FileId,
-        source: BorrowedFd<'_>,
-        len: u64,
-    ) -> Result<u64, CopyError> {
-        if self.buffer.is_empty() {
-            self.buffer = vec![0u8; BUFFER];
-        }
-        let target = self
-            .files
-            .get(file)
-            .map_err(CopyError::Destination)?
-            .as_fd();
-        let mut copied = 0u64;
-        while copied < len {
-            let want = (len - copied).min(self.buffer.len() as u64) as usize;
-            let n = match rustix::io::read(source, &mut self.buffer[..want]) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(e) => return Err(CopyError::Source(e.into())),
-            };
-            let mut written = 0;
-            while written < n {
-                match rustix::io::write(target, &self.buffer[written..n]) {
-                    Ok(0) => return Err(CopyError::Destination(io::ErrorKind::WriteZero.into())),
-                    Ok(m) => written += m,
-                    Err(rustix::io::Errno::INTR) => continue,
-                    Err(e) => return Err(CopyError::Destination(e.into())),
-                }
-            }
-            copied += n as u64;
-        }
-        Ok(copied)
+/// Copies `len` bytes from `source` to `target` through `buffer` (made on first use), for
+/// filesystems that cannot splice.
+fn copy_through(
+    source: BorrowedFd<'_>,
+    target: BorrowedFd<'_>,
+    len: u64,
+    buffer: &mut Vec<u8>,
+) -> Result<u64, CopyError> {
+    if buffer.is_empty() {
+        *buffer = vec![0u8; BUFFER];
     }
+    let mut copied = 0u64;
+    while copied < len {
+        let want = (len - copied).min(buffer.len() as u64) as usize;
+        let n = match rustix::io::read(source, &mut buffer[..want]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(CopyError::Source(e.into())),
+        };
+        let mut written = 0;
+        while written < n {
+            match rustix::io::write(target, &buffer[written..n]) {
+                Ok(0) => return Err(CopyError::Destination(io::ErrorKind::WriteZero.into())),
+                Ok(m) => written += m,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(CopyError::Destination(e.into())),
+            }
+        }
+        copied += n as u64;
+    }
+    Ok(copied)
 }
 
 /// An open directory, never through a symlink.
@@ -286,7 +282,10 @@ impl TreeEngine for SystemTree {
         };
         match spliced {
             Ok(n) => Ok(n),
-            Err(SpliceError::Unsupported) => self.copy_through(file, source, len),
+            Err(SpliceError::Unsupported) => {
+                let target = self.files.get(file).map_err(CopyError::Destination)?;
+                copy_through(source, target.as_fd(), len, &mut self.buffer)
+            }
             Err(SpliceError::Source(e)) => Err(CopyError::Source(e)),
             Err(SpliceError::Destination(e)) => Err(CopyError::Destination(e)),
         }
@@ -360,6 +359,39 @@ impl TreeEngine for SystemTree {
         match (&mut self.batches, target.fd()) {
             (Some(copier), Ok(target)) => copier.copy_batch(source, target, files, durable, umask),
             _ => files.iter().map(|_| Copied::Ordinary).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ways a copy moves data (splice, and the buffer where splice cannot go) give the bytes.
+    #[test]
+    fn splice_and_buffer_copies_move_every_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(dir.path().join("src"), &data).unwrap();
+        let mut engine = SystemTree::new();
+        let root = engine.open_root(dir.path()).unwrap();
+        for (name, spliced) in [("a", true), ("b", false)] {
+            let source = std::fs::File::open(dir.path().join("src")).unwrap();
+            let file = engine.create(&root, OsStr::new(name), 0o600).unwrap();
+            let len = data.len() as u64;
+            let copied = if spliced {
+                engine.copy_in(file, source.as_fd(), len)
+            } else {
+                let target = engine.files.get(file).unwrap().clone();
+                copy_through(source.as_fd(), target.as_fd(), len, &mut engine.buffer)
+            };
+            assert_eq!(copied.unwrap(), len);
+            engine.close(file).unwrap();
+            assert_eq!(
+                std::fs::read(dir.path().join(name)).unwrap(),
+                data,
+                "{name}"
+            );
         }
     }
 }
