@@ -210,6 +210,16 @@ impl EngineFactory {
         })
     }
 
+    /// `null` engines whose file trees live in `tree` (one with a capacity stands for a
+    /// destination that fills up).
+    pub fn null_on(timing: NullTiming, tree: tree::VirtualTree) -> Self {
+        EngineFactory {
+            choice: EngineChoice::Null(timing),
+            uring_problem: None,
+            virtual_tree: Arc::new(Mutex::new(tree)),
+        }
+    }
+
     /// Engines of ordinary system calls: for what is never the destination (a backup's source).
     pub fn system() -> Self {
         EngineFactory {

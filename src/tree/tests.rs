@@ -179,3 +179,35 @@ fn null_engine_copies_restores_and_deletes_in_exact_virtual_time() {
         300 * us(10) + set.dirs as u32 * us(10) + us(1000)
     );
 }
+
+/// A destination that fills up stops the copy with the error that names it and what was done.
+#[test]
+fn a_full_destination_stops_the_copy_and_says_how_far_it_got() {
+    let src = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    small_set(src.path(), 300);
+    let tree = crate::engine::tree::VirtualTree::with_capacity(100_000);
+    let engines = EngineFactory::null_on(Default::default(), tree);
+    let dst = make_dir(scratch.path(), "copy", &engines).unwrap();
+    let task = Task::Copy {
+        dst,
+        durable_each: false,
+    };
+    let error = run(
+        &task,
+        src.path(),
+        &engines,
+        2,
+        Duration::from_millis(100),
+        "copying",
+        &mut |_| {},
+    )
+    .unwrap_err();
+    match error {
+        Error::DestinationFull { during } => {
+            assert!(during.starts_with("copying: writing "), "{during}");
+            assert!(during.contains(" files / "), "{during}");
+        }
+        other => panic!("not a full destination: {other}"),
+    }
+}

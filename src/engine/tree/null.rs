@@ -29,11 +29,13 @@ enum Node {
     Symlink(OsString),
 }
 
-/// The tree of a `null` run: nodes by number, roots by the real path they stand for.
+/// The tree of a `null` run: nodes by number, roots by the real path they stand for, and the
+/// space left when the tree was given a capacity (a full destination, for tests of that path).
 #[derive(Default)]
 pub struct VirtualTree {
     nodes: Vec<Option<Node>>,
     roots: HashMap<PathBuf, usize>,
+    free: Option<u64>,
 }
 
 fn not_found() -> io::Error {
@@ -41,6 +43,26 @@ fn not_found() -> io::Error {
 }
 
 impl VirtualTree {
+    /// A tree that holds at most `bytes` of file data; writing more fails with `ENOSPC`.
+    pub fn with_capacity(bytes: u64) -> Self {
+        VirtualTree {
+            free: Some(bytes),
+            ..Self::default()
+        }
+    }
+
+    /// Takes `bytes` of the space left, if the tree has a capacity.
+    fn allocate(&mut self, bytes: u64) -> io::Result<()> {
+        match &mut self.free {
+            Some(free) if *free < bytes => Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+            Some(free) => {
+                *free -= bytes;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
     fn add(&mut self, node: Node) -> usize {
         self.nodes.push(Some(node));
         self.nodes.len() - 1
@@ -89,7 +111,9 @@ impl VirtualTree {
             _ => {}
         }
         self.children(dir)?.remove(name);
-        self.nodes[id] = None;
+        if let (Some(Node::File(size)), Some(free)) = (self.nodes[id].take(), self.free.as_mut()) {
+            *free += size;
+        }
         Ok(())
     }
 }
@@ -313,6 +337,7 @@ impl TreeEngine for NullTree {
         let node = self.file(file).map_err(CopyError::Destination)?.node;
         let cost = self.data_cost(len);
         self.with_tree(cost, |tree| {
+            tree.allocate(len)?;
             match tree.nodes.get_mut(node).and_then(Option::as_mut) {
                 Some(Node::File(size)) => {
                     *size += len;
