@@ -16,11 +16,12 @@ mod threads;
 pub mod walk;
 mod walker;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::engine::tree::CopyError;
+use crate::engine::tree::{CopyError, Dir, Kind, TreeEngine};
 use crate::engine::{EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::platform;
@@ -301,18 +302,13 @@ pub fn make_dir(parent: &Path, name: &str, engines: &EngineFactory) -> Result<Pa
 /// Removes the directory `name` in the directory at `parent` and everything in it, untimed,
 /// through the run's engine (best effort: what cannot be removed stays).
 pub fn remove_all(parent: &Path, name: &str, engines: &EngineFactory) {
-    fn remove(
-        engine: &mut dyn crate::engine::tree::TreeEngine,
-        parent: &crate::engine::tree::Dir,
-        name: &std::ffi::OsStr,
-    ) {
+    fn remove(engine: &mut dyn TreeEngine, parent: &Dir, name: &OsStr) {
         if let Ok(dir) = engine.open_dir(parent, name) {
             for entry in engine.list(&dir).unwrap_or_default() {
-                match entry.kind {
-                    crate::engine::tree::Kind::Dir => remove(engine, &dir, &entry.name),
-                    _ => {
-                        let _ = engine.unlink(&dir, &entry.name);
-                    }
+                if entry.kind == Kind::Dir {
+                    remove(engine, &dir, &entry.name);
+                } else {
+                    let _ = engine.unlink(&dir, &entry.name);
                 }
             }
         }
