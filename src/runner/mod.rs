@@ -21,15 +21,62 @@ pub use plan::RunPlan;
 pub use progress::{NoProgress, Progress};
 pub use sets::SetPlan;
 
-use crate::engine::{Capabilities, Engine, EngineFactory};
+use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
-use crate::results::{Repetition, RunReport, RunSettings, TestFailure};
+use crate::results::{
+    Details, FileSetInfo, Method, Repetition, RunReport, RunSettings, TestFailure,
+};
 use crate::scratch::{self, Scratch};
+use crate::stats::LatencyHistogram;
 use crate::units;
 use crate::workload::{DataStamper, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, Variant, Workload};
-use variant::{Measured, run_variant};
+use variant::run_variant;
+
+/// What one repetition measured.
+struct Measured {
+    repetition: Repetition,
+    latency: LatencyHistogram,
+    method: Method,
+    engine: EngineKind,
+    warnings: Vec<String>,
+    file_set: Option<FileSetInfo>,
+    /// Restored data that differs from its source: reported as a failure, not a slow run.
+    integrity_error: Option<String>,
+    /// Figures beyond the rate (sustained, throttled).
+    details: Option<Details>,
+}
+
+impl Measured {
+    /// A repetition of streamed I/O: the recorder's bytes over `elapsed`, in MB/s, and its
+    /// counts, series and latencies. Callers add what else they know.
+    fn streamed(
+        recorder: stream::Recorder,
+        elapsed: Duration,
+        cpu: Duration,
+        method: Method,
+        engine: EngineKind,
+    ) -> Measured {
+        Measured {
+            repetition: Repetition {
+                rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
+                bytes: recorder.bytes,
+                ops: recorder.ops,
+                elapsed,
+                cpu,
+                series: recorder.series,
+            },
+            latency: recorder.latency,
+            method,
+            engine,
+            warnings: Vec::new(),
+            file_set: None,
+            integrity_error: None,
+            details: None,
+        }
+    }
+}
 
 /// State shared by the measurements of one run.
 struct Ctx<'a> {

@@ -1,62 +1,14 @@
 //! One variant of a test: its repetitions, their measurement by the test's own module, and the
 //! result they make together.
 
-use std::time::Duration;
-
-use crate::engine::EngineKind;
 use crate::error::Result;
 use crate::interrupt;
-use crate::results::{Details, FileSetInfo, Method, Repetition, TestResult, TestResultParts, Unit};
+use crate::results::{TestResult, TestResultParts, Unit};
 use crate::stats::LatencyHistogram;
-use crate::units;
 use crate::workload::{Direction, FileOp, Variant, Workload};
 
-use super::{Ctx, Progress, RunPlan};
-use super::{block, files, meta, sets, stream, sustained, throttled};
-
-/// What one repetition measured.
-pub(super) struct Measured {
-    pub repetition: Repetition,
-    pub latency: LatencyHistogram,
-    pub method: Method,
-    pub engine: EngineKind,
-    pub warnings: Vec<String>,
-    pub file_set: Option<FileSetInfo>,
-    /// Restored data that differs from its source: reported as a failure, not a slow run.
-    pub integrity_error: Option<String>,
-    /// Figures beyond the rate (sustained, throttled).
-    pub details: Option<Details>,
-}
-
-impl Measured {
-    /// A repetition of streamed I/O: the recorder's bytes over `elapsed`, in MB/s, and its
-    /// counts, series and latencies. Callers add what else they know.
-    pub(super) fn streamed(
-        recorder: stream::Recorder,
-        elapsed: Duration,
-        cpu: Duration,
-        method: Method,
-        engine: EngineKind,
-    ) -> Measured {
-        Measured {
-            repetition: Repetition {
-                rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
-                bytes: recorder.bytes,
-                ops: recorder.ops,
-                elapsed,
-                cpu,
-                series: recorder.series,
-            },
-            latency: recorder.latency,
-            method,
-            engine,
-            warnings: Vec::new(),
-            file_set: None,
-            integrity_error: None,
-            details: None,
-        }
-    }
-}
+use super::{Ctx, Measured, Progress, RunPlan};
+use super::{block, files, meta, sets, sustained, throttled};
 
 /// All repetitions of one variant, and a data-integrity failure if its data did not survive. A
 /// repetition that fails ends the variant with that error.

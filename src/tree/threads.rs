@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::engine::tree::{BatchFile, Copied, MAX_BATCH};
+use crate::engine::tree::{Batch, BatchFile, Copied, MAX_BATCH};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
@@ -178,10 +178,13 @@ fn copy_batch(task: &Task, engines: &mut Engines, batch: &[Place]) -> Vec<Pre> {
         .map(|place| BatchFile { name: &place.name })
         .collect();
     let began = Instant::now();
-    let outcomes =
-        engines
-            .tree
-            .copy_batch(source, target, &files, *durable_each, platform::umask());
+    let outcomes = engines.tree.copy_batch(&Batch {
+        source,
+        target,
+        files: &files,
+        durable: *durable_each,
+        umask: platform::umask(),
+    });
     let took = began.elapsed();
     outcomes
         .into_iter()

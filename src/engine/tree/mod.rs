@@ -100,6 +100,16 @@ pub struct BatchFile<'a> {
     pub name: &'a OsStr,
 }
 
+/// A batch of files to copy from `source` (a directory outside the engine) into `target`, with
+/// an fsync each when `durable`; `umask` decides whether a mode needs setting again.
+pub struct Batch<'a> {
+    pub source: BorrowedFd<'a>,
+    pub target: &'a Dir,
+    pub files: &'a [BatchFile<'a>],
+    pub durable: bool,
+    pub umask: u32,
+}
+
 /// Opens the directory `rel` below `root` one component at a time, each relative to the last.
 pub fn open_components<E: TreeEngine + ?Sized>(
     engine: &mut E,
@@ -199,17 +209,9 @@ pub trait TreeEngine: Send {
     /// `mincore` sees it (None when it cannot be checked).
     fn evict(&mut self, file: FileId) -> io::Result<Option<f64>>;
 
-    /// Copies a batch of files from `source` (a directory outside the engine) into `target`, in
-    /// one go where the engine can; a file the batch does not take comes back as
-    /// [`Copied::Ordinary`]. `umask` decides whether a mode needs setting again.
-    fn copy_batch(
-        &mut self,
-        _source: BorrowedFd<'_>,
-        _target: &Dir,
-        files: &[BatchFile<'_>],
-        _durable: bool,
-        _umask: u32,
-    ) -> Vec<Copied> {
-        files.iter().map(|_| Copied::Ordinary).collect()
+    /// Copies a batch of files in one go where the engine can; a file the batch does not take
+    /// comes back as [`Copied::Ordinary`].
+    fn copy_batch(&mut self, batch: &Batch<'_>) -> Vec<Copied> {
+        batch.files.iter().map(|_| Copied::Ordinary).collect()
     }
 }

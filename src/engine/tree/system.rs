@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Timespec, Timestamps};
 
 use super::uring_batch::UringCopier;
-use super::{BatchFile, Copied, CopyError, Dir, Entry, Kind, Stat, TreeEngine, open_components};
+use super::{Batch, Copied, CopyError, Dir, Entry, Kind, Stat, TreeEngine, open_components};
 use crate::engine::{EngineKind, FileId, FileTable};
 use crate::platform::{self, SpliceError, SplicePipe};
 
@@ -348,17 +348,10 @@ impl TreeEngine for SystemTree {
         self.files.evict(file, len)
     }
 
-    fn copy_batch(
-        &mut self,
-        source: BorrowedFd<'_>,
-        target: &Dir,
-        files: &[BatchFile<'_>],
-        durable: bool,
-        umask: u32,
-    ) -> Vec<Copied> {
-        match (&mut self.batches, target.fd()) {
-            (Some(copier), Ok(target)) => copier.copy_batch(source, target, files, durable, umask),
-            _ => files.iter().map(|_| Copied::Ordinary).collect(),
+    fn copy_batch(&mut self, batch: &Batch<'_>) -> Vec<Copied> {
+        match (&mut self.batches, batch.target.fd()) {
+            (Some(copier), Ok(target)) => copier.copy_batch(batch.source, target, batch),
+            _ => batch.files.iter().map(|_| Copied::Ordinary).collect(),
         }
     }
 }

@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use io_uring::{IoUring, opcode, squeue, types};
 
-use super::{BatchFile, Copied, CopyError};
+use super::{Batch, Copied, CopyError};
 
 /// Files in one batch (the walker sends at most this many, all from one directory).
 pub const MAX_BATCH: usize = 8;
@@ -91,16 +91,20 @@ impl UringCopier {
         Ok(())
     }
 
-    /// Copies each file from the directory `source` to the directory `target` (the same name in
-    /// both); `umask` decides whether the mode needs setting again.
+    /// Copies each file of the batch from its `source` directory to `target` (the descriptor of
+    /// the batch's target directory).
     pub fn copy_batch(
         &mut self,
         source: BorrowedFd<'_>,
         target: BorrowedFd<'_>,
-        files: &[BatchFile<'_>],
-        durable: bool,
-        umask: u32,
+        batch: &Batch<'_>,
     ) -> Vec<Copied> {
+        let Batch {
+            files,
+            durable,
+            umask,
+            ..
+        } = *batch;
         assert!(
             files.len() <= MAX_BATCH,
             "batch larger than the ring was built for"
