@@ -8,7 +8,9 @@
 //!
 //! Buffer contract: a slot's buffer belongs to the engine. The caller may touch it through
 //! [`Engine::buffer_mut`] only while that slot has no I/O in flight, i.e. before submitting it or
-//! after its completion was reaped. Files may only be closed with no I/O in flight on them.
+//! after its completion was reaped; the engines check this (asking for a busy slot's buffer
+//! panics), so the kernel never shares memory with a `&mut`. Files may only be closed with no I/O
+//! in flight on them.
 
 mod buffer;
 mod files;
