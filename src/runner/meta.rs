@@ -108,8 +108,7 @@ fn meta_ops(
     if op == MetaOp::Stat && ctx.access.real_io {
         // Inodes just created sit in the inode cache; only dropping it makes stat go to the
         // filesystem (network filesystems revalidate anyway).
-        if ctx.access.allow_drop_caches && std::fs::write("/proc/sys/vm/drop_caches", b"2").is_ok()
-        {
+        if ctx.access.allow_drop_caches && platform::drop_inode_caches().is_ok() {
             method = Method::DropCaches;
         } else {
             method = Method::PageCache;
