@@ -1,8 +1,10 @@
 //! A streaming, depth-first walk of a directory tree through a tree engine, never following a
 //! symlink: every directory is opened relative to its parent's handle.
 //!
-//! Memory is bounded by the depth of the tree (one open directory and its listing per level),
-//! never by the number of files, so a million-file set walks in constant memory. A level can carry
+//! Memory is bounded by the directories being walked (one open directory and its listing per
+//! level of depth), never by the number of files in the tree, so a million-file set in
+//! directories of ordinary size walks in a few megabytes; only one directory of millions of
+//! entries would be held whole. A level can carry
 //! a twin: the matching directory of another tree (the copy being made, the source being
 //! verified against), handed along with every entry found in it.
 
