@@ -16,7 +16,12 @@ pub struct FileTable {
 
 impl FileTable {
     pub fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId> {
-        let fd = Arc::new(platform::open_in(dir, name, how)?);
+        Ok(self.insert(platform::open_in(dir, name, how)?))
+    }
+
+    /// Keeps an opened descriptor; returns its id.
+    pub fn insert(&mut self, fd: OwnedFd) -> FileId {
+        let fd = Arc::new(fd);
         let id = match self.files.iter().position(Option::is_none) {
             Some(free) => {
                 self.files[free] = Some(fd);
@@ -27,7 +32,7 @@ impl FileTable {
                 self.files.len() - 1
             }
         };
-        Ok(FileId(id))
+        FileId(id)
     }
 
     pub fn get(&self, file: FileId) -> io::Result<&Arc<OwnedFd>> {

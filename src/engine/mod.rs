@@ -2,21 +2,26 @@
 //!
 //! The trait is shaped like fio's `ioengine_ops`: a job `prepare`s a number of slots (queue depth,
 //! each with its own aligned buffer), `submit`s requests that name a slot, and `reap`s completions.
-//! File operations (open, close, evict, unlink) go through the engine too, so the `null` engine can
-//! stand in for the whole destination and the runner can be tested with exact numbers.
+//! File operations (open, close, evict, unlink) go through the engine too, and the file-tree tests
+//! have their own engine operations ([`tree`]), so the `null` engine can stand in for the whole
+//! destination and the runner can be tested with exact numbers.
 //!
 //! Buffer contract: a slot's buffer belongs to the engine. The caller may touch it through
 //! [`Engine::buffer_mut`] only while that slot has no I/O in flight, i.e. before submitting it or
-//! after its completion was reaped. Files may only be closed with no I/O in flight on them.
+//! after its completion was reaped; the engines check this (asking for a busy slot's buffer
+//! panics), so the kernel never shares memory with a `&mut`. Files may only be closed with no I/O
+//! in flight on them.
 
 mod buffer;
 mod files;
 mod null;
 mod sync;
+pub mod tree;
 mod uring;
 
 use std::io;
 use std::os::fd::BorrowedFd;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use buffer::AlignedBuf;
@@ -52,12 +57,36 @@ impl EngineKind {
 /// What a backend can do, so the runner can adapt instead of assuming.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
-    /// Touches real files (false only for `null`).
+    /// Touches real files (false only for `null`). Without it there is nothing to evict, no page
+    /// cache to drop, no space to check and no filesystem to flush, and time is virtual.
     pub real_io: bool,
     /// Keeps more than one request in flight from a single thread.
     pub asynchronous: bool,
     /// Uses worker threads to reach queue depths above one.
     pub threaded: bool,
+}
+
+impl Capabilities {
+    /// What a backend of this kind can do at this queue depth.
+    pub fn of(kind: EngineKind, depth: usize) -> Capabilities {
+        match kind {
+            EngineKind::Sync => Capabilities {
+                real_io: true,
+                asynchronous: false,
+                threaded: depth > 1,
+            },
+            EngineKind::Uring => Capabilities {
+                real_io: true,
+                asynchronous: true,
+                threaded: false,
+            },
+            EngineKind::Null => Capabilities {
+                real_io: false,
+                asynchronous: true,
+                threaded: false,
+            },
+        }
+    }
 }
 
 /// A file opened through an engine.
@@ -97,7 +126,11 @@ pub struct Completion {
 /// An I/O backend. See the module docs for the buffer contract.
 pub trait Engine {
     fn kind(&self) -> EngineKind;
-    fn capabilities(&self) -> Capabilities;
+
+    /// What this engine can do; the same at every depth unless the engine says otherwise.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::of(self.kind(), 1)
+    }
 
     /// Monotonic time since the engine was created: the runner times everything with it, so the
     /// `null` engine's virtual clock yields exact figures.
@@ -157,6 +190,8 @@ pub enum EngineChoice {
 pub struct EngineFactory {
     choice: EngineChoice,
     uring_problem: Option<String>,
+    /// The tree every `null` tree engine of the run works on.
+    virtual_tree: Arc<Mutex<tree::VirtualTree>>,
 }
 
 impl EngineFactory {
@@ -174,7 +209,27 @@ impl EngineFactory {
         Ok(EngineFactory {
             choice,
             uring_problem,
+            virtual_tree: Arc::default(),
         })
+    }
+
+    /// `null` engines whose file trees live in `tree` (one with a capacity stands for a
+    /// destination that fills up).
+    pub fn null_on(timing: NullTiming, tree: tree::VirtualTree) -> Self {
+        EngineFactory {
+            choice: EngineChoice::Null(timing),
+            uring_problem: None,
+            virtual_tree: Arc::new(Mutex::new(tree)),
+        }
+    }
+
+    /// Engines of ordinary system calls: for what is never the destination (a backup's source).
+    pub fn system() -> Self {
+        EngineFactory {
+            choice: EngineChoice::Sync,
+            uring_problem: None,
+            virtual_tree: Arc::default(),
+        }
     }
 
     /// Why io_uring is not used under `auto`, if it is not.
@@ -193,14 +248,9 @@ impl EngineFactory {
         }
     }
 
-    /// Whether copies of small files go through io_uring in batches (`tree::uring_copy`) or
-    /// through ordinary system calls from each copy thread. Only `--engine uring` picks io_uring:
-    /// measured on this project's machine (20,000 files of 1-64 KiB, ext4 on virtio, 1 and 4
-    /// threads, alternating runs), the batches were no faster and used more CPU (creating files
-    /// blocks, so the kernel hands the opens to its worker threads), so `auto` keeps the
-    /// system calls.
-    pub fn uring_for_files(&self) -> bool {
-        self.choice == EngineChoice::Uring
+    /// What the engines of this run can do (at queue depth 1; see [`Capabilities::of`]).
+    pub fn capabilities(&self) -> Capabilities {
+        Capabilities::of(self.kind_for(1), 1)
     }
 
     /// A fresh engine for a job with this queue depth.
@@ -210,5 +260,23 @@ impl EngineFactory {
             (EngineKind::Uring, _) => Box::new(UringEngine::new(depth)?),
             _ => Box::new(SyncEngine::new()),
         })
+    }
+
+    /// A fresh file-tree engine for one thread. With `batched_copy`, `--engine uring` copies
+    /// small files in io_uring batches (file by file where the kernel cannot). Only `--engine
+    /// uring` picks the batches: measured on this project's machine (20,000 files of 1-64 KiB,
+    /// ext4 on virtio, 1 and 4 threads, alternating runs), they were no faster and used more CPU
+    /// (creating files blocks, so the kernel hands the opens to its worker threads), so `auto`
+    /// keeps the system calls.
+    pub fn build_tree(&self, batched_copy: bool) -> Box<dyn tree::TreeEngine> {
+        match self.choice {
+            EngineChoice::Null(timing) => {
+                Box::new(tree::NullTree::new(timing, Arc::clone(&self.virtual_tree)))
+            }
+            EngineChoice::Uring if batched_copy => Box::new(
+                tree::SystemTree::with_uring_batches().unwrap_or_else(|_| tree::SystemTree::new()),
+            ),
+            _ => Box::new(tree::SystemTree::new()),
+        }
     }
 }

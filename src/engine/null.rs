@@ -1,7 +1,8 @@
 //! The `null` engine: no I/O, deterministic latencies on a virtual clock.
 //!
 //! Every data request takes exactly `io_latency`, every `Sync` takes `sync_latency`, every open
-//! takes `open_latency`, and up to the prepared depth run in parallel. Time only moves when the
+//! takes `open_latency`, and up to the prepared depth run in parallel. (File-tree operations have
+//! their own costs: `tree/null.rs`.) Time only moves when the
 //! engine says so, so the runner, the statistics and the reports can be checked against figures
 //! computed by hand.
 
@@ -10,7 +11,7 @@ use std::io;
 use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
-use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileId, IoRequest, Op};
+use super::{AlignedBuf, Completion, Engine, EngineKind, FileId, IoRequest, Op};
 use crate::platform::OpenHow;
 
 /// The fixed costs the null engine pretends to pay.
@@ -19,15 +20,19 @@ pub struct NullTiming {
     pub io_latency: Duration,
     pub sync_latency: Duration,
     pub open_latency: Duration,
+    /// A file-tree metadata operation (create, mkdir, stat, rename, unlink, ...).
+    pub meta_latency: Duration,
 }
 
 impl Default for NullTiming {
-    /// 100 µs per request, 1 ms per sync, free opens: round numbers for tests.
+    /// 100 µs per request, 1 ms per sync, free opens, 10 µs per tree metadata operation: round
+    /// numbers for tests.
     fn default() -> Self {
         NullTiming {
             io_latency: Duration::from_micros(100),
             sync_latency: Duration::from_millis(1),
             open_latency: Duration::ZERO,
+            meta_latency: Duration::from_micros(10),
         }
     }
 }
@@ -75,14 +80,6 @@ impl NullEngine {
 impl Engine for NullEngine {
     fn kind(&self) -> EngineKind {
         EngineKind::Null
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            real_io: false,
-            asynchronous: true,
-            threaded: false,
-        }
     }
 
     fn now(&self) -> Duration {

@@ -163,11 +163,7 @@ impl Engine for SyncEngine {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            real_io: true,
-            asynchronous: false,
-            threaded: self.pool.is_some(),
-        }
+        Capabilities::of(EngineKind::Sync, self.slots.len())
     }
 
     fn now(&self) -> Duration {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
-use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
+use super::{AlignedBuf, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
 
 /// Checks that io_uring can be set up here and has the opcodes we use.
 pub fn probe() -> Result<(), String> {
@@ -59,6 +59,9 @@ pub struct UringEngine {
     registered: bool,
     submitted_at: Vec<Instant>,
     ops: Vec<Op>,
+    /// Slots whose request the kernel may still be using: their buffers are off limits (the
+    /// buffer contract is checked here, not only written down).
+    busy: Vec<bool>,
     in_flight: usize,
 }
 
@@ -74,6 +77,7 @@ impl UringEngine {
             registered: false,
             submitted_at: Vec::new(),
             ops: Vec::new(),
+            busy: Vec::new(),
             in_flight: 0,
         })
     }
@@ -89,6 +93,9 @@ impl UringEngine {
             }
             let done = self.ring.completion().count();
             self.in_flight = self.in_flight.saturating_sub(done);
+        }
+        if self.in_flight == 0 {
+            self.busy.fill(false);
         }
     }
 
@@ -122,20 +129,17 @@ impl UringEngine {
 impl Drop for UringEngine {
     fn drop(&mut self) {
         self.drain();
+        if self.in_flight > 0 {
+            // The ring failed with requests the kernel may still complete into these buffers:
+            // leak them rather than free memory it could write.
+            std::mem::forget(std::mem::take(&mut self.buffers));
+        }
     }
 }
 
 impl Engine for UringEngine {
     fn kind(&self) -> EngineKind {
         EngineKind::Uring
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            real_io: true,
-            asynchronous: true,
-            threaded: false,
-        }
     }
 
     fn now(&self) -> Duration {
@@ -157,6 +161,7 @@ impl Engine for UringEngine {
         self.buffers = (0..depth).map(|_| AlignedBuf::new(buffer_len)).collect();
         self.submitted_at = vec![Instant::now(); depth];
         self.ops = vec![Op::Read; depth];
+        self.busy = vec![false; depth];
         let iovecs: Vec<libc::iovec> = self
             .buffers
             .iter_mut()
@@ -173,23 +178,29 @@ impl Engine for UringEngine {
     }
 
     fn buffer_mut(&mut self, slot: usize) -> &mut [u8] {
+        assert!(!self.busy[slot], "buffer of a slot with I/O in flight");
         self.buffers[slot].as_mut_slice()
     }
 
     fn submit(&mut self, request: IoRequest) -> io::Result<()> {
+        if self.busy[request.slot] {
+            return Err(io::Error::other("slot already in flight"));
+        }
         let entry = self.entry_for(&request)?;
         self.submitted_at[request.slot] = Instant::now();
         self.ops[request.slot] = request.op;
         loop {
-            // SAFETY: the entry points at the slot's buffer and an open descriptor; the buffer
-            // contract (module docs of `engine`) keeps both alive and untouched until the
-            // completion is reaped, and `Drop` drains in-flight requests before freeing them.
+            // SAFETY: the entry points at the slot's buffer and an open descriptor (the kernel
+            // takes its own reference to the file at submission). The slot is marked busy below
+            // until its completion is reaped, so `buffer_mut`, `submit` and `prepare` cannot
+            // touch or free the buffer meanwhile, and `Drop` drains in-flight requests first.
             let pushed = unsafe { self.ring.submission().push(&entry) };
             if pushed.is_ok() {
                 break;
             }
             self.ring.submit()?;
         }
+        self.busy[request.slot] = true;
         self.in_flight += 1;
         // Into the kernel at once, as fio's default (iodepth_batch_submit=1): holding new
         // requests back until the next reap left the device's queue short while a batch of
@@ -212,6 +223,7 @@ impl Engine for UringEngine {
             let slot = cqe.user_data() as usize;
             let res = cqe.result();
             self.in_flight -= 1;
+            self.busy[slot] = false;
             out.push(Completion {
                 slot,
                 op: self.ops[slot],
@@ -227,4 +239,50 @@ impl Engine for UringEngine {
     }
 
     crate::engine::files::file_ops_through_table!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Engine;
+    use crate::platform::OpenHow;
+
+    /// A slot's buffer is off limits while the kernel may use it: asking for it panics, and a
+    /// second request on the slot is refused, until the completion is reaped.
+    #[test]
+    fn a_busy_slot_keeps_its_buffer_from_the_caller() {
+        let Ok(mut engine) = UringEngine::new(2) else {
+            eprintln!("SKIPPED: io_uring is not usable here");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = std::fs::File::open(dir.path()).unwrap();
+        engine.prepare(2, 4096).unwrap();
+        let how = OpenHow {
+            write: true,
+            create: true,
+            direct: false,
+        };
+        let file = engine
+            .open(std::os::fd::AsFd::as_fd(&scratch), "f", how)
+            .unwrap();
+        let write = IoRequest {
+            slot: 0,
+            file,
+            op: Op::Write,
+            offset: 0,
+            len: 4096,
+        };
+        engine.submit(write).unwrap();
+        assert!(engine.submit(write).is_err(), "the slot is in flight");
+        let touched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine.buffer_mut(0).fill(1);
+        }));
+        assert!(touched.is_err(), "the buffer of a busy slot was handed out");
+        let mut done = Vec::new();
+        engine.reap(1, &mut done).unwrap();
+        assert_eq!(done[0].result.as_ref().unwrap(), &4096);
+        engine.buffer_mut(0).fill(1);
+        engine.close(file).unwrap();
+    }
 }

@@ -119,6 +119,12 @@ pub fn drop_caches() -> io::Result<()> {
     std::fs::write("/proc/sys/vm/drop_caches", b"1")
 }
 
+/// Drops the kernel's cached inodes and directory entries machine-wide (root only), so a `stat`
+/// goes to the filesystem.
+pub fn drop_inode_caches() -> io::Result<()> {
+    std::fs::write("/proc/sys/vm/drop_caches", b"2")
+}
+
 /// Bytes available to an unprivileged writer on the filesystem holding `path`.
 pub fn available_space(path: &Path) -> io::Result<u64> {
     let st = rustix::fs::statvfs(path)?;

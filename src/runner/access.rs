@@ -2,9 +2,7 @@
 //! (found out by trying), otherwise fdatasync inside write timings and verified eviction before
 //! reads.
 
-use std::os::fd::AsFd;
-
-use crate::engine::{AlignedBuf, Engine, FileId};
+use crate::engine::{Engine, EngineFactory, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::platform::{self, DIRECT_ALIGN, OpenHow};
 use crate::results::{AccessInfo, Method};
@@ -18,7 +16,9 @@ const RESIDENT_LIMIT: f64 = 0.01;
 pub struct Access {
     pub direct: bool,
     pub memory_backed: bool,
-    pub null: bool,
+    /// The engine touches real files (its [`Capabilities`](crate::engine::Capabilities)); without
+    /// that there is no page cache to keep out of the figures.
+    pub real_io: bool,
     pub allow_drop_caches: bool,
     pub note: String,
 }
@@ -26,12 +26,13 @@ pub struct Access {
 /// Chooses the method for this destination.
 pub fn detect(
     scratch: &Scratch,
-    null: bool,
+    engines: &EngineFactory,
     force_buffered: bool,
     allow_drop_caches: bool,
 ) -> Access {
-    let memory_backed = platform::is_memory_backed(scratch.fd()).unwrap_or(false);
-    let (direct, note) = if null {
+    let real_io = engines.capabilities().real_io;
+    let memory_backed = real_io && platform::is_memory_backed(scratch.fd()).unwrap_or(false);
+    let (direct, note) = if !real_io {
         (false, "null engine: no I/O".to_string())
     } else if memory_backed {
         (
@@ -45,7 +46,7 @@ pub fn detect(
                 .to_string(),
         )
     } else {
-        match probe_direct(scratch) {
+        match probe_direct(scratch, engines) {
             Ok(()) => (
                 true,
                 "O_DIRECT accepted: reads and writes bypass the page cache".to_string(),
@@ -61,28 +62,40 @@ pub fn detect(
     Access {
         direct,
         memory_backed,
-        null,
-        allow_drop_caches: allow_drop_caches && platform::is_root(),
+        real_io,
+        allow_drop_caches: real_io && allow_drop_caches && platform::is_root(),
         note,
     }
 }
 
-/// Writes and reads back one aligned block with O_DIRECT in the scratch directory.
-fn probe_direct(scratch: &Scratch) -> std::io::Result<()> {
+/// Writes and reads back one aligned block with O_DIRECT in the scratch directory, through the
+/// run's engine.
+fn probe_direct(scratch: &Scratch, engines: &EngineFactory) -> std::io::Result<()> {
     const NAME: &str = "direct-probe";
     let how = OpenHow {
         write: true,
         create: true,
         direct: true,
     };
-    let fd = platform::open_in(scratch.fd(), NAME, how)?;
-    let mut buf = AlignedBuf::new(DIRECT_ALIGN);
-    buf.as_mut_slice().fill(0x5a);
-    let result = platform::pwrite(fd.as_fd(), buf.as_slice(), 0)
-        .and_then(|_| platform::pread(fd.as_fd(), buf.as_mut_slice(), 0))
-        .map(|_| ());
-    drop(fd);
-    let _ = platform::unlink_in(scratch.fd(), NAME);
+    let mut engine = engines.build(1)?;
+    engine.prepare(1, DIRECT_ALIGN)?;
+    engine.buffer_mut(0).fill(0x5a);
+    let file = engine.open(scratch.fd(), NAME, how)?;
+    let request = |op| IoRequest {
+        slot: 0,
+        file,
+        op,
+        offset: 0,
+        len: DIRECT_ALIGN,
+    };
+    let result = engine
+        .run_one(request(Op::Write))
+        .and_then(|done| done.result)
+        .and_then(|_| engine.run_one(request(Op::Read)))
+        .and_then(|done| done.result)
+        .map(drop);
+    let _ = engine.close(file);
+    let _ = engine.unlink(scratch.fd(), NAME);
     result
 }
 
@@ -95,8 +108,13 @@ impl Access {
         }
     }
 
+    /// `real`, the method of a figure where the engine does real I/O; `null` where it does none.
+    pub fn method(&self, real: Method) -> Method {
+        if self.real_io { real } else { Method::Null }
+    }
+
     pub fn write_method(&self) -> Method {
-        if self.null {
+        if !self.real_io {
             Method::Null
         } else if self.direct {
             Method::Direct
@@ -113,7 +131,7 @@ impl Access {
         file: FileId,
         len: u64,
     ) -> Result<(Method, Option<String>)> {
-        if self.null {
+        if !self.real_io {
             return Ok((Method::Null, None));
         }
         if self.direct {

@@ -105,7 +105,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
 
     // Buffered runs stop after one pass: a second pass would rewrite or reread pages the
     // first one left in the page cache.
-    let wrap = ctx.access.direct || ctx.access.null;
+    let wrap = ctx.access.direct || !ctx.access.real_io;
     let blocks = job.file_size / job.block as u64;
     let block = job.block as u64;
     let mut sequential = 0u64;

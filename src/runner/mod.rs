@@ -3,117 +3,37 @@
 mod access;
 mod block;
 mod files;
+mod meta;
 mod order;
+mod plan;
 mod progress;
 mod sets;
+mod sources;
 mod stream;
 mod sustained;
 mod throttled;
+mod variant;
 
-use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use access::Access;
+pub use plan::RunPlan;
 pub use progress::{NoProgress, Progress};
 pub use sets::SetPlan;
 
-use crate::engine::{Engine, EngineChoice, EngineFactory, EngineKind};
+use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
 use crate::results::{
     Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport, RunSettings,
-    TestFailure, TestResult, TestResultParts, Unit, time_machine_lines,
+    TestFailure, time_machine_lines,
 };
 use crate::scratch::{self, Scratch};
 use crate::stats::LatencyHistogram;
 use crate::units;
-use crate::workload::{DataStamper, Direction, FileOp, Profile, Variant, Workload};
-
-/// Everything a run needs, validated (see `settings`).
-#[derive(Debug, Clone)]
-pub struct RunPlan {
-    pub destination: PathBuf,
-    pub profile: Profile,
-    pub variants: Vec<Variant>,
-    pub runs: usize,
-    /// Size of the block tests' file (a multiple of 1 MiB).
-    pub file_size: u64,
-    pub block_duration: Duration,
-    pub engine: EngineChoice,
-    pub engine_name: String,
-    /// Never use O_DIRECT (for checking the fallback path on filesystems that accept it).
-    pub force_buffered: bool,
-    /// May drop the machine's page cache (root only) when per-file eviction fails.
-    pub allow_drop_caches: bool,
-    /// Refuse to start when the destination reports less free space than the run needs.
-    pub check_space: bool,
-    /// The file sets of the file-level tests.
-    pub file_sets: Vec<SetPlan>,
-    /// The user's folder to use as the file set (read-only).
-    pub source: Option<PathBuf>,
-    /// Where generated file sets are made.
-    pub source_dir: PathBuf,
-    /// Verify restored files against the source.
-    pub verify: bool,
-    pub seed: u64,
-    pub label: Option<String>,
-    /// The longest the sustained test writes (`--time`, else the profile's).
-    pub sustained_time: Duration,
-    /// The most the sustained test writes (`--size` when given, else the profile's); never more
-    /// than the free space leaves.
-    pub sustained_size: u64,
-}
-
-impl RunPlan {
-    fn has_block_tests(&self) -> bool {
-        self.variants
-            .iter()
-            .any(|v| matches!(v.workload, Workload::Block { .. }))
-    }
-
-    /// Bytes the run keeps on the destination at its peak: the block test file for the whole
-    /// run, plus the largest set of files any one variant keeps at once.
-    pub fn space_needed(&self) -> u64 {
-        let block_file = if self.has_block_tests() {
-            self.file_size
-        } else {
-            0
-        };
-        let largest_variant = self
-            .variants
-            .iter()
-            .map(|v| match &v.workload {
-                Workload::Block { .. } => 0,
-                Workload::WholeFiles {
-                    direction: Direction::Read,
-                    sizes,
-                    ..
-                } => sizes.iter().sum(),
-                Workload::WholeFiles { sizes, .. } => sizes.iter().copied().max().unwrap_or(0),
-                Workload::ManyFiles { count, size } => *count as u64 * size.next_multiple_of(4096),
-                // One copy of the set at a time (restore and delete keep one while they run).
-                Workload::FileSet { set, .. } => self
-                    .file_sets
-                    .iter()
-                    .find(|p| p.name == *set)
-                    .map_or(0, |p| p.total_bytes),
-                Workload::Meta { .. } => 0,
-                // Sized at run time to what the free space allows.
-                Workload::Sustained { .. } => 0,
-                Workload::Throttled { .. } => throttled::space_needed(self.file_size),
-            })
-            .max()
-            .unwrap_or(0);
-        // 5% for filesystem metadata and rounding.
-        (block_file + largest_variant) / 20 * 21
-    }
-
-    /// How many progress steps the run takes.
-    fn steps(&self) -> u64 {
-        (self.variants.len() * self.runs) as u64 + u64::from(self.has_block_tests())
-    }
-}
+use crate::workload::{DataStamper, TestId, Variant, Workload};
+use variant::run_variant;
 
 /// What one repetition measured.
 struct Measured {
@@ -167,7 +87,7 @@ struct Ctx<'a> {
     stamper: &'a mut DataStamper,
     series_interval: Duration,
     seed: u64,
-    sources: sets::Sources,
+    sources: sources::Sources,
 }
 
 impl Ctx<'_> {
@@ -175,6 +95,14 @@ impl Ctx<'_> {
         self.engines
             .build(depth)
             .map_err(|e| Error::io("setting up the I/O engine", e))
+    }
+
+    /// Removes a file of the scratch directory through an engine, untimed and best effort (what
+    /// a failed or finished test leaves behind).
+    fn remove_file(&self, name: &str) {
+        if let Ok(mut engine) = self.engines.build(1) {
+            let _ = engine.unlink(self.scratch.fd(), name);
+        }
     }
 }
 
@@ -185,36 +113,38 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     let engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
     scratch::check_destination(&plan.destination)?;
     if let Some(source) = &plan.source {
-        sets::check_source(source)?;
+        sources::check_source(source)?;
     }
-    let null = matches!(plan.engine, EngineChoice::Null(_));
+    let capabilities = engines.capabilities();
     // Creating the scratch directory first is the real test of a read-only or unwritable
     // destination; the space check then removes it again if the run would not fit.
     let scratch = Scratch::create(&plan.destination)?;
-    if !null && plan.check_space {
-        check_space(plan)?;
+    if capabilities.real_io && plan.check_space {
+        plan::check_space(plan)?;
     }
-    let access = access::detect(&scratch, null, plan.force_buffered, plan.allow_drop_caches);
+    let access = access::detect(
+        &scratch,
+        &engines,
+        plan.force_buffered,
+        plan.allow_drop_caches,
+    );
     let mut warnings = Vec::new();
     if access.memory_backed {
         warnings.push(access.note.clone());
     }
-    if null && plan.variants.iter().any(|v| v.test.is_file_level()) {
-        warnings.push(
-            "the null engine does no I/O, so the file-set and metadata tests (real files) were left out"
-                .into(),
-        );
-    }
-    if null
-        && plan
-            .variants
-            .iter()
-            .any(|v| v.test.needs_real_io() && !v.test.is_file_level())
-    {
-        warnings.push(
-            "the null engine does no I/O, so sustained and throttled (real devices) were left out"
-                .into(),
-        );
+    let mut left_out: Vec<&str> = plan
+        .variants
+        .iter()
+        .filter(|v| !can_run(capabilities, v))
+        .map(|v| v.test.as_str())
+        .collect();
+    left_out.dedup();
+    if !left_out.is_empty() {
+        warnings.push(format!(
+            "the {} engine does no I/O, so {} (real devices) were left out",
+            engines.kind_for(1).name(),
+            left_out.join(", ")
+        ));
     }
     if let Some(problem) = engines.uring_problem() {
         warnings.push(format!(
@@ -229,7 +159,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         stamper: &mut stamper,
         series_interval: plan.profile.series_interval,
         seed: plan.seed,
-        sources: sets::Sources::default(),
+        sources: sources::Sources::default(),
     };
     progress.begin(plan.steps());
     let wall = std::time::Instant::now();
@@ -245,7 +175,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
             Err(e @ Error::Interrupted(_)) => return Err(e),
             Err(e) => {
                 // A partial file would only take space from the tests that can still run.
-                let _ = platform::unlink_in(scratch.fd(), block::TEST_FILE);
+                ctx.remove_file(block::TEST_FILE);
                 block_file_problem = Some(e.to_string());
             }
         }
@@ -265,7 +195,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
             )));
             continue;
         }
-        if null && variant.test.needs_real_io() {
+        if !can_run(capabilities, variant) {
             continue;
         }
         match run_variant(&mut ctx, plan, variant, progress) {
@@ -317,193 +247,9 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     })
 }
 
-fn check_space(plan: &RunPlan) -> Result<()> {
-    let needed = plan.space_needed();
-    let available = platform::available_space(&plan.destination).map_err(|e| {
-        Error::io(
-            format!("checking free space on {}", plan.destination.display()),
-            e,
-        )
-    })?;
-    if available < needed {
-        return Err(Error::NoSpace {
-            path: plan.destination.clone(),
-            needed: units::format_bytes(needed),
-            available: units::format_bytes(available),
-        });
-    }
-    Ok(())
-}
-
-/// All repetitions of one variant, and a data-integrity failure if its data did not survive. A
-/// repetition that fails ends the variant with that error.
-fn run_variant(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    variant: &Variant,
-    progress: &mut dyn Progress,
-) -> Result<(Option<TestResult>, Option<String>)> {
-    let mut repetitions = Vec::with_capacity(plan.runs);
-    let mut latency = LatencyHistogram::default();
-    let mut warnings: Vec<String> = Vec::new();
-    let mut method = None;
-    let mut engine = None;
-    let mut file_set = None;
-    let mut integrity = None;
-    let mut details = None;
-    let runs = if variant.test.single_run() {
-        1
-    } else {
-        plan.runs
-    };
-    let (block_size, queue_depth, op_kind, unit, threads) = shape(variant);
-
-    let read_files = match &variant.workload {
-        Workload::WholeFiles {
-            direction: Direction::Read,
-            sizes,
-            block,
-        } => Some((*sizes, *block)),
-        _ => None,
-    };
-    let mut restore = None;
-    let outcome = (|| -> Result<()> {
-        if let Some((sizes, block)) = read_files {
-            files::prepare_read_files(ctx, sizes, block)?;
-        }
-        if let Workload::FileSet {
-            op: FileOp::Restore,
-            set,
-            ..
-        } = &variant.workload
-        {
-            restore = Some(sets::prepare_restore(ctx, plan, *set, progress)?);
-        }
-        for rep in 0..runs {
-            interrupt::check()?;
-            progress.step(&format!(
-                "{} {} ({}/{})",
-                variant.test,
-                variant.name,
-                rep + 1,
-                runs
-            ));
-            let measured = measure(ctx, plan, variant, rep, restore.as_ref(), progress)?;
-            latency += &measured.latency;
-            method = Some(measured.method);
-            engine = Some(measured.engine);
-            file_set = measured.file_set;
-            details = measured.details;
-            if integrity.is_none() {
-                integrity = measured.integrity_error;
-            }
-            for w in measured.warnings {
-                if !warnings.contains(&w) {
-                    warnings.push(w);
-                }
-            }
-            repetitions.push(measured.repetition);
-        }
-        Ok(())
-    })();
-    if let Some((sizes, _)) = read_files {
-        for index in 0..sizes.len() {
-            let _ = platform::unlink_in(ctx.scratch.fd(), &files::read_file_name(index));
-        }
-    }
-    if let Some(copy) = restore {
-        let _ = std::fs::remove_dir_all(&copy.path);
-    }
-    outcome?;
-    let (Some(method), Some(engine)) = (method, engine) else {
-        return Ok((None, integrity));
-    };
-    let mut result = TestResult::from_parts(TestResultParts {
-        test: variant.test,
-        variant: variant.name.to_string(),
-        unit,
-        threads,
-        file_set,
-        method,
-        engine,
-        block_size,
-        queue_depth,
-        op_kind,
-        repetitions,
-        latency,
-        warnings,
-    });
-    if let Some(result) = &mut result {
-        result.details = details;
-    }
-    Ok((result, integrity))
-}
-
-/// Block size, queue depth, what an op is, the unit and the threads, for the report.
-fn shape(variant: &Variant) -> (u64, usize, &'static str, Unit, usize) {
-    let mb = Unit::MegabytesPerSecond;
-    match &variant.workload {
-        Workload::Block { block, depth, .. } => (*block as u64, *depth, "io", mb, 1),
-        Workload::WholeFiles { block, .. } => (*block as u64, files::WHOLE_FILE_DEPTH, "io", mb, 1),
-        Workload::ManyFiles { count, size } => {
-            (*size, files::MANY_FILES_DEPTH.min(*count), "file", mb, 1)
-        }
-        Workload::FileSet { op, threads, .. } => {
-            let unit = if *op == FileOp::Delete {
-                Unit::FilesPerSecond
-            } else {
-                mb
-            };
-            (0, *threads, "file", unit, *threads)
-        }
-        Workload::Meta { .. } => (0, 1, "op", Unit::OpsPerSecond, 1),
-        Workload::Sustained { block, depth } => (*block as u64, *depth, "io", mb, 1),
-        Workload::Throttled { block } => (*block as u64, 1, "io", mb, 1),
-    }
-}
-
-fn measure(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    variant: &Variant,
-    rep: usize,
-    restore: Option<&sets::RestoreCopy>,
-    progress: &mut dyn Progress,
-) -> Result<Measured> {
-    match &variant.workload {
-        Workload::Block {
-            direction,
-            pattern,
-            block,
-            depth,
-        } => block::measure(
-            ctx,
-            &block::BlockJob {
-                direction: *direction,
-                pattern: *pattern,
-                block: *block,
-                depth: *depth,
-                file_size: plan.file_size,
-                duration: plan.block_duration,
-            },
-            rep,
-        ),
-        Workload::WholeFiles {
-            direction,
-            sizes,
-            block,
-        } => files::measure_whole(ctx, *direction, sizes, *block, rep),
-        Workload::ManyFiles { count, size } => files::measure_many(ctx, *count, *size, rep),
-        Workload::FileSet { op, set, threads } => {
-            let job = sets::FileSetJob {
-                op: *op,
-                set: *set,
-                threads: *threads,
-            };
-            sets::measure_file_set(ctx, plan, job, rep, restore, progress)
-        }
-        Workload::Meta { op, count } => sets::measure_meta(ctx, *op, *count, rep),
-        Workload::Sustained { block, depth } => sustained::measure(ctx, plan, *block, *depth),
-        Workload::Throttled { block } => throttled::measure(ctx, plan, *block),
-    }
+/// Whether an engine with these capabilities can run the variant: sustained and throttled measure
+/// a real device (its cache cliff, its I/O scheduler), which an engine without real I/O has not;
+/// every other test runs on any engine (the file-set tests on the null engine's virtual tree).
+fn can_run(capabilities: Capabilities, variant: &Variant) -> bool {
+    capabilities.real_io || !matches!(variant.test, TestId::Sustained | TestId::Throttled)
 }

@@ -1,24 +1,17 @@
-//! The file-set tests (copy, restore, delete) and the metadata test.
-//!
-//! Generated sets are made once per run in a scratch directory of their own on the source disk
-//! (the system's temp directory unless `--source-dir`), untimed, and stay in the page cache when
-//! they fit, so a copy measures the destination. The user's `--source` folder is only ever read.
+//! The file-set tests: copy a set to the destination, read it back (restore), delete it, each
+//! through the run's tree engine. Sources stay in the page cache when they fit (see `sources`),
+//! so a copy measures the destination.
 
-use std::collections::HashMap;
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::platform;
 use crate::results::{FileSetInfo, Method, Repetition, Unit};
-use crate::scratch::{self, Scratch};
-use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
-use crate::workload::fileset::{self, SetSpec};
-use crate::workload::{FileOp, MetaOp, SetName};
+use crate::workload::{FileOp, SetName};
 
+use super::sources::PREP_THREADS;
 use super::{Ctx, Measured, Progress, RunPlan};
 
 /// A file set to use, as planned from the profile and the command line.
@@ -32,154 +25,18 @@ pub struct SetPlan {
 
 /// Residency above this after eviction means the eviction did not work.
 const RESIDENT_LIMIT: f64 = 0.01;
-/// Threads used for untimed preparation copies.
-const PREP_THREADS: usize = 4;
-
-/// Source sets of the run, made on first use.
-#[derive(Default)]
-pub(super) struct Sources {
-    area: Option<Scratch>,
-    sets: HashMap<SetName, FileSetInfo>,
-}
-
-impl Sources {
-    /// The set's source, generating it first if needed.
-    pub(super) fn get(
-        &mut self,
-        plan: &RunPlan,
-        name: SetName,
-        progress: &mut dyn Progress,
-    ) -> Result<FileSetInfo> {
-        if let Some(info) = self.sets.get(&name) {
-            return Ok(info.clone());
-        }
-        let info = match name {
-            SetName::Source => user_source(plan, progress)?,
-            SetName::Generated(kind) => {
-                let set = plan
-                    .file_sets
-                    .iter()
-                    .find(|s| s.name == name)
-                    .expect("planned set");
-                if self.area.is_none() {
-                    self.area = Some(Scratch::create(&plan.source_dir).map_err(|e| match e {
-                        Error::Destination { path, problem } => Error::Destination {
-                            path,
-                            problem: format!(
-                                "cannot hold generated file sets (--source-dir): {problem}"
-                            ),
-                        },
-                        other => other,
-                    })?);
-                }
-                let area = self.area.as_ref().expect("source area");
-                let root = area.path().join(kind.as_str());
-                fs::create_dir(&root)
-                    .map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
-                progress.step(&format!("generating the {kind} file set"));
-                let spec = SetSpec {
-                    kind,
-                    total_bytes: set.total_bytes,
-                    max_files: set.max_files,
-                    size_cap: set.size_cap,
-                    seed: plan.seed,
-                };
-                let summary = fileset::generate(&spec, &root).map_err(|e| {
-                    Error::io(
-                        format!("generating the {kind} file set in {}", root.display()),
-                        e,
-                    )
-                })?;
-                FileSetInfo {
-                    name: name.to_string(),
-                    files: summary.files,
-                    bytes: summary.bytes,
-                    dirs: summary.dirs,
-                    source_cached: residency(&root),
-                    source_path: root.display().to_string(),
-                    generated: true,
-                }
-            }
-        };
-        self.sets.insert(name, info.clone());
-        Ok(info)
-    }
-}
-
-/// The page-cache residency of a sample of the tree's files.
-fn residency(root: &Path) -> Option<f64> {
-    let (mut sum, mut n) = (0.0, 0u32);
-    let _ = tree::walk::walk(root, |found| {
-        if let tree::walk::Found::File(rel) = found
-            && let Ok(file) = fs::File::open(root.join(rel))
-            && let Ok(meta) = file.metadata()
-            && meta.len() > 0
-            && let Ok(fraction) =
-                platform::resident_fraction(std::os::fd::AsFd::as_fd(&file), meta.len())
-        {
-            sum += fraction;
-            n += 1;
-        }
-        n < 64
-    });
-    (n > 0).then(|| sum / n as f64)
-}
-
-/// Reads the user's folder once, untimed, so it sits in the page cache as far as memory allows
-/// and the copy measures the destination rather than the source disk; how much of it stayed
-/// cached is reported with the results.
-fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInfo> {
-    let path = plan.source.as_ref().expect("--source given");
-    check_source(path)?;
-    progress.step("reading the --source folder into the page cache");
-    let outcome = tree::run(
-        &Task::Read,
-        path,
-        PREP_THREADS,
-        plan.profile.series_interval,
-        "reading --source",
-        &mut |_| {},
-    )?;
-    Ok(FileSetInfo {
-        name: "source".into(),
-        files: outcome.files,
-        bytes: outcome.bytes,
-        dirs: outcome.dirs,
-        source_cached: residency(path),
-        source_path: path.display().to_string(),
-        generated: false,
-    })
-}
-
-/// Checks the `--source` folder before anything runs: it must be a readable directory.
-pub(super) fn check_source(path: &Path) -> Result<()> {
-    scratch::check_destination(path).map_err(|e| match e {
-        Error::Destination { path, problem } => Error::Destination {
-            path,
-            problem: format!("(--source) {problem}"),
-        },
-        other => other,
-    })?;
-    fs::read_dir(path)
-        .map(drop)
-        .map_err(|e| Error::Destination {
-            path: path.to_path_buf(),
-            problem: format!("(--source) cannot be read: {e}"),
-        })
-}
 
 /// Copies `source` into a new directory of the scratch, untimed, durable.
 fn prepare_copy(ctx: &Ctx<'_>, source: &FileSetInfo, name: &str) -> Result<PathBuf> {
-    let dst = ctx.scratch.path().join(name);
-    fs::create_dir(&dst).map_err(|e| Error::io(format!("creating {}", dst.display()), e))?;
+    let dst = tree::make_dir(ctx.scratch.path(), name, ctx.engines)?;
     let task = Task::Copy {
         dst: dst.clone(),
         durable_each: false,
-        uring: ctx.engines.uring_for_files(),
     };
     tree::run(
         &task,
         Path::new(&source.source_path),
+        ctx.engines,
         PREP_THREADS,
         ctx.series_interval,
         "preparing a copy",
@@ -190,27 +47,29 @@ fn prepare_copy(ctx: &Ctx<'_>, source: &FileSetInfo, name: &str) -> Result<PathB
 
 /// Warnings about what a source walk skipped.
 fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if outcome.unreadable.count > 0 {
-        warnings.push(format!(
-            "{} unreadable entries in the {} set were skipped: {}",
-            outcome.unreadable.count,
+    [
+        (&outcome.unreadable, "unreadable entries", "skipped"),
+        (
+            &outcome.special,
+            "special files (sockets, FIFOs, devices)",
+            "not copied",
+        ),
+    ]
+    .into_iter()
+    .filter(|(listed, ..)| listed.count > 0)
+    .map(|(listed, what, fate)| {
+        format!(
+            "{} {what} in the {} set were {fate}: {}",
+            listed.count,
             set.name,
-            outcome.unreadable.examples.join("; ")
-        ));
-    }
-    if outcome.special.count > 0 {
-        warnings.push(format!(
-            "{} special files (sockets, FIFOs, devices) in the {} set were not copied: {}",
-            outcome.special.count,
-            set.name,
-            outcome.special.examples.join("; ")
-        ));
-    }
-    warnings
+            listed.examples.join("; ")
+        )
+    })
+    .collect()
 }
 
-fn measured(
+/// A repetition of a tree task: its rate in `unit`, counts, series and latencies.
+pub(super) fn measured(
     outcome: Outcome,
     unit: Unit,
     method: Method,
@@ -235,7 +94,7 @@ fn measured(
         },
         latency: outcome.latency,
         method,
-        engine: crate::engine::EngineKind::Sync,
+        engine: outcome.engine,
         warnings,
         file_set: Some(set),
         integrity_error: None,
@@ -248,6 +107,9 @@ pub(super) struct RestoreCopy {
     pub path: PathBuf,
 }
 
+/// The scratch directory of the restore copy.
+pub(super) const RESTORE_DIR: &str = "restore";
+
 pub(super) fn prepare_restore(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
@@ -257,7 +119,7 @@ pub(super) fn prepare_restore(
     let source = ctx.sources.get(plan, set, progress)?;
     progress.step(&format!("copying the {set} set for the restore test"));
     Ok(RestoreCopy {
-        path: prepare_copy(ctx, &source, "restore")?,
+        path: prepare_copy(ctx, &source, RESTORE_DIR)?,
     })
 }
 
@@ -290,37 +152,37 @@ pub(super) fn measure_file_set(
     };
     match op {
         FileOp::Copy { cache_on } => {
-            let dst = ctx.scratch.path().join(format!("copy-{rep}"));
-            fs::create_dir(&dst)
-                .map_err(|e| Error::io(format!("creating {}", dst.display()), e))?;
+            let name = format!("copy-{rep}");
+            let dst = tree::make_dir(ctx.scratch.path(), &name, ctx.engines)?;
             let task = Task::Copy {
-                dst: dst.clone(),
+                dst,
                 durable_each: !cache_on,
-                uring: ctx.engines.uring_for_files(),
             };
             let outcome = tree::run(
                 &task,
                 Path::new(&source.source_path),
+                ctx.engines,
                 threads,
                 ctx.series_interval,
                 &format!("copying the {set} set"),
                 &mut tick,
             );
             // Untimed: the copy goes before the next repetition, success or not.
-            let _ = fs::remove_dir_all(&dst);
+            tree::remove_all(ctx.scratch.path(), &name, ctx.engines);
             let outcome = outcome?;
             let warnings = skipped(&outcome, &source);
-            let method = if cache_on {
+            let method = ctx.access.method(if cache_on {
                 Method::Syncfs
             } else {
                 Method::FsyncEach
-            };
-            let mut m = measured(outcome, Unit::MegabytesPerSecond, method, source, warnings);
-            if ctx.engines.uring_for_files() {
-                // Small files went through io_uring batches (larger ones through splice).
-                m.engine = crate::engine::EngineKind::Uring;
-            }
-            Ok(m)
+            });
+            Ok(measured(
+                outcome,
+                Unit::MegabytesPerSecond,
+                method,
+                source,
+                warnings,
+            ))
         }
         FileOp::Restore => {
             let copy = &restore.expect("restore copy prepared").path;
@@ -328,6 +190,7 @@ pub(super) fn measure_file_set(
             let outcome = tree::run(
                 &Task::Read,
                 copy,
+                ctx.engines,
                 threads,
                 ctx.series_interval,
                 &format!("reading the {set} set back"),
@@ -341,26 +204,29 @@ pub(super) fn measure_file_set(
                 source.clone(),
                 warnings,
             );
-            if plan.verify && rep + 1 == plan.runs {
+            // Content can only be compared where the engine keeps it.
+            if plan.verify && rep + 1 == plan.runs && ctx.access.real_io {
                 m.integrity_error = verify(ctx, copy, &source)?;
             }
             Ok(m)
         }
         FileOp::Delete => {
-            let copy = prepare_copy(ctx, &source, &format!("delete-{rep}"))?;
+            let name = format!("delete-{rep}");
+            let copy = prepare_copy(ctx, &source, &name)?;
             let outcome = tree::run(
                 &Task::Delete,
                 &copy,
+                ctx.engines,
                 threads,
                 ctx.series_interval,
                 &format!("deleting the {set} set"),
                 &mut tick,
             );
-            let _ = fs::remove_dir_all(&copy);
+            tree::remove_all(ctx.scratch.path(), &name, ctx.engines);
             Ok(measured(
                 outcome?,
                 Unit::FilesPerSecond,
-                Method::Syncfs,
+                ctx.access.method(Method::Syncfs),
                 source,
                 Vec::new(),
             ))
@@ -370,7 +236,10 @@ pub(super) fn measure_file_set(
 
 /// Evicts a copied tree before a timed read; says how well that worked.
 fn evict(ctx: &Ctx<'_>, root: &Path) -> Result<(Method, Vec<String>)> {
-    let resident = tree::evict(root)?;
+    if !ctx.access.real_io {
+        return Ok((Method::Null, Vec::new()));
+    }
+    let resident = tree::evict(root, ctx.engines)?;
     match resident {
         Some(r) if r <= RESIDENT_LIMIT => Ok((Method::Evict, Vec::new())),
         None => Ok((Method::Evict, Vec::new())),
@@ -399,6 +268,7 @@ fn verify(ctx: &Ctx<'_>, copy: &Path, source: &FileSetInfo) -> Result<Option<Str
     let outcome = tree::run(
         &task,
         copy,
+        ctx.engines,
         PREP_THREADS,
         ctx.series_interval,
         "verifying the copy",
@@ -419,127 +289,4 @@ fn verify(ctx: &Ctx<'_>, copy: &Path, source: &FileSetInfo) -> Result<Option<Str
         },
         outcome.mismatches.examples.join("; ")
     )))
-}
-
-/// One timed repetition of a metadata variant on `count` empty files.
-pub(super) fn measure_meta(
-    ctx: &mut Ctx<'_>,
-    op: MetaOp,
-    count: usize,
-    rep: usize,
-) -> Result<Measured> {
-    let dir = ctx.scratch.path().join(format!("meta-{rep}"));
-    fs::create_dir(&dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
-    let outcome = meta_ops(ctx, &dir, op, count);
-    let _ = fs::remove_dir_all(&dir);
-    let (elapsed, cpu, latency, series, method, warnings) = outcome?;
-    let info = FileSetInfo {
-        name: format!("{count} empty files"),
-        files: count as u64,
-        bytes: 0,
-        dirs: 1,
-        source_path: String::new(),
-        generated: true,
-        source_cached: None,
-    };
-    let outcome = Outcome {
-        files: count as u64,
-        bytes: 0,
-        dirs: 1,
-        symlinks: 0,
-        special: Default::default(),
-        unreadable: Default::default(),
-        mismatches: Default::default(),
-        latency,
-        series,
-        elapsed,
-        cpu,
-    };
-    Ok(measured(
-        outcome,
-        Unit::OpsPerSecond,
-        method,
-        info,
-        warnings,
-    ))
-}
-
-type MetaTimes = (
-    std::time::Duration,
-    std::time::Duration,
-    LatencyHistogram,
-    ThroughputSeries,
-    Method,
-    Vec<String>,
-);
-
-fn meta_ops(ctx: &Ctx<'_>, dir: &Path, op: MetaOp, count: usize) -> Result<MetaTimes> {
-    let name = |i: usize| dir.join(format!("m{i:07}"));
-    let renamed = |i: usize| dir.join(format!("r{i:07}"));
-    let io = |what: &str, path: &Path, e: std::io::Error| {
-        Error::io(format!("{what} {}", path.display()), e)
-    };
-    let create = |i: usize| {
-        fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(name(i))
-            .map(drop)
-            .map_err(|e| io("creating", &name(i), e))
-    };
-    if op != MetaOp::Create {
-        for i in 0..count {
-            create(i)?;
-        }
-        tree::flush(dir)?;
-    }
-    let (mut method, mut warnings) = (Method::Syncfs, Vec::new());
-    if op == MetaOp::Stat {
-        // Inodes just created sit in the inode cache; only dropping it makes stat go to the
-        // filesystem (network filesystems revalidate anyway).
-        if ctx.access.allow_drop_caches && std::fs::write("/proc/sys/vm/drop_caches", b"2").is_ok()
-        {
-            method = Method::DropCaches;
-        } else {
-            method = Method::PageCache;
-            warnings.push(
-                "stat figures come from the kernel's inode cache (run as root to drop it)".into(),
-            );
-        }
-    }
-    let mut latency = LatencyHistogram::default();
-    let mut series = ThroughputSeries::new(ctx.series_interval);
-    let cpu_start = platform::process_cpu_time();
-    let start = Instant::now();
-    for i in 0..count {
-        if i % 256 == 0 {
-            crate::interrupt::check()?;
-        }
-        let began = Instant::now();
-        match op {
-            MetaOp::Create => create(i)?,
-            MetaOp::Stat => {
-                let _inode =
-                    fs::symlink_metadata(name(i)).map_err(|e| io("stat of", &name(i), e))?;
-            }
-            MetaOp::Rename => {
-                fs::rename(name(i), renamed(i)).map_err(|e| io("renaming", &name(i), e))?
-            }
-            MetaOp::Delete => fs::remove_file(name(i)).map_err(|e| io("deleting", &name(i), e))?,
-        }
-        let now = Instant::now();
-        latency.record(now - began);
-        series.record(now - start, 0);
-    }
-    if op != MetaOp::Stat {
-        tree::flush(dir)?;
-    }
-    Ok((
-        start.elapsed(),
-        platform::process_cpu_time().saturating_sub(cpu_start),
-        latency,
-        series,
-        method,
-        warnings,
-    ))
 }

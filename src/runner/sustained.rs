@@ -66,7 +66,7 @@ pub(super) fn measure(
         .map_err(|e| Error::io(what(), e))?;
     let outcome = write_until_steady(ctx, plan, engine.as_mut(), file, depth, block_u, cap);
     let _ = engine.close(file);
-    let _ = platform::unlink_in(ctx.scratch.fd(), FILE);
+    ctx.remove_file(FILE);
     let (recorder, elapsed, cpu, stopped) = outcome?;
 
     let complete = (elapsed.as_nanos() / INTERVAL.as_nanos()) as usize;

@@ -11,12 +11,12 @@
 //! queue at all. Where it cannot, the report says why and the figures are labelled as showing
 //! no effect of the priority.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::BorrowedFd;
 use std::time::{Duration, Instant};
 
-use crate::engine::AlignedBuf;
+use crate::engine::{Engine, EngineKind, FileId, IoRequest, Op, SyncEngine};
 use crate::error::{Error, Result};
-use crate::platform;
+use crate::platform::{self, OpenHow};
 use crate::probe::{Chain, NodeKind};
 use crate::results::{Details, PairRates, Repetition, Slowdown, ThrottledDetails};
 use crate::stats::ThroughputSeries;
@@ -117,53 +117,95 @@ enum Side {
     Read,
 }
 
+/// The file a phase works on, opened by each of its threads.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    dir: BorrowedFd<'a>,
+    name: &'a str,
+    how: OpenHow,
+}
+
+/// An engine of the test's own for one thread, with one slot of `block` bytes and `target`
+/// open. I/O priority classes follow the thread that issues the I/O, so each side issues its own
+/// system calls (the `sync` engine at depth 1) whatever `--engine` says.
+fn open_engine(target: Target<'_>, block: usize) -> std::io::Result<(SyncEngine, FileId)> {
+    let mut engine = SyncEngine::new();
+    engine.prepare(1, block)?;
+    let file = engine.open(target.dir, target.name, target.how)?;
+    Ok((engine, file))
+}
+
+/// One request on slot 0; returns the bytes moved.
+fn one(
+    engine: &mut SyncEngine,
+    file: FileId,
+    op: Op,
+    offset: u64,
+    len: usize,
+) -> std::io::Result<usize> {
+    engine
+        .run_one(IoRequest {
+            slot: 0,
+            file,
+            op,
+            offset,
+            len,
+        })?
+        .result
+}
+
 /// Runs one job until `until`; returns bytes and seconds (writes: until durable).
 fn job(
     side: Side,
-    fd: &OwnedFd,
+    target: Target<'_>,
     len: u64,
     block: usize,
     until: Instant,
     seed: u64,
 ) -> std::io::Result<(u64, f64)> {
+    let (mut engine, file) = open_engine(target, block)?;
     let start = Instant::now();
-    let mut buf = AlignedBuf::new(block);
     let mut stamper = DataStamper::new(seed);
-    stamper.fill(buf.as_mut_slice());
+    stamper.fill(engine.buffer_mut(0));
     let (mut offset, mut bytes) = (0u64, 0u64);
-    while Instant::now() < until {
-        if offset + block as u64 > len {
-            offset = 0;
-            if let Side::Read = side {
-                // Buffered reads must not come from the cache on the second pass (direct reads
-                // never do; the call is then a no-op).
-                platform::evict(fd.as_fd())?;
+    let result = (|| {
+        while Instant::now() < until {
+            if offset + block as u64 > len {
+                offset = 0;
+                if let Side::Read = side {
+                    // Buffered reads must not come from the cache on the second pass (direct
+                    // reads never do; the call is then a no-op).
+                    engine.evict(file, len)?;
+                }
             }
-        }
-        let n = match side {
-            Side::Write => {
-                stamper.stamp(buf.as_mut_slice());
-                platform::pwrite(fd.as_fd(), buf.as_slice(), offset)?
+            let op = match side {
+                Side::Write => {
+                    stamper.stamp(engine.buffer_mut(0));
+                    Op::Write
+                }
+                Side::Read => Op::Read,
+            };
+            let n = one(&mut engine, file, op, offset, block)?;
+            if n == 0 {
+                offset = len;
+                continue;
             }
-            Side::Read => platform::pread(fd.as_fd(), buf.as_mut_slice(), offset)?,
-        };
-        if n == 0 {
-            offset = len;
-            continue;
+            offset += n as u64;
+            bytes += n as u64;
         }
-        offset += n as u64;
-        bytes += n as u64;
-    }
-    if let Side::Write = side {
-        platform::datasync(fd.as_fd())?;
-    }
-    Ok((bytes, start.elapsed().as_secs_f64()))
+        if let Side::Write = side {
+            one(&mut engine, file, Op::Sync, 0, 0)?;
+        }
+        Ok((bytes, start.elapsed().as_secs_f64()))
+    })();
+    let _ = engine.close(file);
+    result
 }
 
 /// One phase: the writer and/or the reader for `duration`; the writer in the idle class when
 /// `background`. Returns MB/s of each side that ran (0 for a side that did not).
 fn phase(
-    fds: (&OwnedFd, &OwnedFd),
+    targets: (Target<'_>, Target<'_>),
     len: u64,
     block: usize,
     duration: Duration,
@@ -180,11 +222,11 @@ fn phase(
                 if background {
                     platform::set_background_io_priority()?;
                 }
-                job(Side::Write, fds.0, len, block, until, seed)
+                job(Side::Write, targets.0, len, block, until, seed)
             })
         });
         let reader =
-            read.then(|| scope.spawn(move || job(Side::Read, fds.1, len, block, until, seed)));
+            read.then(|| scope.spawn(move || job(Side::Read, targets.1, len, block, until, seed)));
         let join = |h: Option<std::thread::ScopedJoinHandle<'_, std::io::Result<(u64, f64)>>>| {
             h.map_or(Ok(0.0), |h| {
                 rate(
@@ -212,18 +254,22 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
     let chain = crate::probe::probe(&plan.destination, None).ok();
     let (device, scheduler, effective, note) = priority_effect(chain.as_ref(), ctx.access.direct);
     let len = plan.file_size / block as u64 * block as u64;
-    let open = |name: &str| {
-        platform::open_in(ctx.scratch.fd(), name, ctx.access.open_how(true, true))
-            .map_err(|e| Error::io(format!("creating {name}"), e))
+    let target = |name| Target {
+        dir: ctx.scratch.fd(),
+        name,
+        how: ctx.access.open_how(true, false),
     };
     let outcome = (|| -> Result<(PairRates, PairRates, PairRates, Duration)> {
-        let reader = open(READ_FILE)?;
-        // The reader's file, untimed.
-        write_full(&reader, len, block, ctx.seed)?;
-        let writer = open(WRITE_FILE)?;
+        let create = |name| Target {
+            how: ctx.access.open_how(true, true),
+            ..target(name)
+        };
+        // The reader's file, untimed; the writer's starts empty.
+        write_full(create(READ_FILE), len, block, ctx.seed)?;
+        write_full(create(WRITE_FILE), 0, block, ctx.seed)?;
         let d = plan.block_duration;
         let io = |e| Error::io("running the throttled test", e);
-        let fds = (&writer, &reader);
+        let fds = (target(WRITE_FILE), target(READ_FILE));
         let write_alone = phase(fds, len, block, d, (true, false, false), ctx.seed).map_err(io)?;
         let read_alone = phase(fds, len, block, d, (false, true, false), ctx.seed).map_err(io)?;
         let normal = phase(fds, len, block, d, (true, true, false), ctx.seed).map_err(io)?;
@@ -234,8 +280,8 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
         };
         Ok((alone, normal, background, d))
     })();
-    let _ = platform::unlink_in(ctx.scratch.fd(), READ_FILE);
-    let _ = platform::unlink_in(ctx.scratch.fd(), WRITE_FILE);
+    ctx.remove_file(READ_FILE);
+    ctx.remove_file(WRITE_FILE);
     let (alone, normal, background, d) = outcome?;
     let mut warnings = Vec::new();
     if !effective {
@@ -263,7 +309,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
         },
         latency: Default::default(),
         method: ctx.access.write_method(),
-        engine: crate::engine::EngineKind::Sync,
+        engine: EngineKind::Sync,
         warnings,
         file_set: None,
         integrity_error: None,
@@ -271,19 +317,23 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
     })
 }
 
-/// Writes `len` bytes to `fd`, durable.
-fn write_full(fd: &OwnedFd, len: u64, block: usize, seed: u64) -> Result<()> {
-    let io = |e| Error::io(format!("writing {READ_FILE}"), e);
-    let mut buf = AlignedBuf::new(block);
+/// Creates the target's file with `len` bytes, durable.
+fn write_full(target: Target<'_>, len: u64, block: usize, seed: u64) -> Result<()> {
+    let io = |e| Error::io(format!("creating {}", target.name), e);
+    let (mut engine, file) = open_engine(target, block).map_err(io)?;
     let mut stamper = DataStamper::new(seed);
-    stamper.fill(buf.as_mut_slice());
-    let mut offset = 0;
-    while offset < len {
-        crate::interrupt::check()?;
-        stamper.stamp(buf.as_mut_slice());
-        offset += platform::pwrite(fd.as_fd(), buf.as_slice(), offset).map_err(io)? as u64;
-    }
-    platform::datasync(fd.as_fd()).map_err(io)
+    stamper.fill(engine.buffer_mut(0));
+    let written = (|| {
+        let mut offset = 0;
+        while offset < len {
+            crate::interrupt::check()?;
+            stamper.stamp(engine.buffer_mut(0));
+            offset += one(&mut engine, file, Op::Write, offset, block).map_err(io)? as u64;
+        }
+        one(&mut engine, file, Op::Sync, 0, 0).map_err(io).map(drop)
+    })();
+    let closed = engine.close(file).map_err(io);
+    written.and(closed)
 }
 
 #[cfg(test)]

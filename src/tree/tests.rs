@@ -7,9 +7,20 @@ use super::*;
 use crate::workload::fileset::{self, SetKind, SetSpec};
 
 fn run_task(task: &Task, root: &Path, threads: usize) -> Outcome {
+    run_on(&EngineFactory::system(), task, root, threads)
+}
+
+/// Under io_uring batches where the kernel has them, file by file otherwise.
+fn uring() -> EngineFactory {
+    EngineFactory::new(crate::engine::EngineChoice::Uring)
+        .unwrap_or_else(|_| EngineFactory::system())
+}
+
+fn run_on(engines: &EngineFactory, task: &Task, root: &Path, threads: usize) -> Outcome {
     run(
         task,
         root,
+        engines,
         threads,
         Duration::from_millis(100),
         "test",
@@ -54,9 +65,13 @@ fn copy_keeps_content_mode_times_and_links_and_lists_special_files() {
         let task = Task::Copy {
             dst: copy.clone(),
             durable_each: threads == 1,
-            uring: threads == 4,
         };
-        let out = run_task(&task, src.path(), threads);
+        let engines = if threads == 4 {
+            uring()
+        } else {
+            EngineFactory::system()
+        };
+        let out = run_on(&engines, &task, src.path(), threads);
         assert_eq!(
             (out.files, out.bytes, out.dirs),
             (set.files, set.bytes, set.dirs)
@@ -89,11 +104,11 @@ fn verify_finds_a_changed_byte() {
     let src = tempfile::tempdir().unwrap();
     let dst = tempfile::tempdir().unwrap();
     small_set(src.path(), 50);
-    run_task(
+    run_on(
+        &uring(),
         &Task::Copy {
             dst: dst.path().to_path_buf(),
             durable_each: false,
-            uring: true,
         },
         src.path(),
         2,
@@ -126,4 +141,73 @@ fn read_and_delete_cover_every_file() {
         0,
         "everything below root removed"
     );
+}
+
+/// On the null engine a task runs on virtual lanes: 300 small files (one 1 MiB chunk each) on
+/// 4 lanes are 75 files a lane, each a create (10 µs) and a write (100 µs), then one syncfs.
+#[test]
+fn null_engine_copies_restores_and_deletes_in_exact_virtual_time() {
+    let src = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let set = small_set(src.path(), 300);
+    let engines =
+        EngineFactory::new(crate::engine::EngineChoice::Null(Default::default())).unwrap();
+    let dst = make_dir(scratch.path(), "copy", &engines).unwrap();
+    let task = Task::Copy {
+        dst: dst.clone(),
+        durable_each: false,
+    };
+    let us = Duration::from_micros;
+    let copied = run_on(&engines, &task, src.path(), 4);
+    assert_eq!(
+        (copied.files, copied.bytes, copied.dirs),
+        (set.files, set.bytes, set.dirs)
+    );
+    assert_eq!(copied.elapsed, 75 * us(110) + us(1000));
+    assert_eq!(copied.engine, EngineKind::Null);
+    assert!(!dst.exists(), "the null engine wrote nothing");
+
+    let read = run_on(&engines, &Task::Read, &dst, 3);
+    assert_eq!((read.files, read.bytes), (set.files, set.bytes));
+    assert_eq!(read.elapsed, 100 * us(110));
+
+    let deleted = run_on(&engines, &Task::Delete, &dst, 1);
+    assert_eq!(deleted.files, set.files);
+    // 300 unlinks, then the directories removed and one syncfs.
+    assert_eq!(
+        deleted.elapsed,
+        300 * us(10) + set.dirs as u32 * us(10) + us(1000)
+    );
+}
+
+/// A destination that fills up stops the copy with the error that names it and what was done.
+#[test]
+fn a_full_destination_stops_the_copy_and_says_how_far_it_got() {
+    let src = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    small_set(src.path(), 300);
+    let tree = crate::engine::tree::VirtualTree::with_capacity(100_000);
+    let engines = EngineFactory::null_on(Default::default(), tree);
+    let dst = make_dir(scratch.path(), "copy", &engines).unwrap();
+    let task = Task::Copy {
+        dst,
+        durable_each: false,
+    };
+    let error = run(
+        &task,
+        src.path(),
+        &engines,
+        2,
+        Duration::from_millis(100),
+        "copying",
+        &mut |_| {},
+    )
+    .unwrap_err();
+    match error {
+        Error::DestinationFull { during } => {
+            assert!(during.starts_with("copying: writing "), "{during}");
+            assert!(during.contains(" files / "), "{during}");
+        }
+        other => panic!("not a full destination: {other}"),
+    }
 }

@@ -1,68 +1,121 @@
-//! A streaming, depth-first walk of a directory tree that never follows symlinks.
+//! A streaming, depth-first walk of a directory tree through a tree engine, never following a
+//! symlink: every directory is opened relative to its parent's handle.
 //!
-//! Memory is bounded by the depth of the tree (one open directory per level) and the channel the
-//! caller drains, never by the number of files, so a million-file set walks in constant memory.
+//! Memory is bounded by the directories being walked (one open directory and its listing per
+//! level of depth), never by the number of files in the tree, so a million-file set in
+//! directories of ordinary size walks in a few megabytes; only one directory of millions of
+//! entries would be held whole. A level can carry
+//! a twin: the matching directory of another tree (the copy being made, the source being
+//! verified against), handed along with every entry found in it.
 
-use std::fs;
+use std::ffi::OsString;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// What the walk found, with the path relative to the root.
+use crate::engine::tree::{Dir, Entry, Kind, TreeEngine};
+
+/// Where an entry is: its path from the root (for messages), its directory, its name.
+#[derive(Debug, Clone)]
+pub struct Place {
+    pub rel: PathBuf,
+    pub dir: Dir,
+    /// The twin of `dir`, if the caller gave it one.
+    pub twin: Option<Dir>,
+    pub name: OsString,
+}
+
+/// What the walk found.
 #[derive(Debug)]
 pub enum Found {
-    /// A directory, reported before anything inside it.
-    Dir(PathBuf, fs::Metadata),
-    File(PathBuf),
-    Symlink(PathBuf),
+    /// A directory, reported before anything inside it (and already opened: a twin given now
+    /// goes with its entries).
+    Dir(Place),
+    File(Place),
+    Symlink(Place),
     /// A socket, FIFO or device: never copied.
     Special(PathBuf),
-    /// A directory or entry that could not be read.
+    /// A directory that could not be opened or listed.
     Unreadable(PathBuf, io::Error),
 }
 
-/// Walks `root` depth-first, calling `visit` for every entry; stops early when `visit` returns
-/// false. The root itself is not reported.
-pub fn walk(root: &Path, mut visit: impl FnMut(Found) -> bool) -> io::Result<()> {
-    let mut stack: Vec<(PathBuf, fs::ReadDir)> = vec![(PathBuf::new(), fs::read_dir(root)?)];
-    while let Some((dir, entries)) = stack.last_mut() {
-        let Some(entry) = entries.next() else {
-            stack.pop();
-            continue;
-        };
-        let dir = dir.clone();
-        let found = match entry {
-            Err(e) => Found::Unreadable(dir, e),
-            Ok(entry) => {
-                let rel = dir.join(entry.file_name());
-                // file_type comes from the directory entry (no stat) and describes the entry
-                // itself, not a symlink's target.
-                match entry.file_type() {
-                    Err(e) => Found::Unreadable(rel, e),
-                    Ok(t) if t.is_dir() => {
-                        match (entry.metadata(), fs::read_dir(root.join(&rel))) {
-                            (Ok(meta), Ok(children)) => {
-                                stack.push((rel.clone(), children));
-                                Found::Dir(rel, meta)
-                            }
-                            (Err(e), _) | (_, Err(e)) => Found::Unreadable(rel, e),
+struct Level {
+    rel: PathBuf,
+    dir: Dir,
+    twin: Option<Dir>,
+    entries: std::vec::IntoIter<Entry>,
+}
+
+/// A walk in progress; call [`Walk::next`] until it returns None.
+pub struct Walk {
+    stack: Vec<Level>,
+}
+
+impl Walk {
+    /// Starts at `root` (not reported itself), whose twin is `twin`.
+    pub fn new(engine: &mut dyn TreeEngine, root: Dir, twin: Option<Dir>) -> io::Result<Walk> {
+        let entries = engine.list(&root)?.into_iter();
+        Ok(Walk {
+            stack: vec![Level {
+                rel: PathBuf::new(),
+                dir: root,
+                twin,
+                entries,
+            }],
+        })
+    }
+
+    /// The next entry, depth-first.
+    pub fn next(&mut self, engine: &mut dyn TreeEngine) -> Option<Found> {
+        loop {
+            let level = self.stack.last_mut()?;
+            let Some(entry) = level.entries.next() else {
+                self.stack.pop();
+                continue;
+            };
+            let place = Place {
+                rel: level.rel.join(&entry.name),
+                dir: level.dir.clone(),
+                twin: level.twin.clone(),
+                name: entry.name,
+            };
+            return Some(match entry.kind {
+                Kind::Dir => {
+                    let opened = engine
+                        .open_dir(&place.dir, &place.name)
+                        .and_then(|dir| Ok((engine.list(&dir)?, dir)));
+                    match opened {
+                        Ok((entries, dir)) => {
+                            self.stack.push(Level {
+                                rel: place.rel.clone(),
+                                dir,
+                                twin: None,
+                                entries: entries.into_iter(),
+                            });
+                            Found::Dir(place)
                         }
+                        Err(e) => Found::Unreadable(place.rel, e),
                     }
-                    Ok(t) if t.is_file() => Found::File(rel),
-                    Ok(t) if t.is_symlink() => Found::Symlink(rel),
-                    Ok(_) => Found::Special(rel),
                 }
-            }
-        };
-        if !visit(found) {
-            return Ok(());
+                Kind::File => Found::File(place),
+                Kind::Symlink => Found::Symlink(place),
+                Kind::Special => Found::Special(place.rel),
+            });
         }
     }
-    Ok(())
+
+    /// Gives the directory just reported by [`Found::Dir`] its twin.
+    pub fn set_twin(&mut self, twin: Dir) {
+        if let Some(level) = self.stack.last_mut() {
+            level.twin = Some(twin);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::tree::SystemTree;
+    use std::fs;
 
     #[test]
     fn reports_dirs_before_their_contents_and_never_follows_symlinks() {
@@ -73,18 +126,19 @@ mod tests {
         fs::write(root.path().join("a/b/f"), b"1").unwrap();
         fs::write(root.path().join("top"), b"2").unwrap();
         std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
+        let mut engine = SystemTree::new();
+        let dir = engine.open_root(root.path()).unwrap();
+        let mut walk = Walk::new(&mut engine, dir, None).unwrap();
         let mut seen = Vec::new();
-        walk(root.path(), |f| {
-            seen.push(match f {
-                Found::Dir(p, _) => format!("dir {}", p.display()),
-                Found::File(p) => format!("file {}", p.display()),
-                Found::Symlink(p) => format!("link {}", p.display()),
+        while let Some(found) = walk.next(&mut engine) {
+            seen.push(match found {
+                Found::Dir(p) => format!("dir {}", p.rel.display()),
+                Found::File(p) => format!("file {}", p.rel.display()),
+                Found::Symlink(p) => format!("link {}", p.rel.display()),
                 Found::Special(p) => format!("special {}", p.display()),
                 Found::Unreadable(p, _) => format!("unreadable {}", p.display()),
             });
-            true
-        })
-        .unwrap();
+        }
         let pos = |s: &str| {
             seen.iter()
                 .position(|x| x == s)

@@ -1,12 +1,15 @@
 //! The null engine through the whole pipeline: every figure is known in advance.
 //!
 //! The null engine takes exactly 100 µs per request, 1 ms per fdatasync, and runs up to the
-//! queue depth in parallel on a virtual clock (engine/null.rs).
+//! queue depth in parallel on a virtual clock (engine/null.rs). Its file-tree operations cost
+//! 10 µs per metadata operation, 100 µs per started MiB of data and 1 ms per fsync or syncfs,
+//! with each copy thread a lane of its own (engine/tree/null.rs, tree/lanes.rs).
 
 use crate::support::{entries, result, run_json};
 
 const IO_S: f64 = 100e-6;
 const SYNC_S: f64 = 1e-3;
+const META_S: f64 = 10e-6;
 const MIB: f64 = 1_048_576.0;
 
 fn close(actual: &serde_json::Value, expected: f64) {
@@ -46,10 +49,13 @@ fn whole_file_rate(size: f64, write: bool) -> f64 {
     size / seconds / 1e6
 }
 
+/// The block, whole-file and Time Machine tests (the file-set tests have their own below).
+const BLOCK_TESTS: &str = "seq-write,seq-read,4k-write,4k-read,tm-check";
+
 #[test]
-fn exact_figures_for_every_test() {
+fn exact_figures_for_every_block_test() {
     let dir = tempfile::tempdir().unwrap();
-    let doc = null_run(dir.path(), &[]);
+    let doc = null_run(dir.path(), &["--tests", BLOCK_TESTS]);
     assert_eq!(doc["schema"], "destbench.run/1");
     assert_eq!(doc["destination"]["path"], dir.path().to_str().unwrap());
 
@@ -132,6 +138,93 @@ fn exact_figures_for_every_test() {
             .as_str()
             .unwrap()
             .starts_with("Concurrently wrote 500 4 KB files at 116.36 MB/s")
+    );
+    assert!(entries(dir.path()).is_empty(), "scratch left behind");
+}
+
+/// The small set of 20 MB from seed 7: 934 files in the root and 3 directories, every file under
+/// 100 KiB (one chunk). Copy threads are lanes, each taking the next file when it is free.
+#[test]
+fn exact_figures_for_the_file_set_tests() {
+    const FILES: f64 = 934.0;
+    const BYTES: f64 = 20e6;
+    const DIRS: f64 = 3.0;
+    let dir = tempfile::tempdir().unwrap();
+    let sources = tempfile::tempdir().unwrap();
+    let doc = run_json(&[
+        "run",
+        dir.path().to_str().unwrap(),
+        "--engine",
+        "null",
+        "--json",
+        "--runs",
+        "2",
+        "--seed",
+        "7",
+        "--tests",
+        "files-copy,files-restore,files-delete,meta",
+        "--sets",
+        "small",
+        "--set-size",
+        "20MB",
+        "--threads",
+        "1,3",
+        "--source-dir",
+        sources.path().to_str().unwrap(),
+    ]);
+    // Files per lane: all of them on one thread, the first lane's share on three.
+    let per_lane = |threads: f64| (FILES / threads).ceil();
+    let mb_s = |seconds: f64| BYTES / seconds / 1e6;
+    for (threads, name) in [(1.0, "1t"), (3.0, "3t")] {
+        // A copy: create (10 µs) and one chunk (100 µs) per file, an fsync each with the cache
+        // off (and of each directory once its metadata is set), one syncfs at the end.
+        let copy = per_lane(threads) * (META_S + IO_S);
+        close(
+            &result(&doc, "files-copy", &format!("small-{name}-cache-on"))["median"],
+            mb_s(copy + SYNC_S),
+        );
+        close(
+            &result(&doc, "files-copy", &format!("small-{name}-cache-off"))["median"],
+            mb_s(copy + per_lane(threads) * SYNC_S + DIRS * SYNC_S + SYNC_S),
+        );
+        // A restore: open and one chunk per file; nothing to evict, nothing to flush.
+        close(
+            &result(&doc, "files-restore", &format!("small-{name}"))["median"],
+            mb_s(copy),
+        );
+        // A delete: an unlink per file, then the directories and one syncfs.
+        close(
+            &result(&doc, "files-delete", &format!("small-{name}"))["median"],
+            FILES / (per_lane(threads) * META_S + DIRS * META_S + SYNC_S),
+        );
+    }
+    // 500 files in one directory, one operation each; all but stat end with a syncfs.
+    for (op, seconds) in [
+        ("create", 500.0 * META_S + SYNC_S),
+        ("stat", 500.0 * META_S),
+        ("rename", 500.0 * META_S + SYNC_S),
+        ("delete", 500.0 * META_S + SYNC_S),
+    ] {
+        close(&result(&doc, "meta", op)["median"], 500.0 / seconds);
+    }
+    let copy = result(&doc, "files-copy", "small-1t-cache-on");
+    assert_eq!(copy["file_set"]["files"], 934);
+    assert_eq!(copy["file_set"]["bytes"], 20_000_000);
+    assert_eq!(copy["file_set"]["dirs"], 3);
+    let p50 = copy["latency_us"]["p50"].as_f64().unwrap();
+    assert!((p50 - 110.0).abs() <= 0.2, "per-file latency {p50} µs");
+    for r in doc["results"].as_array().unwrap() {
+        assert_eq!(r["method"], "null", "{r}");
+        assert_eq!(r["engine"], "null", "{r}");
+        assert_eq!(r["cv"], 0.0, "a deterministic engine has no spread: {r}");
+        assert_eq!(r["samples"].as_array().unwrap().len(), 2, "{r}");
+    }
+    assert_eq!(doc["results"].as_array().unwrap().len(), 12);
+    assert!(doc["failures"].as_array().unwrap().is_empty());
+    assert!(
+        doc["warnings"].as_array().unwrap().is_empty(),
+        "{}",
+        doc["warnings"]
     );
     assert!(entries(dir.path()).is_empty(), "scratch left behind");
 }

@@ -1,5 +1,5 @@
 //! Small files copied in batches through io_uring: for a batch of files (one directory's, see
-//! `BATCH`), one submission stats, opens and reads every source, a second creates, writes,
+//! [`MAX_BATCH`]), one submission stats, opens and reads every source, a second creates, writes,
 //! (fsyncs) and closes every copy, with the files held as io_uring direct descriptors. That
 //! replaces about eight system calls per file with two per batch, plus one `utimensat` per file
 //! to keep its times (io_uring has no operation for that). Files larger than one buffer go back
@@ -7,24 +7,17 @@
 
 use std::ffi::CString;
 use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 
 use io_uring::{IoUring, opcode, squeue, types};
+
+use super::{Batch, Copied, CopyError};
 
 /// Files in one batch (the walker sends at most this many, all from one directory).
 pub const MAX_BATCH: usize = 8;
 /// The largest file copied this way; larger ones take the ordinary path.
 pub const MAX_SIZE: usize = 64 << 10;
-
-/// What happened to one file of a batch.
-pub enum Copied {
-    Done(u64),
-    /// Larger than [`MAX_SIZE`] (or it grew while read): copy it the ordinary way.
-    TooBig,
-    Source(io::Error),
-    Destination(io::Error),
-}
 
 // Operations of a file, in the low byte of user_data.
 const STATX: u64 = 0;
@@ -64,10 +57,21 @@ impl UringCopier {
     }
 
     /// Pushes entries and waits for all their completions; returns each result by user_data.
-    fn run(&mut self, entries: &[squeue::Entry], results: &mut [[i32; OPS]]) -> io::Result<()> {
+    ///
+    /// # Safety
+    ///
+    /// Every pointer in `entries` (paths, buffers, statx records) must point at memory that stays
+    /// allocated and untouched until this function returns; if it returns an error, until the
+    /// ring is gone ([`poison`](Self::poison) keeps it so). Every descriptor the entries name
+    /// must stay open until this function returns.
+    unsafe fn run(
+        &mut self,
+        entries: &[squeue::Entry],
+        results: &mut [[i32; OPS]],
+    ) -> io::Result<()> {
         for entry in entries {
-            // SAFETY: every pointer in the entries (paths, buffers, statx) refers to memory that
-            // the caller keeps alive and untouched until this function has reaped all of them.
+            // SAFETY: the caller keeps what the entry points at alive and untouched until its
+            // completion is reaped below (see this function's contract).
             unsafe { self.ring.submission().push(entry) }
                 .map_err(|_| io::Error::other("io_uring submission queue full"))?;
         }
@@ -87,33 +91,40 @@ impl UringCopier {
         Ok(())
     }
 
-    /// Copies each `(src, dst)` pair; `umask` decides whether the mode needs setting again.
+    /// Copies each file of the batch from its `source` directory to `target` (the descriptor of
+    /// the batch's target directory).
     pub fn copy_batch(
         &mut self,
-        pairs: &[(&Path, &Path)],
-        durable: bool,
-        umask: u32,
+        source: BorrowedFd<'_>,
+        target: BorrowedFd<'_>,
+        batch: &Batch<'_>,
     ) -> Vec<Copied> {
+        let Batch {
+            files,
+            durable,
+            umask,
+            ..
+        } = *batch;
         assert!(
-            pairs.len() <= MAX_BATCH,
+            files.len() <= MAX_BATCH,
             "batch larger than the ring was built for"
         );
         if self.broken {
-            return pairs.iter().map(|_| Copied::TooBig).collect();
+            return files.iter().map(|_| Copied::Ordinary).collect();
         }
-        let cstr = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
-        let mut out: Vec<Option<Copied>> = (0..pairs.len()).map(|_| None).collect();
-        let mut paths = Vec::with_capacity(pairs.len());
-        for (i, (src, dst)) in pairs.iter().enumerate() {
-            match (cstr(src), cstr(dst)) {
-                (Ok(s), Ok(d)) => paths.push((s, d)),
-                (Err(e), _) | (_, Err(e)) => {
-                    out[i] = Some(Copied::Source(e));
+        let (src_dir, dst_dir) = (types::Fd(source.as_raw_fd()), types::Fd(target.as_raw_fd()));
+        let mut out: Vec<Option<Copied>> = (0..files.len()).map(|_| None).collect();
+        let mut paths = Vec::with_capacity(files.len());
+        for (i, file) in files.iter().enumerate() {
+            match CString::new(file.name.as_bytes()) {
+                Ok(name) => paths.push((name.clone(), name)),
+                Err(e) => {
+                    out[i] = Some(Copied::Failed(CopyError::Source(io::Error::other(e))));
                     paths.push((CString::default(), CString::default()));
                 }
             }
         }
-        let mut results = vec![[0i32; OPS]; pairs.len()];
+        let mut results = vec![[0i32; OPS]; files.len()];
         let tag = |i: usize, op: u64| ((i as u64) << 8) | op;
 
         // 1: stat, open and read every source.
@@ -125,14 +136,14 @@ impl UringCopier {
             let slot = types::DestinationSlot::try_from_slot_target(i as u32).expect("slot");
             let statx = (&mut self.stats[i] as *mut libc::statx).cast::<types::statx>();
             first.push(
-                opcode::Statx::new(types::Fd(libc::AT_FDCWD), src.as_ptr(), statx)
+                opcode::Statx::new(src_dir, src.as_ptr(), statx)
                     .flags(libc::AT_SYMLINK_NOFOLLOW)
                     .mask(libc::STATX_BASIC_STATS)
                     .build()
                     .user_data(tag(i, STATX)),
             );
             first.push(
-                opcode::OpenAt::new(types::Fd(libc::AT_FDCWD), src.as_ptr())
+                opcode::OpenAt::new(src_dir, src.as_ptr())
                     // No O_CLOEXEC: direct descriptors are not in the fd table, and io_uring
                     // refuses the flag for them.
                     .flags(libc::O_RDONLY | libc::O_NOFOLLOW)
@@ -149,14 +160,17 @@ impl UringCopier {
                     .user_data(tag(i, READ)),
             );
         }
-        if let Err(e) = self.run(&first, &mut results) {
+        // SAFETY: the entries point into `paths`, `self.buffers` and `self.stats`, which live
+        // until the end of this function or, after a ring failure, forever (`poison`); the
+        // directory descriptors are borrowed for the whole call.
+        if let Err(e) = unsafe { self.run(&first, &mut results) } {
             self.poison(paths);
             return fail_all(out, e);
         }
 
         // 2: create, write, (fsync,) close every copy; close every source.
         let mut second = Vec::new();
-        let mut sizes = vec![0usize; pairs.len()];
+        let mut sizes = vec![0usize; files.len()];
         for (i, (_, dst)) in paths.iter().enumerate() {
             if out[i].is_some() {
                 continue;
@@ -173,15 +187,15 @@ impl UringCopier {
                 .into_iter()
                 .find(|&op| r[op as usize] < 0);
             if let Some(op) = failed {
-                out[i] = Some(Copied::Source(io::Error::from_raw_os_error(
-                    -r[op as usize],
+                out[i] = Some(Copied::Failed(CopyError::Source(
+                    io::Error::from_raw_os_error(-r[op as usize]),
                 )));
                 continue;
             }
             let size = self.stats[i].stx_size as usize;
             let read = r[READ as usize] as usize;
             if size > MAX_SIZE || read != size {
-                out[i] = Some(Copied::TooBig);
+                out[i] = Some(Copied::Ordinary);
                 continue;
             }
             sizes[i] = read;
@@ -190,7 +204,7 @@ impl UringCopier {
                 types::DestinationSlot::try_from_slot_target((MAX_BATCH + i) as u32).expect("slot");
             let fixed = types::Fixed((MAX_BATCH + i) as u32);
             second.push(
-                opcode::OpenAt::new(types::Fd(libc::AT_FDCWD), dst.as_ptr())
+                opcode::OpenAt::new(dst_dir, dst.as_ptr())
                     .flags(libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW)
                     .mode(mode)
                     .file_index(Some(slot))
@@ -219,7 +233,8 @@ impl UringCopier {
                     .user_data(tag(i, CLOSE_DST)),
             );
         }
-        if let Err(e) = self.run(&second, &mut results) {
+        // SAFETY: as for the first submission.
+        if let Err(e) = unsafe { self.run(&second, &mut results) } {
             self.poison(paths);
             return fail_all(out, e);
         }
@@ -236,13 +251,15 @@ impl UringCopier {
             }
             ops.push(CLOSE_DST);
             if let Some(op) = ops.into_iter().find(|&op| r[op as usize] < 0) {
-                out[i] = Some(Copied::Destination(io::Error::from_raw_os_error(
-                    -r[op as usize],
+                out[i] = Some(Copied::Failed(CopyError::Destination(
+                    io::Error::from_raw_os_error(-r[op as usize]),
                 )));
                 continue;
             }
             if r[WRITE as usize] as usize != sizes[i] {
-                out[i] = Some(Copied::Destination(io::ErrorKind::WriteZero.into()));
+                out[i] = Some(Copied::Failed(CopyError::Destination(
+                    io::ErrorKind::WriteZero.into(),
+                )));
                 continue;
             }
             let st = &self.stats[i];
@@ -256,22 +273,23 @@ impl UringCopier {
             };
             let path = dst.as_c_str();
             let mode = u32::from(st.stx_mode) & 0o7777;
-            let meta = rustix::fs::utimensat(
-                rustix::fs::CWD,
-                path,
-                &times,
-                rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
-            )
-            .and_then(|()| {
-                if mode & !umask != mode {
-                    rustix::fs::chmod(path, rustix::fs::Mode::from_raw_mode(mode))
-                } else {
-                    Ok(())
-                }
-            });
+            let meta =
+                rustix::fs::utimensat(target, path, &times, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                    .and_then(|()| {
+                        if mode & !umask != mode {
+                            rustix::fs::chmodat(
+                                target,
+                                path,
+                                rustix::fs::Mode::from_raw_mode(mode),
+                                rustix::fs::AtFlags::empty(),
+                            )
+                        } else {
+                            Ok(())
+                        }
+                    });
             out[i] = Some(match meta {
                 Ok(()) => Copied::Done(sizes[i] as u64),
-                Err(e) => Copied::Destination(e.into()),
+                Err(e) => Copied::Failed(CopyError::Destination(e.into())),
             });
         }
         out.into_iter()
@@ -294,6 +312,6 @@ impl UringCopier {
 /// When the ring itself failed, every file not yet decided goes back to the ordinary path.
 fn fail_all(out: Vec<Option<Copied>>, _error: io::Error) -> Vec<Copied> {
     out.into_iter()
-        .map(|c| c.unwrap_or(Copied::TooBig))
+        .map(|c| c.unwrap_or(Copied::Ordinary))
         .collect()
 }

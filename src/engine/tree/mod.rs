@@ -1,0 +1,217 @@
+//! File-tree operations of the engine layer: what the file-set and metadata tests do to a
+//! destination (mkdir, create, copy in, read, fsync, close, unlink, rename, stat, syncfs), so that
+//! the tree tests reach the disk only through an engine, as the block tests do.
+//!
+//! Every operation is relative to a directory handle ([`Dir`]) and names one entry in it: no path
+//! is resolved by the kernel past a directory we opened ourselves, and nothing follows a symlink.
+//! One engine instance serves one thread (a copy worker, the walker, the metadata loop); the
+//! engines of one run share what they must (the `null` engine its virtual tree) through
+//! [`EngineFactory::build_tree`](super::EngineFactory::build_tree).
+//!
+//! Implementations: `system` (ordinary system calls), the same with small files copied in
+//! io_uring batches (`uring_batch`, `--engine uring`), and `null` (a virtual tree on a virtual
+//! clock, for exact figures in tests).
+
+mod null;
+mod system;
+mod uring_batch;
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::path::{Component, Path};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use null::{NullTree, VirtualTree};
+pub use system::SystemTree;
+pub use uring_batch::MAX_BATCH;
+
+use super::{Capabilities, EngineKind, FileId};
+
+/// An open directory: a descriptor for the real engines, a node of the virtual tree for `null`.
+/// Cheap to clone and to hand to another thread (a batch of files carries its directories).
+#[derive(Debug, Clone)]
+pub enum Dir {
+    Real(Arc<OwnedFd>),
+    Virtual(usize),
+}
+
+impl Dir {
+    /// The descriptor of a real directory.
+    pub fn fd(&self) -> io::Result<BorrowedFd<'_>> {
+        match self {
+            Dir::Real(fd) => Ok(std::os::fd::AsFd::as_fd(fd.as_ref())),
+            Dir::Virtual(_) => Err(io::Error::other(
+                "a directory of the null engine used with a real engine",
+            )),
+        }
+    }
+}
+
+/// What an entry is, as its directory (or an lstat) says; symlinks are never followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dir,
+    File,
+    Symlink,
+    /// A socket, FIFO or device.
+    Special,
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub name: OsString,
+    pub kind: Kind,
+}
+
+/// What `stat` says of an entry (without following a symlink), and what a copy keeps of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stat {
+    pub kind: Kind,
+    pub size: u64,
+    /// Permission bits (`& 0o7777`).
+    pub mode: u32,
+    /// Access and modification times, seconds and nanoseconds since the epoch.
+    pub accessed: (i64, u32),
+    pub modified: (i64, u32),
+}
+
+/// Which side of a copy failed: an unreadable source is counted and skipped, a failing
+/// destination stops the task.
+#[derive(Debug)]
+pub enum CopyError {
+    Source(io::Error),
+    Destination(io::Error),
+}
+
+/// What happened to one file of a batched copy ([`TreeEngine::copy_batch`]).
+#[derive(Debug)]
+pub enum Copied {
+    Done(u64),
+    /// Not copied (too large for a batch, or the engine has no batches): copy it file by file.
+    Ordinary,
+    Failed(CopyError),
+}
+
+/// One file of a batched copy: its name (the same in the source and destination directories).
+pub struct BatchFile<'a> {
+    pub name: &'a OsStr,
+}
+
+/// A batch of files to copy from `source` (a directory outside the engine) into `target`, with
+/// an fsync each when `durable`; `umask` decides whether a mode needs setting again.
+pub struct Batch<'a> {
+    pub source: BorrowedFd<'a>,
+    pub target: &'a Dir,
+    pub files: &'a [BatchFile<'a>],
+    pub durable: bool,
+    pub umask: u32,
+}
+
+/// Opens the directory `rel` below `root` one component at a time, each relative to the last.
+pub fn open_components<E: TreeEngine + ?Sized>(
+    engine: &mut E,
+    root: &Dir,
+    rel: &Path,
+) -> io::Result<Dir> {
+    let mut dir = root.clone();
+    for part in rel.components() {
+        match part {
+            Component::Normal(name) => dir = engine.open_dir(&dir, name)?,
+            Component::CurDir => {}
+            _ => return Err(io::ErrorKind::InvalidInput.into()),
+        }
+    }
+    Ok(dir)
+}
+
+/// The file-tree operations of one engine instance. Files are identified by [`FileId`]s of this
+/// instance; directories by [`Dir`]s that instances of the same run share.
+pub trait TreeEngine: Send {
+    fn kind(&self) -> EngineKind;
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::of(self.kind(), 1)
+    }
+
+    /// Monotonic time: the tree tests time themselves with it, so `null` gives exact figures.
+    fn now(&self) -> Duration;
+
+    /// Opens the directory at `path` (a root the run made or was given).
+    fn open_root(&mut self, path: &Path) -> io::Result<Dir>;
+
+    /// Opens the directory `name` in `parent`, refusing a symlink.
+    fn open_dir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir>;
+
+    /// Opens the directory `rel` below `root`, never through a symlink.
+    fn open_path(&mut self, root: &Dir, rel: &Path) -> io::Result<Dir> {
+        open_components(self, root, rel)
+    }
+
+    /// Creates the directory `name` in `parent` (owner-only until its metadata is set) and
+    /// opens it.
+    fn mkdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir>;
+
+    /// Removes the empty directory `name` from `parent`.
+    fn rmdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<()>;
+
+    /// The entries of `dir` (without `.` and `..`), in the directory's order.
+    fn list(&mut self, dir: &Dir) -> io::Result<Vec<Entry>>;
+
+    /// The target of the symlink `name` in `dir`.
+    fn read_link(&mut self, dir: &Dir, name: &OsStr) -> io::Result<OsString>;
+
+    /// Creates the symlink `name` in `dir` pointing at `target` (never followed).
+    fn symlink(&mut self, dir: &Dir, name: &OsStr, target: &OsStr) -> io::Result<()>;
+
+    /// Creates the file `name` in `dir` for writing; it must not exist yet.
+    fn create(&mut self, dir: &Dir, name: &OsStr, mode: u32) -> io::Result<FileId>;
+
+    /// Opens the file `name` in `dir` for reading, refusing a symlink.
+    fn open(&mut self, dir: &Dir, name: &OsStr) -> io::Result<FileId>;
+
+    /// What `name` in `dir` is, without following a symlink.
+    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat>;
+
+    /// Writes `len` bytes read from `source` (a file outside the engine: the source of a backup)
+    /// into `file`; returns the bytes copied, fewer if the source shrank. Data moves through the
+    /// kernel (`splice`) where it can, never by `copy_file_range` or a reflink: the destination
+    /// receives every byte.
+    fn copy_in(&mut self, file: FileId, source: BorrowedFd<'_>, len: u64)
+    -> Result<u64, CopyError>;
+
+    /// Reads the next bytes of `file` into `buf`; 0 at the end.
+    fn read(&mut self, file: FileId, buf: &mut [u8]) -> io::Result<usize>;
+
+    /// Sets a file's times, and its mode when `mode` is given.
+    fn set_meta(&mut self, file: FileId, meta: &Stat, mode: bool) -> io::Result<()>;
+
+    /// Sets a directory's mode and times, and makes it durable when `durable`.
+    fn set_dir_meta(&mut self, dir: &Dir, meta: &Stat, durable: bool) -> io::Result<()>;
+
+    /// Makes the file's data and metadata durable.
+    fn fsync(&mut self, file: FileId) -> io::Result<()>;
+
+    fn close(&mut self, file: FileId) -> io::Result<()>;
+
+    /// Removes the file (or symlink) `name` from `dir`.
+    fn unlink(&mut self, dir: &Dir, name: &OsStr) -> io::Result<()>;
+
+    /// Renames `from` to `to` inside `dir`.
+    fn rename(&mut self, dir: &Dir, from: &OsStr, to: &OsStr) -> io::Result<()>;
+
+    /// Flushes the whole filesystem holding `dir`.
+    fn syncfs(&mut self, dir: &Dir) -> io::Result<()>;
+
+    /// Drops `file`'s pages from the page cache; returns the fraction still resident, as
+    /// `mincore` sees it (None when it cannot be checked).
+    fn evict(&mut self, file: FileId) -> io::Result<Option<f64>>;
+
+    /// Copies a batch of files in one go where the engine can; a file the batch does not take
+    /// comes back as [`Copied::Ordinary`].
+    fn copy_batch(&mut self, batch: &Batch<'_>) -> Vec<Copied> {
+        batch.files.iter().map(|_| Copied::Ordinary).collect()
+    }
+}

@@ -1,0 +1,390 @@
+//! The `system` tree engine: one ordinary system call per operation, from the calling thread,
+//! relative to an open directory and never following a symlink. It is also how destbench reads a
+//! backup's source, whatever engine the destination gets. Under `--engine uring` it copies small
+//! files in io_uring batches (`uring_batch`) and is reported as the `uring` engine.
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Timespec, Timestamps};
+
+use super::uring_batch::UringCopier;
+use super::{Batch, Copied, CopyError, Dir, Entry, Kind, Stat, TreeEngine, open_components};
+use crate::engine::{EngineKind, FileId, FileTable};
+use crate::platform::{self, SpliceError, SplicePipe};
+
+/// Data that cannot be spliced goes through a buffer of this size.
+const BUFFER: usize = 1 << 20;
+
+pub struct SystemTree {
+    origin: Instant,
+    files: FileTable,
+    /// Made on the first copy: a pipe for `splice`, and a buffer where splice cannot go.
+    pipe: Option<SplicePipe>,
+    buffer: Vec<u8>,
+    batches: Option<UringCopier>,
+}
+
+impl Default for SystemTree {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SystemTree {
+    pub fn new() -> Self {
+        SystemTree {
+            origin: Instant::now(),
+            files: FileTable::default(),
+            pipe: None,
+            buffer: Vec::new(),
+            batches: None,
+        }
+    }
+
+    /// The same engine with small files copied in io_uring batches; Err where the kernel cannot
+    /// (the caller then copies file by file).
+    pub fn with_uring_batches() -> io::Result<Self> {
+        Ok(SystemTree {
+            batches: Some(UringCopier::new()?),
+            ..Self::new()
+        })
+    }
+
+    /// The descriptor of an open file (a copy's source is handed to another engine this way).
+    pub fn fd(&self, file: FileId) -> io::Result<BorrowedFd<'_>> {
+        Ok(self.files.get(file)?.as_fd())
+    }
+
+    /// What the open `file` is.
+    pub fn fstat(&self, file: FileId) -> io::Result<Stat> {
+        Ok(stat_of(&rustix::fs::fstat(self.fd(file)?)?))
+    }
+
+    fn open_at(&mut self, dir: &Dir, name: &OsStr, flags: OFlags, mode: u32) -> io::Result<FileId> {
+        let fd = rustix::fs::openat(
+            dir.fd()?,
+            name,
+            flags | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::from_raw_mode(mode),
+        )?;
+        Ok(self.files.insert(fd))
+    }
+}
+
+/// Copies `len` bytes from `source` to `target` through `buffer` (made on first use), for
+/// filesystems that cannot splice.
+fn copy_through(
+    source: BorrowedFd<'_>,
+    target: BorrowedFd<'_>,
+    len: u64,
+    buffer: &mut Vec<u8>,
+) -> Result<u64, CopyError> {
+    if buffer.is_empty() {
+        *buffer = vec![0u8; BUFFER];
+    }
+    let mut copied = 0u64;
+    while copied < len {
+        let want = (len - copied).min(buffer.len() as u64) as usize;
+        let n = match rustix::io::read(source, &mut buffer[..want]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(CopyError::Source(e.into())),
+        };
+        let mut written = 0;
+        while written < n {
+            match rustix::io::write(target, &buffer[written..n]) {
+                Ok(0) => return Err(CopyError::Destination(io::ErrorKind::WriteZero.into())),
+                Ok(m) => written += m,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(CopyError::Destination(e.into())),
+            }
+        }
+        copied += n as u64;
+    }
+    Ok(copied)
+}
+
+/// An open directory, never through a symlink.
+fn open_directory(parent: BorrowedFd<'_>, name: &OsStr) -> io::Result<Dir> {
+    let fd = rustix::fs::openat(
+        parent,
+        name,
+        OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
+        Mode::empty(),
+    )?;
+    Ok(Dir::Real(Arc::new(fd)))
+}
+
+fn kind_of(t: FileType) -> Kind {
+    match t {
+        FileType::Directory => Kind::Dir,
+        FileType::RegularFile => Kind::File,
+        FileType::Symlink => Kind::Symlink,
+        _ => Kind::Special,
+    }
+}
+
+fn stat_of(st: &rustix::fs::Stat) -> Stat {
+    Stat {
+        kind: kind_of(FileType::from_raw_mode(st.st_mode)),
+        size: st.st_size as u64,
+        mode: st.st_mode & 0o7777,
+        accessed: (st.st_atime, st.st_atime_nsec as u32),
+        modified: (st.st_mtime, st.st_mtime_nsec as u32),
+    }
+}
+
+fn timestamps(meta: &Stat) -> Timestamps {
+    let spec = |(tv_sec, tv_nsec): (i64, u32)| Timespec {
+        tv_sec,
+        tv_nsec: tv_nsec.into(),
+    };
+    Timestamps {
+        last_access: spec(meta.accessed),
+        last_modification: spec(meta.modified),
+    }
+}
+
+impl TreeEngine for SystemTree {
+    fn kind(&self) -> EngineKind {
+        match self.batches {
+            Some(_) => EngineKind::Uring,
+            None => EngineKind::Sync,
+        }
+    }
+
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    fn open_root(&mut self, path: &Path) -> io::Result<Dir> {
+        let fd: OwnedFd = rustix::fs::open(
+            path,
+            OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::RDONLY,
+            Mode::empty(),
+        )?;
+        Ok(Dir::Real(Arc::new(fd)))
+    }
+
+    fn open_dir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
+        open_directory(parent.fd()?, name)
+    }
+
+    /// One `openat2` that refuses every symlink and any way out of `root` (Linux 5.6+); one
+    /// `openat` per component where the kernel or a sandbox refuses it.
+    fn open_path(&mut self, root: &Dir, rel: &Path) -> io::Result<Dir> {
+        if rel.as_os_str().is_empty() {
+            return Ok(root.clone());
+        }
+        let opened = rustix::fs::openat2(
+            root.fd()?,
+            rel,
+            OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH,
+        );
+        match opened {
+            Ok(fd) => Ok(Dir::Real(Arc::new(fd))),
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+                open_components(self, root, rel)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn mkdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
+        rustix::fs::mkdirat(parent.fd()?, name, Mode::from_raw_mode(0o700))?;
+        open_directory(parent.fd()?, name)
+    }
+
+    fn rmdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<()> {
+        Ok(rustix::fs::unlinkat(
+            parent.fd()?,
+            name,
+            AtFlags::REMOVEDIR,
+        )?)
+    }
+
+    fn list(&mut self, dir: &Dir) -> io::Result<Vec<Entry>> {
+        let fd = dir.fd()?;
+        let mut entries = Vec::new();
+        for entry in rustix::fs::Dir::read_from(fd)? {
+            let entry = entry?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let name = OsStr::from_bytes(name).to_os_string();
+            // Some filesystems leave the type out of the listing: ask, without following.
+            let kind = match entry.file_type() {
+                FileType::Unknown => match rustix::fs::statat(fd, &name, AtFlags::SYMLINK_NOFOLLOW)
+                {
+                    Ok(st) => kind_of(FileType::from_raw_mode(st.st_mode)),
+                    Err(rustix::io::Errno::NOENT) => continue,
+                    Err(e) => return Err(e.into()),
+                },
+                t => kind_of(t),
+            };
+            entries.push(Entry { name, kind });
+        }
+        Ok(entries)
+    }
+
+    fn read_link(&mut self, dir: &Dir, name: &OsStr) -> io::Result<OsString> {
+        let target = rustix::fs::readlinkat(dir.fd()?, name, Vec::new())?;
+        Ok(OsStr::from_bytes(target.as_bytes()).to_os_string())
+    }
+
+    fn symlink(&mut self, dir: &Dir, name: &OsStr, target: &OsStr) -> io::Result<()> {
+        Ok(rustix::fs::symlinkat(target, dir.fd()?, name)?)
+    }
+
+    fn create(&mut self, dir: &Dir, name: &OsStr, mode: u32) -> io::Result<FileId> {
+        self.open_at(
+            dir,
+            name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL,
+            mode,
+        )
+    }
+
+    fn open(&mut self, dir: &Dir, name: &OsStr) -> io::Result<FileId> {
+        self.open_at(dir, name, OFlags::RDONLY, 0)
+    }
+
+    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
+        let st = rustix::fs::statat(dir.fd()?, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        Ok(stat_of(&st))
+    }
+
+    fn copy_in(
+        &mut self,
+        file: FileId,
+        source: BorrowedFd<'_>,
+        len: u64,
+    ) -> Result<u64, CopyError> {
+        if self.pipe.is_none() {
+            self.pipe = SplicePipe::new().ok();
+        }
+        let spliced = match &self.pipe {
+            Some(pipe) => {
+                let target = self.files.get(file).map_err(CopyError::Destination)?;
+                pipe.copy(source, target.as_fd(), len)
+            }
+            None => Err(SpliceError::Unsupported),
+        };
+        match spliced {
+            Ok(n) => Ok(n),
+            Err(SpliceError::Unsupported) => {
+                let target = self.files.get(file).map_err(CopyError::Destination)?;
+                copy_through(source, target.as_fd(), len, &mut self.buffer)
+            }
+            Err(SpliceError::Source(e)) => Err(CopyError::Source(e)),
+            Err(SpliceError::Destination(e)) => Err(CopyError::Destination(e)),
+        }
+    }
+
+    fn read(&mut self, file: FileId, buf: &mut [u8]) -> io::Result<usize> {
+        let fd = self.files.get(file)?;
+        loop {
+            match rustix::io::read(fd.as_fd(), &mut *buf) {
+                Err(rustix::io::Errno::INTR) => continue,
+                other => return Ok(other?),
+            }
+        }
+    }
+
+    fn set_meta(&mut self, file: FileId, meta: &Stat, mode: bool) -> io::Result<()> {
+        let fd = self.files.get(file)?.as_fd();
+        if mode {
+            rustix::fs::fchmod(fd, Mode::from_raw_mode(meta.mode))?;
+        }
+        Ok(rustix::fs::futimens(fd, &timestamps(meta))?)
+    }
+
+    fn set_dir_meta(&mut self, dir: &Dir, meta: &Stat, durable: bool) -> io::Result<()> {
+        let fd = dir.fd()?;
+        rustix::fs::fchmod(fd, Mode::from_raw_mode(meta.mode))?;
+        rustix::fs::futimens(fd, &timestamps(meta))?;
+        if durable {
+            rustix::fs::fsync(fd)?;
+        }
+        Ok(())
+    }
+
+    fn fsync(&mut self, file: FileId) -> io::Result<()> {
+        Ok(rustix::fs::fsync(self.files.get(file)?.as_fd())?)
+    }
+
+    fn close(&mut self, file: FileId) -> io::Result<()> {
+        self.files.close(file)
+    }
+
+    fn unlink(&mut self, dir: &Dir, name: &OsStr) -> io::Result<()> {
+        Ok(rustix::fs::unlinkat(dir.fd()?, name, AtFlags::empty())?)
+    }
+
+    fn rename(&mut self, dir: &Dir, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        let fd = dir.fd()?;
+        Ok(rustix::fs::renameat(fd, from, fd, to)?)
+    }
+
+    fn syncfs(&mut self, dir: &Dir) -> io::Result<()> {
+        platform::syncfs(dir.fd()?)
+    }
+
+    fn evict(&mut self, file: FileId) -> io::Result<Option<f64>> {
+        let len = platform::file_len(self.fd(file)?)?;
+        if len == 0 {
+            return Ok(None);
+        }
+        self.files.evict(file, len)
+    }
+
+    fn copy_batch(&mut self, batch: &Batch<'_>) -> Vec<Copied> {
+        match (&mut self.batches, batch.target.fd()) {
+            (Some(copier), Ok(target)) => copier.copy_batch(batch.source, target, batch),
+            _ => batch.files.iter().map(|_| Copied::Ordinary).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ways a copy moves data (splice, and the buffer where splice cannot go) give the bytes.
+    #[test]
+    fn splice_and_buffer_copies_move_every_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(dir.path().join("src"), &data).unwrap();
+        let mut engine = SystemTree::new();
+        let root = engine.open_root(dir.path()).unwrap();
+        for (name, spliced) in [("a", true), ("b", false)] {
+            let source = std::fs::File::open(dir.path().join("src")).unwrap();
+            let file = engine.create(&root, OsStr::new(name), 0o600).unwrap();
+            let len = data.len() as u64;
+            let copied = if spliced {
+                engine.copy_in(file, source.as_fd(), len)
+            } else {
+                let target = engine.files.get(file).unwrap().clone();
+                copy_through(source.as_fd(), target.as_fd(), len, &mut engine.buffer)
+            };
+            assert_eq!(copied.unwrap(), len);
+            engine.close(file).unwrap();
+            assert_eq!(
+                std::fs::read(dir.path().join(name)).unwrap(),
+                data,
+                "{name}"
+            );
+        }
+    }
+}

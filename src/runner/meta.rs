@@ -1,0 +1,158 @@
+//! The metadata test: create, stat, rename and delete rates on empty files in one directory, as
+//! backup catalogues and pruning make them; every operation through the run's tree engine.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::engine::tree::{Dir, TreeEngine};
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::platform;
+use crate::results::{FileSetInfo, Method, Unit};
+use crate::stats::{LatencyHistogram, ThroughputSeries};
+use crate::tree::{self, Outcome};
+use crate::workload::MetaOp;
+
+use super::sets::measured;
+use super::{Ctx, Measured};
+
+/// One timed repetition of a metadata variant on `count` empty files.
+pub(super) fn measure_meta(
+    ctx: &mut Ctx<'_>,
+    op: MetaOp,
+    count: usize,
+    rep: usize,
+) -> Result<Measured> {
+    let name = format!("meta-{rep}");
+    let dir = tree::make_dir(ctx.scratch.path(), &name, ctx.engines)?;
+    let mut engine = ctx.engines.build_tree(false);
+    let outcome = engine
+        .open_root(&dir)
+        .map_err(|e| Error::io(format!("opening {}", dir.display()), e))
+        .and_then(|handle| meta_ops(ctx, engine.as_mut(), (&handle, &dir), op, count));
+    tree::remove_all(ctx.scratch.path(), &name, ctx.engines);
+    let timed = outcome?;
+    let info = FileSetInfo {
+        name: format!("{count} empty files"),
+        files: count as u64,
+        bytes: 0,
+        dirs: 1,
+        source_path: String::new(),
+        generated: true,
+        source_cached: None,
+    };
+    let outcome = Outcome {
+        files: count as u64,
+        bytes: 0,
+        dirs: 1,
+        symlinks: 0,
+        special: Default::default(),
+        unreadable: Default::default(),
+        mismatches: Default::default(),
+        latency: timed.latency,
+        series: timed.series,
+        elapsed: timed.elapsed,
+        cpu: timed.cpu,
+        engine: engine.kind(),
+    };
+    Ok(measured(
+        outcome,
+        Unit::OpsPerSecond,
+        timed.method,
+        info,
+        timed.warnings,
+    ))
+}
+
+/// What the timed loop measured.
+struct MetaTimes {
+    elapsed: Duration,
+    cpu: Duration,
+    latency: LatencyHistogram,
+    series: ThroughputSeries,
+    method: Method,
+    warnings: Vec<String>,
+}
+
+fn meta_ops(
+    ctx: &Ctx<'_>,
+    engine: &mut dyn TreeEngine,
+    (dir, path): (&Dir, &Path),
+    op: MetaOp,
+    count: usize,
+) -> Result<MetaTimes> {
+    let name = |i: usize| OsString::from(format!("m{i:07}"));
+    let renamed = |i: usize| OsString::from(format!("r{i:07}"));
+    let io = |what: &str, name: &OsString, e: std::io::Error| {
+        Error::io(format!("{what} {}", path.join(name).display()), e)
+    };
+    let create = |engine: &mut dyn TreeEngine, i: usize| {
+        engine
+            .create(dir, &name(i), 0o666)
+            .and_then(|file| engine.close(file))
+            .map_err(|e| io("creating", &name(i), e))
+    };
+    let flush = |engine: &mut dyn TreeEngine| {
+        engine
+            .syncfs(dir)
+            .map_err(|e| Error::io(format!("flushing {}", path.display()), e))
+    };
+    if op != MetaOp::Create {
+        for i in 0..count {
+            create(engine, i)?;
+        }
+        flush(engine)?;
+    }
+    let (mut method, mut warnings) = (ctx.access.method(Method::Syncfs), Vec::new());
+    if op == MetaOp::Stat && ctx.access.real_io {
+        // Inodes just created sit in the inode cache; only dropping it makes stat go to the
+        // filesystem (network filesystems revalidate anyway).
+        if ctx.access.allow_drop_caches && platform::drop_inode_caches().is_ok() {
+            method = Method::DropCaches;
+        } else {
+            method = Method::PageCache;
+            warnings.push(
+                "stat figures come from the kernel's inode cache (run as root to drop it)".into(),
+            );
+        }
+    }
+    let mut latency = LatencyHistogram::default();
+    let mut series = ThroughputSeries::new(ctx.series_interval);
+    let cpu_start = platform::process_cpu_time();
+    let start = engine.now();
+    for i in 0..count {
+        if i % 256 == 0 {
+            interrupt::check()?;
+        }
+        let began = engine.now();
+        match op {
+            MetaOp::Create => create(engine, i)?,
+            MetaOp::Stat => {
+                let _inode = engine
+                    .stat(dir, &name(i))
+                    .map_err(|e| io("stat of", &name(i), e))?;
+            }
+            MetaOp::Rename => engine
+                .rename(dir, &name(i), &renamed(i))
+                .map_err(|e| io("renaming", &name(i), e))?,
+            MetaOp::Delete => engine
+                .unlink(dir, &name(i))
+                .map_err(|e| io("deleting", &name(i), e))?,
+        }
+        let now = engine.now();
+        latency.record(now - began);
+        series.record(now - start, 0);
+    }
+    if op != MetaOp::Stat {
+        flush(engine)?;
+    }
+    Ok(MetaTimes {
+        elapsed: engine.now() - start,
+        cpu: platform::process_cpu_time().saturating_sub(cpu_start),
+        latency,
+        series,
+        method,
+        warnings,
+    })
+}

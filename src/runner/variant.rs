@@ -1,0 +1,184 @@
+//! One variant of a test: its repetitions, their measurement by the test's own module, and the
+//! result they make together.
+
+use crate::error::Result;
+use crate::interrupt;
+use crate::results::{TestResult, TestResultParts, Unit};
+use crate::stats::LatencyHistogram;
+use crate::workload::{Direction, FileOp, Variant, Workload};
+
+use super::{Ctx, Measured, Progress, RunPlan};
+use super::{block, files, meta, sets, sustained, throttled};
+
+/// All repetitions of one variant, and a data-integrity failure if its data did not survive. A
+/// repetition that fails ends the variant with that error.
+pub(super) fn run_variant(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    variant: &Variant,
+    progress: &mut dyn Progress,
+) -> Result<(Option<TestResult>, Option<String>)> {
+    let mut repetitions = Vec::with_capacity(plan.runs);
+    let mut latency = LatencyHistogram::default();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut method = None;
+    let mut engine = None;
+    let mut file_set = None;
+    let mut integrity = None;
+    let mut details = None;
+    let runs = if variant.test.single_run() {
+        1
+    } else {
+        plan.runs
+    };
+    let (block_size, queue_depth, op_kind, unit, threads) = shape(variant);
+
+    let read_files = match &variant.workload {
+        Workload::WholeFiles {
+            direction: Direction::Read,
+            sizes,
+            block,
+        } => Some((*sizes, *block)),
+        _ => None,
+    };
+    let mut restore = None;
+    let outcome = (|| -> Result<()> {
+        if let Some((sizes, block)) = read_files {
+            files::prepare_read_files(ctx, sizes, block)?;
+        }
+        if let Workload::FileSet {
+            op: FileOp::Restore,
+            set,
+            ..
+        } = &variant.workload
+        {
+            restore = Some(sets::prepare_restore(ctx, plan, *set, progress)?);
+        }
+        for rep in 0..runs {
+            interrupt::check()?;
+            progress.step(&format!(
+                "{} {} ({}/{})",
+                variant.test,
+                variant.name,
+                rep + 1,
+                runs
+            ));
+            let measured = measure(ctx, plan, variant, rep, restore.as_ref(), progress)?;
+            latency += &measured.latency;
+            method = Some(measured.method);
+            engine = Some(measured.engine);
+            file_set = measured.file_set;
+            details = measured.details;
+            if integrity.is_none() {
+                integrity = measured.integrity_error;
+            }
+            for w in measured.warnings {
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+            }
+            repetitions.push(measured.repetition);
+        }
+        Ok(())
+    })();
+    if let Some((sizes, _)) = read_files {
+        for index in 0..sizes.len() {
+            ctx.remove_file(&files::read_file_name(index));
+        }
+    }
+    if restore.is_some() {
+        crate::tree::remove_all(ctx.scratch.path(), sets::RESTORE_DIR, ctx.engines);
+    }
+    outcome?;
+    let (Some(method), Some(engine)) = (method, engine) else {
+        return Ok((None, integrity));
+    };
+    let mut result = TestResult::from_parts(TestResultParts {
+        test: variant.test,
+        variant: variant.name.to_string(),
+        unit,
+        threads,
+        file_set,
+        method,
+        engine,
+        block_size,
+        queue_depth,
+        op_kind,
+        repetitions,
+        latency,
+        warnings,
+    });
+    if let Some(result) = &mut result {
+        result.details = details;
+    }
+    Ok((result, integrity))
+}
+
+/// Block size, queue depth, what an op is, the unit and the threads, for the report.
+fn shape(variant: &Variant) -> (u64, usize, &'static str, Unit, usize) {
+    let mb = Unit::MegabytesPerSecond;
+    match &variant.workload {
+        Workload::Block { block, depth, .. } => (*block as u64, *depth, "io", mb, 1),
+        Workload::WholeFiles { block, .. } => (*block as u64, files::WHOLE_FILE_DEPTH, "io", mb, 1),
+        Workload::ManyFiles { count, size } => {
+            (*size, files::MANY_FILES_DEPTH.min(*count), "file", mb, 1)
+        }
+        Workload::FileSet { op, threads, .. } => {
+            let unit = if *op == FileOp::Delete {
+                Unit::FilesPerSecond
+            } else {
+                mb
+            };
+            (0, *threads, "file", unit, *threads)
+        }
+        Workload::Meta { .. } => (0, 1, "op", Unit::OpsPerSecond, 1),
+        Workload::Sustained { block, depth } => (*block as u64, *depth, "io", mb, 1),
+        Workload::Throttled { block } => (*block as u64, 1, "io", mb, 1),
+    }
+}
+
+fn measure(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    variant: &Variant,
+    rep: usize,
+    restore: Option<&sets::RestoreCopy>,
+    progress: &mut dyn Progress,
+) -> Result<Measured> {
+    match &variant.workload {
+        Workload::Block {
+            direction,
+            pattern,
+            block,
+            depth,
+        } => block::measure(
+            ctx,
+            &block::BlockJob {
+                direction: *direction,
+                pattern: *pattern,
+                block: *block,
+                depth: *depth,
+                file_size: plan.file_size,
+                duration: plan.block_duration,
+            },
+            rep,
+        ),
+        Workload::WholeFiles {
+            direction,
+            sizes,
+            block,
+        } => files::measure_whole(ctx, *direction, sizes, *block, rep),
+        Workload::ManyFiles { count, size } => files::measure_many(ctx, *count, *size, rep),
+        Workload::FileSet { op, set, threads } => {
+            let job = sets::FileSetJob {
+                op: *op,
+                set: *set,
+                threads: *threads,
+            };
+            sets::measure_file_set(ctx, plan, job, rep, restore, progress)
+        }
+        Workload::Meta { op, count } => meta::measure_meta(ctx, *op, *count, rep),
+        Workload::Sustained { block, depth } => sustained::measure(ctx, plan, *block, *depth),
+        Workload::Throttled { block } => throttled::measure(ctx, plan, *block),
+    }
+}

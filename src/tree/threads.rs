@@ -1,0 +1,197 @@
+//! A task on real threads: one walker thread streams batches of files (all from one directory)
+//! into a bounded channel, N workers take them, each with engines of its own; the clock is the
+//! wall clock.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::engine::tree::{Batch, BatchFile, Copied, MAX_BATCH};
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::platform;
+
+use super::file::{self, Done, Engines};
+use super::walk::Place;
+use super::walker::Walker;
+use super::{Job, Live, Ran, Task, WorkerResult};
+
+/// Batches waiting for a worker, at most.
+const QUEUE: usize = 64;
+
+/// Runs `task` with `threads` workers; returns what they did and the time from the start of the
+/// walk to the end of the final flush.
+pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Duration)> {
+    let (task, series_interval) = (job.task, job.series_interval);
+    let start = Instant::now();
+    let mut walker = Walker::new(task, job.root, job.engines)?;
+    let live = Live::default();
+    let stop = AtomicBool::new(false);
+    let fatal: Mutex<Option<Error>> = Mutex::new(None);
+    let fail = |e: Error| {
+        stop.store(true, Ordering::SeqCst);
+        let mut slot = fatal.lock().expect("fatal lock");
+        slot.get_or_insert(e);
+    };
+    let (sender, receiver) = crossbeam_channel::bounded::<Vec<Place>>(QUEUE);
+    let mut engine = None;
+
+    let workers = std::thread::scope(|scope| {
+        let walking = scope.spawn(|| {
+            let mut batch: Vec<Place> = Vec::with_capacity(MAX_BATCH);
+            while !stop.load(Ordering::Relaxed) {
+                let place = match walker.next_file(task) {
+                    Ok(Some(place)) => place,
+                    Ok(None) => break,
+                    Err(e) => {
+                        fail(e);
+                        break;
+                    }
+                };
+                // A batch holds files of one directory, so threads mostly work in different
+                // directories instead of queueing on one directory's lock.
+                let other_dir = batch
+                    .last()
+                    .is_some_and(|last| last.rel.parent() != place.rel.parent());
+                if (other_dir || batch.len() == MAX_BATCH)
+                    && sender.send(std::mem::take(&mut batch)).is_err()
+                {
+                    break;
+                }
+                batch.push(place);
+            }
+            if !batch.is_empty() {
+                let _ = sender.send(batch);
+            }
+            drop(sender);
+        });
+        let handles: Vec<_> = (0..job.threads)
+            .map(|_| {
+                let receiver = receiver.clone();
+                let mut engines = job.worker_engines();
+                let (live, stop, fail) = (&live, &stop, &fail);
+                scope.spawn(move || {
+                    let kind = engines.tree.kind();
+                    let result = worker(
+                        task,
+                        &mut engines,
+                        &receiver,
+                        start,
+                        series_interval,
+                        live,
+                        stop,
+                        fail,
+                    );
+                    (result, kind)
+                })
+            })
+            .collect();
+        drop(receiver);
+        while !(walking.is_finished() && handles.iter().all(|h| h.is_finished())) {
+            std::thread::sleep(Duration::from_millis(50));
+            tick(&live);
+            if let Err(e) = interrupt::check() {
+                fail(e);
+            }
+        }
+        walking.join().expect("walker thread");
+        handles
+            .into_iter()
+            .map(|h| {
+                let (result, kind) = h.join().expect("worker thread");
+                engine = Some(kind);
+                result
+            })
+            .collect::<Vec<WorkerResult>>()
+    });
+    let mut fatal = fatal.into_inner().expect("fatal lock");
+    if fatal.is_none()
+        && let Err(e) = walker.finish(task)
+    {
+        fatal = Some(e);
+    }
+    let ran = Ran {
+        walked: walker.walked,
+        workers,
+        fatal,
+        engine: engine.unwrap_or(crate::engine::EngineKind::Sync),
+    };
+    Ok((ran, start.elapsed()))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn worker(
+    task: &Task,
+    engines: &mut Engines,
+    queue: &crossbeam_channel::Receiver<Vec<Place>>,
+    start: Instant,
+    series_interval: Duration,
+    live: &Live,
+    stop: &AtomicBool,
+    fail: &(dyn Fn(Error) + Sync),
+) -> WorkerResult {
+    let mut result = WorkerResult::new(series_interval);
+    'batches: for batch in queue.iter() {
+        // Small files of a copy go through the engine's batches where it has them; the latency
+        // of each is its batch's. None: the file takes the ordinary path below.
+        let batched = copy_batch(task, engines, &batch);
+        for (place, pre) in batch.iter().zip(batched) {
+            if stop.load(Ordering::Relaxed) {
+                break 'batches;
+            }
+            let (done, latency) = match pre {
+                Some(pre) => pre,
+                None => {
+                    let began = Instant::now();
+                    let done = file::handle(task, engines, place);
+                    (done, began.elapsed())
+                }
+            };
+            if let Err(e) = result.record(&place.rel, done, latency, start.elapsed(), live) {
+                fail(e);
+                break 'batches;
+            }
+        }
+    }
+    result
+}
+
+type Pre = Option<(
+    std::result::Result<Done, crate::engine::tree::CopyError>,
+    Duration,
+)>;
+
+/// The batch copied in one go, where the engine can.
+fn copy_batch(task: &Task, engines: &mut Engines, batch: &[Place]) -> Vec<Pre> {
+    let ordinary = || batch.iter().map(|_| None).collect();
+    let (Task::Copy { durable_each, .. }, Some(first)) = (task, batch.first()) else {
+        return ordinary();
+    };
+    if batch.len() > MAX_BATCH {
+        return ordinary();
+    }
+    let (Ok(source), Some(target)) = (first.dir.fd(), first.twin.as_ref()) else {
+        return ordinary();
+    };
+    let files: Vec<BatchFile<'_>> = batch
+        .iter()
+        .map(|place| BatchFile { name: &place.name })
+        .collect();
+    let began = Instant::now();
+    let outcomes = engines.tree.copy_batch(&Batch {
+        source,
+        target,
+        files: &files,
+        durable: *durable_each,
+        umask: platform::umask(),
+    });
+    let took = began.elapsed();
+    outcomes
+        .into_iter()
+        .map(|copied| match copied {
+            Copied::Done(n) => Some((Ok(Done::Bytes(n)), took)),
+            Copied::Ordinary => None,
+            Copied::Failed(e) => Some((Err(e), took)),
+        })
+        .collect()
+}
