@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
-use crate::runner::{RunPlan, SetPlan};
 use crate::units::{ByteSize, format_bytes};
-use crate::workload::{self, Profile, ProfileName, SetKind, SetName, SuiteOptions, TestSelector};
+use crate::workload::{
+    self, Profile, ProfileName, SetKind, SetName, SuiteOptions, TestSelector, Variant,
+};
 
 /// The smallest block-test file: one 1 MiB block is the unit of the sequential tests.
 pub const MIN_FILE_SIZE: u64 = 1 << 20;
@@ -17,6 +18,50 @@ pub const MAX_RUNS: usize = 1000;
 pub const MAX_DURATION_S: f64 = 3600.0;
 pub const MAX_THREADS: usize = 64;
 pub const MAX_SUSTAINED_S: f64 = 86400.0;
+
+/// Everything a run needs, validated (from [`RunOptions::plan`]); the runner reads it.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub destination: PathBuf,
+    pub profile: Profile,
+    pub variants: Vec<Variant>,
+    pub runs: usize,
+    /// Size of the block tests' file (a multiple of 1 MiB).
+    pub file_size: u64,
+    pub block_duration: Duration,
+    pub engine: EngineChoice,
+    pub engine_name: String,
+    /// Never use O_DIRECT (for checking the fallback path on filesystems that accept it).
+    pub force_buffered: bool,
+    /// May drop the machine's page cache (root only) when per-file eviction fails.
+    pub allow_drop_caches: bool,
+    /// Refuse to start when the destination reports less free space than the run needs.
+    pub check_space: bool,
+    /// The file sets of the file-level tests.
+    pub file_sets: Vec<SetPlan>,
+    /// The user's folder to use as the file set (read-only).
+    pub source: Option<PathBuf>,
+    /// Where generated file sets are made.
+    pub source_dir: PathBuf,
+    /// Verify restored files against the source.
+    pub verify: bool,
+    pub seed: u64,
+    pub label: Option<String>,
+    /// The longest the sustained test writes (`--time`, else the profile's).
+    pub sustained_time: Duration,
+    /// The most the sustained test writes (`--size` when given, else the profile's); never more
+    /// than the free space leaves.
+    pub sustained_size: u64,
+}
+
+/// A file set to use, as planned from the profile and the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetPlan {
+    pub name: SetName,
+    pub total_bytes: u64,
+    pub max_files: u64,
+    pub size_cap: u64,
+}
 
 /// What a caller asks of a run: every field a choice, `None` or empty for the profile's default.
 /// Error messages name the command-line flag of each field, its most common source.

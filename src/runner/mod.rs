@@ -16,10 +16,9 @@ mod variant;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub use crate::settings::{RunPlan, SetPlan};
 pub use access::Access;
-pub use plan::RunPlan;
 pub use progress::{NoProgress, Progress};
-pub use sets::SetPlan;
 
 use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
 use crate::error::{Error, Result};
@@ -32,7 +31,7 @@ use crate::results::{
 use crate::scratch::{self, Scratch};
 use crate::stats::LatencyHistogram;
 use crate::units;
-use crate::workload::{DataStamper, TestId, Variant, Workload};
+use crate::workload::{DataStamper, Variant, Workload};
 use variant::run_variant;
 
 /// What one repetition measured.
@@ -247,9 +246,8 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
     })
 }
 
-/// Whether an engine with these capabilities can run the variant: sustained and throttled measure
-/// a real device (its cache cliff, its I/O scheduler), which an engine without real I/O has not;
-/// every other test runs on any engine (the file-set tests on the null engine's virtual tree).
+/// Whether an engine with these capabilities can run the variant (the file-set tests run on the
+/// null engine's virtual tree; see `TestId::needs_real_device`).
 fn can_run(capabilities: Capabilities, variant: &Variant) -> bool {
-    capabilities.real_io || !matches!(variant.test, TestId::Sustained | TestId::Throttled)
+    capabilities.real_io || !variant.test.needs_real_device()
 }

@@ -1,51 +1,13 @@
-//! What a run is asked to do: the validated plan, and what it needs of the destination.
+//! What a validated plan (`settings::RunPlan`) needs of the destination, in the runner's terms:
+//! its peak space, its progress steps.
 
-use std::path::PathBuf;
-use std::time::Duration;
-
-use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
 use crate::platform;
+use crate::settings::RunPlan;
 use crate::units;
-use crate::workload::{Direction, Profile, Variant, Workload};
+use crate::workload::{Direction, Workload};
 
-use super::sets::SetPlan;
 use super::throttled;
-
-/// Everything a run needs, validated (see `settings`).
-#[derive(Debug, Clone)]
-pub struct RunPlan {
-    pub destination: PathBuf,
-    pub profile: Profile,
-    pub variants: Vec<Variant>,
-    pub runs: usize,
-    /// Size of the block tests' file (a multiple of 1 MiB).
-    pub file_size: u64,
-    pub block_duration: Duration,
-    pub engine: EngineChoice,
-    pub engine_name: String,
-    /// Never use O_DIRECT (for checking the fallback path on filesystems that accept it).
-    pub force_buffered: bool,
-    /// May drop the machine's page cache (root only) when per-file eviction fails.
-    pub allow_drop_caches: bool,
-    /// Refuse to start when the destination reports less free space than the run needs.
-    pub check_space: bool,
-    /// The file sets of the file-level tests.
-    pub file_sets: Vec<SetPlan>,
-    /// The user's folder to use as the file set (read-only).
-    pub source: Option<PathBuf>,
-    /// Where generated file sets are made.
-    pub source_dir: PathBuf,
-    /// Verify restored files against the source.
-    pub verify: bool,
-    pub seed: u64,
-    pub label: Option<String>,
-    /// The longest the sustained test writes (`--time`, else the profile's).
-    pub sustained_time: Duration,
-    /// The most the sustained test writes (`--size` when given, else the profile's); never more
-    /// than the free space leaves.
-    pub sustained_size: u64,
-}
 
 impl RunPlan {
     pub(super) fn has_block_tests(&self) -> bool {

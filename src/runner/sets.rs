@@ -14,15 +14,6 @@ use crate::workload::{FileOp, SetName};
 use super::sources::PREP_THREADS;
 use super::{Ctx, Measured, Progress, RunPlan};
 
-/// A file set to use, as planned from the profile and the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SetPlan {
-    pub name: SetName,
-    pub total_bytes: u64,
-    pub max_files: u64,
-    pub size_cap: u64,
-}
-
 /// Residency above this after eviction means the eviction did not work.
 const RESIDENT_LIMIT: f64 = 0.01;
 

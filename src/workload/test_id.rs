@@ -58,10 +58,10 @@ impl TestId {
         )
     }
 
-    /// Tests the null engine cannot run: they work on real files or need real devices (time
-    /// series to the steady state, I/O priorities).
-    pub fn needs_real_io(self) -> bool {
-        self.is_file_level() || matches!(self, TestId::Sustained | TestId::Throttled)
+    /// Tests that measure a real device (its cache cliff over time, its I/O scheduler): an
+    /// engine without real I/O cannot run them. Every other test runs on any engine.
+    pub fn needs_real_device(self) -> bool {
+        matches!(self, TestId::Sustained | TestId::Throttled)
     }
 
     /// Tests measured once whatever `--runs` says: one long time series is the measurement.
