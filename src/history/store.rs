@@ -49,9 +49,7 @@ impl Store {
         let conn = Connection::open_with_flags(path, flags).map_err(fail)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
         // The first statement that reads the file: a damaged or foreign file fails here.
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))
-            .map_err(fail)?;
+        let mode = wal_mode(&conn).map_err(fail)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(HistoryError::database(
                 path,
@@ -320,5 +318,24 @@ impl Store {
                 |row| row.get(0),
             )
             .map_err(self.fail())
+    }
+}
+
+/// Switches to write-ahead logging and returns the journal mode now in force. Changing the
+/// journal mode needs the file to itself, and SQLite answers "busy" at once, without waiting
+/// through the busy timeout, when another connection is opening the same new file: so the switch
+/// is retried until that timeout.
+fn wal_mode(conn: &Connection) -> rusqlite::Result<String> {
+    let started = std::time::Instant::now();
+    loop {
+        match conn.query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0)) {
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
     }
 }
