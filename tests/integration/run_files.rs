@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use crate::support::{LoopExt4, destbench, entries, result, run_json};
+use crate::support::{LoopExt4, destbench, entries, result, run_on};
 
 fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
@@ -17,24 +17,14 @@ fn copy_restore_delete_and_meta_on_ext4() {
     let Some(fs) = LoopExt4::new(256) else { return };
     let mnt = fs.mount();
     let sources = tempfile::tempdir().unwrap();
-    let doc = run_json(&[
-        "run",
-        mnt.to_str().unwrap(),
-        "--json",
-        "--runs",
-        "2",
-        "--sets",
-        "small",
-        "--set-size",
-        "4MB",
-        "--threads",
-        "1,3",
-        "--source-dir",
-        sources.path().to_str().unwrap(),
-        "--tests",
-        "files-copy,files-restore,files-delete,meta",
-        "--verify",
-    ]);
+    let doc = run_on(
+        &mnt,
+        &format!(
+            "--runs 2 --sets small --set-size 4MB --threads 1,3 --source-dir {} --verify \
+             --tests files-copy,files-restore,files-delete,meta",
+            sources.path().display()
+        ),
+    );
     assert!(
         doc["failures"].as_array().unwrap().is_empty(),
         "{}",
@@ -233,19 +223,13 @@ fn memory_does_not_grow_with_the_file_count() {
     for files in [2_000, 20_000] {
         let source = tempfile::tempdir_in("/var/tmp").unwrap();
         tiny_tree(source.path(), files);
-        let doc = run_json(&[
-            "run",
-            dest.path().to_str().unwrap(),
-            "--json",
-            "--runs",
-            "1",
-            "--threads",
-            "4",
-            "--source",
-            source.path().to_str().unwrap(),
-            "--tests",
-            "files-copy:source-4t-cache-on",
-        ]);
+        let doc = run_on(
+            dest.path(),
+            &format!(
+                "--runs 1 --threads 4 --source {} --tests files-copy:source-4t-cache-on",
+                source.path().display()
+            ),
+        );
         assert_eq!(
             result(&doc, "files-copy", "source-4t-cache-on")["repetitions"][0]["ops"],
             files

@@ -5,7 +5,7 @@
 //! 10 µs per metadata operation, 100 µs per started MiB of data and 1 ms per fsync or syncfs,
 //! with each copy thread a lane of its own (engine/tree/null.rs, tree/lanes.rs).
 
-use crate::support::{entries, result, run_json};
+use crate::support::{entries, result, run_json, run_on, test_variants};
 
 const IO_S: f64 = 100e-6;
 const SYNC_S: f64 = 1e-3;
@@ -151,27 +151,14 @@ fn exact_figures_for_the_file_set_tests() {
     const DIRS: f64 = 3.0;
     let dir = tempfile::tempdir().unwrap();
     let sources = tempfile::tempdir().unwrap();
-    let doc = run_json(&[
-        "run",
-        dir.path().to_str().unwrap(),
-        "--engine",
-        "null",
-        "--json",
-        "--runs",
-        "2",
-        "--seed",
-        "7",
-        "--tests",
-        "files-copy,files-restore,files-delete,meta",
-        "--sets",
-        "small",
-        "--set-size",
-        "20MB",
-        "--threads",
-        "1,3",
-        "--source-dir",
-        sources.path().to_str().unwrap(),
-    ]);
+    let doc = run_on(
+        dir.path(),
+        &format!(
+            "--engine null --runs 2 --seed 7 --sets small --set-size 20MB --threads 1,3 \
+             --source-dir {} --tests files-copy,files-restore,files-delete,meta",
+            sources.path().display()
+        ),
+    );
     // Files per lane: all of them on one thread, the first lane's share on three.
     let per_lane = |threads: f64| (FILES / threads).ceil();
     let mb_s = |seconds: f64| BYTES / seconds / 1e6;
@@ -265,20 +252,8 @@ fn time_series_adds_up_to_the_bytes() {
 fn selected_tests_only() {
     let dir = tempfile::tempdir().unwrap();
     let doc = null_run(dir.path(), &["--tests", "tm-check,4k-read:RND4K-Q1T1"]);
-    let got: Vec<String> = doc["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            format!(
-                "{} {}",
-                r["test"].as_str().unwrap(),
-                r["variant"].as_str().unwrap()
-            )
-        })
-        .collect();
     assert_eq!(
-        got,
+        test_variants(&doc["results"]),
         ["4k-read RND4K-Q1T1", "tm-check 50MB", "tm-check 500x4KB"]
     );
 }

@@ -1,7 +1,7 @@
 //! destbench against the testbed's emulated destinations: a disk with a known true speed, and
 //! the read-only, unwritable and full destinations.
 
-use crate::support::{destbench, entries, num, result, run_on};
+use crate::support::{destbench, entries, num, result, run_on, test_variants};
 use crate::testbed::{Testbed, exclusive};
 
 /// On a disk held to 37 MB/s (a USB 2.0 disk), the sequential medians are within 5% of the true
@@ -159,23 +159,13 @@ fn filling_up_mid_run_fails_that_test_only() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let doc: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
-    let failures = doc["failures"].as_array().unwrap();
-    let failed: Vec<String> = failures
-        .iter()
-        .map(|f| {
-            format!(
-                "{} {}",
-                f["test"].as_str().unwrap(),
-                f["variant"].as_str().unwrap()
-            )
-        })
-        .collect();
+    let failures = &doc["failures"];
     assert_eq!(
-        failed,
+        test_variants(failures),
         ["seq-write SEQ1M-Q1T1", "tm-check 50MB"],
-        "{failures:?}"
+        "{failures}"
     );
-    for f in failures {
+    for f in failures.as_array().unwrap() {
         assert!(
             f["error"].as_str().unwrap().contains("destination full"),
             "{f}"

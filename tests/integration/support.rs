@@ -112,6 +112,21 @@ pub fn run_on(destination: &Path, flags: &str) -> serde_json::Value {
     run_json(&args)
 }
 
+/// "test variant" of each entry of a document's `results` or `failures` list.
+pub fn test_variants(list: &serde_json::Value) -> Vec<String> {
+    list.as_array()
+        .expect("a list of results")
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["test"].as_str().unwrap(),
+                r["variant"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 /// A JSON number, or a panic naming what it was instead.
 pub fn num(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
