@@ -2,9 +2,8 @@
 //! destinations of known speed, and a survey that survives what it cannot read.
 
 use std::path::Path;
-use std::process::Command;
 
-use crate::support::{self, num, result, run_json, run_on};
+use crate::support::{self, destbench_setpriv, num, result, run_json, run_on};
 use crate::testbed::{Testbed, exclusive};
 
 /// A tree shaped like a home folder: many small files in nested directories, sizes spread
@@ -109,6 +108,12 @@ fn estimate_matches_a_real_copy_over_a_slow_share() {
     estimate_against_a_real_copy("nas", &["--link", "100mbit"], 8, "nas 100 Mbit/s");
 }
 
+/// setpriv options that take away root's power to read any file.
+const NO_READ_ANYTHING: &[&str] = &[
+    "--bounding-set=-dac_override,-dac_read_search",
+    "--inh-caps=-all",
+];
+
 /// A directory the survey cannot list is counted and named, the rest is surveyed, and the
 /// files' contents are never needed. Run without the capabilities that let root read anything.
 #[test]
@@ -124,12 +129,7 @@ fn unreadable_directories_are_counted_not_fatal() {
     std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
     // A stored run is needed for an estimate without measuring; the survey is what is tested.
     let db = tempfile::tempdir().unwrap();
-    let out = Command::new("setpriv")
-        .args([
-            "--bounding-set=-dac_override,-dac_read_search",
-            "--inh-caps=-all",
-        ])
-        .arg(env!("CARGO_BIN_EXE_destbench"))
+    let out = destbench_setpriv(NO_READ_ANYTHING)
         .args([
             "estimate",
             tree.path().to_str().unwrap(),
@@ -145,12 +145,7 @@ fn unreadable_directories_are_counted_not_fatal() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no run 1"));
     let dest = tempfile::tempdir_in("/var/tmp").unwrap();
-    let out = Command::new("setpriv")
-        .args([
-            "--bounding-set=-dac_override,-dac_read_search",
-            "--inh-caps=-all",
-        ])
-        .arg(env!("CARGO_BIN_EXE_destbench"))
+    let out = destbench_setpriv(NO_READ_ANYTHING)
         .args(["estimate", tree.path().to_str().unwrap(), "--json", "--to"])
         .arg(dest.path())
         .env("NO_COLOR", "1")

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::destbench;
+use crate::support::{destbench, exits};
 
 /// A temporary destination and history database.
 pub struct Fixture {
@@ -53,9 +53,8 @@ impl Fixture {
         } else {
             &["--duration", "0.5"]
         };
-        let out = self
-            .cmd()
-            .args(["run", self.dest().to_str().unwrap(), "--engine", "null"])
+        let mut cmd = self.cmd();
+        cmd.args(["run", self.dest().to_str().unwrap(), "--engine", "null"])
             .args(["--runs", "2", "--size", "16MiB", "--seed", "1"])
             .args(duration)
             .args(if extra.contains(&"--tests") {
@@ -63,25 +62,13 @@ impl Fixture {
             } else {
                 &["--tests", "seq-write,tm-check"][..]
             })
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+            .args(extra);
+        exits(&mut cmd, 0).0
     }
 
     /// Runs a history command that must succeed; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
-        let out = self.cmd().args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let (out, _) = exits(self.cmd().args(args), 0);
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -98,9 +85,7 @@ impl Fixture {
 
 /// Fails a command and returns its one-line stderr.
 fn fails(cmd: &mut Command, code: i32) -> String {
-    let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    let (_, stderr) = exits(cmd, code);
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
     assert!(
         stderr.starts_with("destbench: ") && !stderr.contains("panicked"),
@@ -394,13 +379,9 @@ fn a_database_that_cannot_be_created_fails_the_run_after_its_report() {
     let file = f.dir.path().join("a-file");
     std::fs::write(&file, "").unwrap();
     let db = file.join("history.sqlite");
-    let out = f
-        .null_json_run("--runs 1 --duration 0.1 --size 4MiB --tests seq-write")
-        .args(["--db", db.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let mut out = f.null_json_run("--runs 1 --duration 0.1 --size 4MiB --tests seq-write");
+    out.args(["--db", db.to_str().unwrap()]);
+    let (out, stderr) = exits(&mut out, 1);
     assert!(
         stderr.contains(&format!(
             "history database {}: cannot create its directory",

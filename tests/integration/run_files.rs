@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use crate::support::{LoopExt4, destbench, entries, result, run_on};
+use crate::support::{LoopExt4, destbench, destbench_setpriv, entries, exits, result, run_on};
 
 fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
@@ -116,31 +116,16 @@ fn user_source_is_read_only_and_its_odd_entries_are_listed() {
     .unwrap();
     let before: Vec<(String, u64)> = walk_listing(source.path());
     // As an ordinary user, so the 0600 file really is unreadable.
-    let output = std::process::Command::new("setpriv")
-        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_destbench"))
-        .args([
-            "run",
-            dest.path().to_str().unwrap(),
-            "--json",
-            "--runs",
-            "1",
-            "--threads",
-            "2",
-        ])
-        // nobody has no writable home for the history database.
-        .arg("--no-history")
-        .args([
-            "--source",
-            source.path().to_str().unwrap(),
-            "--tests",
-            "files-copy,files-restore",
-        ])
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let mut run = destbench_setpriv(&["--reuid", "65534", "--regid", "65534", "--clear-groups"]);
+    run.arg("run")
+        .arg(dest.path())
+        .arg("--source")
+        .arg(source.path());
+    // nobody has no writable home for the history database.
+    run.args(
+        "--json --no-history --runs 1 --threads 2 --tests files-copy,files-restore".split(' '),
+    );
+    let (output, _) = exits(&mut run, 0);
     let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let copy = result(&doc, "files-copy", "source-2t-cache-on");
     assert_eq!(copy["file_set"]["generated"], false);
@@ -194,19 +179,10 @@ fn walk_listing(root: &Path) -> Vec<(String, u64)> {
 #[test]
 fn missing_source_is_one_line() {
     let dest = tempfile::tempdir().unwrap();
-    let output = destbench()
-        .args([
-            "run",
-            dest.path().to_str().unwrap(),
-            "--source",
-            "/no/such/folder",
-            "--tests",
-            "files-copy",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let mut run = destbench();
+    run.arg("run").arg(dest.path());
+    run.args(["--source", "/no/such/folder", "--tests", "files-copy"]);
+    let (_, stderr) = exits(&mut run, 1);
     assert!(
         stderr.contains("/no/such/folder: (--source) does not exist"),
         "{stderr}"

@@ -3,13 +3,11 @@
 
 use std::path::Path;
 
-use crate::support::{destbench, entries};
+use crate::support::{destbench, entries, exits};
 
 /// Runs destbench and checks the one-line error and the exit code; returns stderr.
 fn fails(args: &[&str], code: i32, needle: &str) -> String {
-    let output = destbench().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(code), "{args:?}: {stderr}");
+    let (output, stderr) = exits(destbench().args(args), code);
     assert!(
         stderr.contains(needle),
         "{args:?}: expected '{needle}' in: {stderr}"
@@ -94,8 +92,8 @@ fn symlinked_scratch_name_cannot_redirect_writes() {
     let outside = tempfile::tempdir().unwrap();
     let link = dir.path().join(".destbench-0000000000000000");
     std::os::unix::fs::symlink(outside.path(), &link).unwrap();
-    let output = destbench()
-        .args([
+    exits(
+        destbench().args([
             "run",
             path(dir.path()),
             "--engine",
@@ -104,13 +102,8 @@ fn symlinked_scratch_name_cannot_redirect_writes() {
             "quick",
             "--tests",
             "tm-check",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ]),
+        0,
     );
     assert!(link.is_symlink(), "the user's symlink is untouched");
     assert!(

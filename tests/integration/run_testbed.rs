@@ -1,7 +1,7 @@
 //! destbench against the testbed's emulated destinations: a disk with a known true speed, and
 //! the read-only, unwritable and full destinations.
 
-use crate::support::{destbench, entries, num, result, run_on, test_variants};
+use crate::support::{destbench, entries, exits, num, result, run_on, test_variants};
 use crate::testbed::{Testbed, exclusive};
 
 /// On a disk held to 37 MB/s (a USB 2.0 disk), the sequential medians are within 5% of the true
@@ -139,25 +139,12 @@ fn filling_up_mid_run_fails_that_test_only() {
     };
     // The 500 small files fit in the 8 MB filesystem; the 16 MiB block-test file and the 50 MB
     // file do not. --no-space-check lets the run start as if the filesystem had misreported.
-    let output = destbench()
-        .args([
-            "run",
-            tb.mount().to_str().unwrap(),
-            "--json",
-            "--runs",
-            "1",
-            "--no-space-check",
-        ])
-        .args([
-            "--tests",
-            "seq-write:SEQ1M-Q1T1,tm-check",
-            "--size",
-            "16MiB",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let mut run = destbench();
+    run.arg("run").arg(tb.mount()).arg("--json");
+    run.args(
+        "--runs 1 --no-space-check --tests seq-write:SEQ1M-Q1T1,tm-check --size 16MiB".split(' '),
+    );
+    let (output, _) = exits(&mut run, 1);
     let doc: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
     let failures = &doc["failures"];
     assert_eq!(

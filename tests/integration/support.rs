@@ -2,7 +2,7 @@
 //! need root, a kernel feature or a Debian package.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// The environment variable that turns every requirement skip into a failure. `.ci/run` sets it,
 /// so CI cannot pass by skipping.
@@ -85,6 +85,23 @@ pub fn entries(dir: &Path) -> Vec<String> {
         .unwrap_or_default();
     names.sort();
     names
+}
+
+/// destbench run through `setpriv` with these options (another user, fewer capabilities).
+pub fn destbench_setpriv(options: &[&str]) -> Command {
+    let mut cmd = Command::new("setpriv");
+    cmd.args(options)
+        .arg(env!("CARGO_BIN_EXE_destbench"))
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+/// Runs `cmd` and checks its exit code (stderr in the message); its output and stderr.
+pub fn exits(cmd: &mut Command, code: i32) -> (Output, String) {
+    let output = cmd.output().expect("run destbench");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(code), "{cmd:?}: {stderr}");
+    (output, stderr)
 }
 
 /// Runs destbench with `args` and parses its stdout as the `--json` document.
