@@ -259,19 +259,33 @@ impl SplicePipe {
                 }
                 Err(e) => return Err(SpliceError::Source(e.into())),
             };
-            let mut drained = 0;
-            while drained < n {
-                match splice(&self.read, None, dst, None, n - drained, SpliceFlags::MOVE) {
-                    Ok(0) => return Err(SpliceError::Destination(io::ErrorKind::WriteZero.into())),
-                    Ok(m) => drained += m,
-                    Err(rustix::io::Errno::INTR) => continue,
-                    Err(e) => return Err(SpliceError::Destination(e.into())),
-                }
-            }
+            move_all(n, |drained| {
+                splice(&self.read, None, dst, None, n - drained, SpliceFlags::MOVE)
+            })
+            .map_err(SpliceError::Destination)?;
             moved += n as u64;
         }
         Ok(moved)
     }
+}
+
+/// Repeats `step(done)` until `total` bytes have moved, `step` returning how many it moved
+/// this time: an interrupted call is retried, a call that moves nothing is `WriteZero` (a
+/// destination that takes no more), any other error ends it.
+pub fn move_all(
+    total: usize,
+    mut step: impl FnMut(usize) -> rustix::io::Result<usize>,
+) -> io::Result<()> {
+    let mut done = 0;
+    while done < total {
+        match step(done) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(m) => done += m,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
 }
 
 /// Puts the calling thread in the idle I/O class (`ioprio_set(IOPRIO_WHO_PROCESS, 0,

@@ -97,15 +97,8 @@ fn copy_through(
             Err(rustix::io::Errno::INTR) => continue,
             Err(e) => return Err(CopyError::Source(e.into())),
         };
-        let mut written = 0;
-        while written < n {
-            match rustix::io::write(target, &buffer[written..n]) {
-                Ok(0) => return Err(CopyError::Destination(io::ErrorKind::WriteZero.into())),
-                Ok(m) => written += m,
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(e) => return Err(CopyError::Destination(e.into())),
-            }
-        }
+        platform::move_all(n, |written| rustix::io::write(target, &buffer[written..n]))
+            .map_err(CopyError::Destination)?;
         copied += n as u64;
     }
     Ok(copied)
