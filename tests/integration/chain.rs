@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::support::{destbench, run_json};
-use crate::testbed::{Testbed, exclusive};
+use crate::testbed::Testbed;
 
 fn info_json(path: &str, extra: &[&str]) -> Value {
     let mut args = vec!["info", path, "--json"];
@@ -150,8 +150,7 @@ fn nas_run(tb: &Testbed, extra: &[&str]) -> Value {
 /// named as the bottleneck, labelled as declared.
 #[test]
 fn nas_verdict_names_the_network_only_when_its_speed_is_known() {
-    let _alone = exclusive();
-    let Some(tb) = Testbed::up("nas", &["--link", "100mbit"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("nas", &["--link", "100mbit"]) else {
         return;
     };
     let doc = nas_run(&tb, &[]);

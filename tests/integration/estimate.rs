@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::support::{self, destbench_setpriv, num, result, run_json, run_on};
-use crate::testbed::{Testbed, exclusive};
+use crate::testbed::Testbed;
 
 /// A tree shaped like a home folder: many small files in nested directories, sizes spread
 /// log-uniformly from 100 B to 1 MB, and a few large files holding much of the bytes.
@@ -82,8 +82,7 @@ fn check(label: &str, estimate: &serde_json::Value, real: f64) {
 /// Brings up a testbed destination, estimates a realistic tree for it and copies the tree
 /// there for real: the two must agree (see `check`).
 fn estimate_against_a_real_copy(kind: &str, args: &[&str], seed: u64, what: &str) {
-    let _alone = exclusive();
-    let Some(tb) = Testbed::up(kind, args) else {
+    let Some((_alone, tb)) = Testbed::up_alone(kind, args) else {
         return;
     };
     let tree = tempfile::tempdir().unwrap();

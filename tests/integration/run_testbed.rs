@@ -2,14 +2,13 @@
 //! the read-only, unwritable and full destinations.
 
 use crate::support::{destbench, entries, exits, num, result, run_on, test_variants};
-use crate::testbed::{Testbed, exclusive};
+use crate::testbed::Testbed;
 
 /// On a disk held to 37 MB/s (a USB 2.0 disk), the sequential medians are within 5% of the true
 /// rate, and no figure at all is above it.
 #[test]
 fn sequential_figures_match_a_disk_of_known_speed() {
-    let _alone = exclusive();
-    let Some(tb) = Testbed::up("slow-disk", &["--rate", "37"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "37"]) else {
         return;
     };
     let rate = tb.ceiling_mb_s().expect("slow-disk has a known ceiling");
@@ -170,8 +169,7 @@ fn filling_up_mid_run_fails_that_test_only() {
 /// 7% of the rate.
 #[test]
 fn large_set_copy_matches_a_disk_of_known_speed() {
-    let _alone = exclusive();
-    let Some(tb) = Testbed::up("slow-disk", &["--rate", "40"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "40"]) else {
         return;
     };
     let rate = tb.ceiling_mb_s().expect("known ceiling");
@@ -195,8 +193,7 @@ fn large_set_copy_matches_a_disk_of_known_speed() {
 /// would allow for files of their size.
 #[test]
 fn nas_copy_rates_and_the_per_file_cost() {
-    let _alone = exclusive();
-    let Some(tb) = Testbed::up("nas", &["--link", "100mbit"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("nas", &["--link", "100mbit"]) else {
         return;
     };
     let ceiling: f64 = tb

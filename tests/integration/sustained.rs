@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::support::{num, result, run_on};
-use crate::testbed::{Testbed, exclusive};
+use crate::testbed::Testbed;
 
 /// The size of the sustained test's file, wherever destbench's scratch directory is.
 fn written(mount: &Path) -> Option<u64> {
@@ -21,8 +21,8 @@ fn written(mount: &Path) -> Option<u64> {
 /// side of it.
 #[test]
 fn sustained_finds_the_cliff_where_the_rate_dropped() {
-    let _alone = exclusive();
-    let Some(tb) = Testbed::up("slow-disk", &["--rate", "150", "--size", "2G"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "150", "--size", "2G"])
+    else {
         return;
     };
     const CLIFF: u64 = 300_000_000;
@@ -94,8 +94,7 @@ fn throttled(tb: &Testbed) -> serde_json::Value {
 /// reports both cases' slowdowns.
 #[test]
 fn throttled_explains_a_scheduler_that_ignores_priorities_and_measures_one_that_does() {
-    let _alone = exclusive();
-    let Some(tb) = Testbed::up("slow-disk", &["--rate", "40"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "40"]) else {
         return;
     };
     let sched = loop_scheduler(&tb);

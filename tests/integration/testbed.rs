@@ -50,6 +50,13 @@ impl Testbed {
     /// Returns `None` after `support::skip` when not root or a needed program is missing (a
     /// failure under CI). Panics when the script itself fails: with root and the packages
     /// present, that is a real failure.
+    /// [`Testbed::up`] with the machine to this test alone (see [`exclusive`]): for tests that
+    /// time the destination. The testbed goes down before the exclusivity ends.
+    pub fn up_alone(kind: &str, args: &[&str]) -> Option<(Exclusive, Testbed)> {
+        let alone = exclusive();
+        Some((alone, Testbed::up(kind, args)?))
+    }
+
     pub fn up(kind: &str, args: &[&str]) -> Option<Testbed> {
         if !support::require_root_and(&programs(kind, args)) {
             return None;

@@ -121,9 +121,8 @@ fn assert_rates(what: &str, expected: f64, tolerance: f64, figures: &[(&str, f64
 /// O_DIRECT write, fsync'd buffered write and cold-cache read of 100 MiB (> 100 MB) each, all
 /// within 5% of the rate the disk was given.
 fn check_slow_disk_rate(rate: f64) {
-    let _alone = testbed::exclusive();
     let rate_arg = rate.to_string();
-    let Some(tb) = Testbed::up("slow-disk", &["--rate", &rate_arg]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", &rate_arg]) else {
         return;
     };
     assert_eq!(
@@ -174,8 +173,7 @@ fn slow_disk_holds_rate_37() {
 /// `set-rate` takes effect on a disk in use: the same kind of write runs at the new rate.
 #[test]
 fn slow_disk_rate_changes_while_mounted() {
-    let _alone = testbed::exclusive();
-    let Some(tb) = Testbed::up("slow-disk", &["--rate", "40"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "40"]) else {
         return;
     };
     // 80 MiB at 40 MB/s and 30 MiB at 10 MB/s: about 2 s and 3 s, long enough that the 0.1 s
@@ -260,8 +258,7 @@ fn slow_disk_filesystems() {
 /// least 10 ms each, and not much more (the rate is unlimited).
 #[test]
 fn slow_disk_latency() {
-    let _alone = testbed::exclusive();
-    let Some(tb) = Testbed::up("slow-disk", &["--latency", "10"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--latency", "10"]) else {
         return;
     };
     let file = tb.mount().join("f");
@@ -296,8 +293,7 @@ fn slow_disk_latency() {
 /// 8% of that.
 #[test]
 fn nas_link_100mbit() {
-    let _alone = testbed::exclusive();
-    let Some(tb) = Testbed::up("nas", &["--link", "100mbit"]) else {
+    let Some((_alone, tb)) = Testbed::up_alone("nas", &["--link", "100mbit"]) else {
         return;
     };
     let link_mb_s = 100e6 / 8.0 / MB;
