@@ -117,21 +117,21 @@ mod tests {
     }
 
     #[test]
-    fn bare_letters_are_binary_like_dd() {
-        assert_eq!(parse("4k"), 4096);
-        assert_eq!(parse("4K"), 4096);
-        assert_eq!(parse("1M"), 1 << 20);
-        assert_eq!(parse("2G"), 2 << 30);
-    }
-
-    #[test]
-    fn b_suffixes_are_decimal_and_ib_binary() {
-        assert_eq!(parse("50MB"), 50_000_000);
-        assert_eq!(parse("4kB"), 4_000);
-        assert_eq!(parse("1GiB"), 1 << 30);
-        assert_eq!(parse("1.5GiB"), 3 << 29);
-        assert_eq!(parse("512"), 512);
-        assert_eq!(parse("1 TB"), 1_000_000_000_000);
+    fn bare_letters_are_binary_like_dd_b_suffixes_decimal_and_ib_binary() {
+        for (input, bytes) in [
+            ("4k", 4096),
+            ("4K", 4096),
+            ("1M", 1 << 20),
+            ("2G", 2 << 30),
+            ("50MB", 50_000_000),
+            ("4kB", 4_000),
+            ("1GiB", 1 << 30),
+            ("1.5GiB", 3 << 29),
+            ("512", 512),
+            ("1 TB", 1_000_000_000_000),
+        ] {
+            assert_eq!(parse(input), bytes, "{input}");
+        }
     }
 
     #[test]

@@ -43,6 +43,14 @@ fn count(path: &Path, table: &str) -> i64 {
         .unwrap()
 }
 
+/// A new, empty store in a temporary directory (kept alive by the first value), and its path.
+fn new_store() -> (tempfile::TempDir, std::path::PathBuf, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let store = Store::open(&path).unwrap();
+    (dir, path, store)
+}
+
 #[test]
 fn migrates_a_new_path_and_an_empty_file_and_reopens() {
     let dir = tempfile::tempdir().unwrap();
@@ -107,9 +115,7 @@ fn foreign_and_newer_databases_are_refused() {
 
 #[test]
 fn stores_lists_gets_and_forgets() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.sqlite");
-    let mut store = Store::open(&path).unwrap();
+    let (_dir, path, mut store) = new_store();
     let first = store
         .insert(
             &doc(
@@ -181,9 +187,7 @@ fn stores_lists_gets_and_forgets() {
 
 #[test]
 fn a_failure_midway_stores_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.sqlite");
-    let mut store = Store::open(&path).unwrap();
+    let (_dir, path, mut store) = new_store();
     // Make the database itself fail on the second result's samples, after the run row and the
     // first result are already written inside the transaction.
     rusqlite::Connection::open(&path)
@@ -310,9 +314,7 @@ fn compare_gives_ratios_against_the_first_and_significance() {
 
 #[test]
 fn a_document_of_another_version_loads_and_exports_verbatim() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.sqlite");
-    let mut store = Store::open(&path).unwrap();
+    let (_dir, path, mut store) = new_store();
     let id = store
         .insert(&doc("now", serde_json::json!([])), &env())
         .unwrap();
