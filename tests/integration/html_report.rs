@@ -191,22 +191,23 @@ fn the_report_renders_in_chromium_offline_and_without_errors() {
     )
     .unwrap();
     let control = visit(&broken, work, &artifacts.join("broken.png"));
-    assert!(
-        control
-            .console
-            .iter()
-            .any(|l| l.contains("thisFunctionDoesNotExist")),
-        "the console check cannot see errors: {:?}",
-        control.console
-    );
-    assert!(
-        control
-            .page_requests
-            .iter()
-            .any(|u| u.contains("destbench-probe.invalid")),
-        "the network check cannot see requests: {:?}",
-        control.page_requests
-    );
+    for (seen, needle, check) in [
+        (
+            &control.console,
+            "thisFunctionDoesNotExist",
+            "console check cannot see errors",
+        ),
+        (
+            &control.page_requests,
+            "destbench-probe.invalid",
+            "network check cannot see requests",
+        ),
+    ] {
+        assert!(
+            seen.iter().any(|l| l.contains(needle)),
+            "the {check}: {seen:?}"
+        );
+    }
 
     let screenshot = artifacts.join("report.png");
     let _ = std::fs::remove_file(&screenshot);

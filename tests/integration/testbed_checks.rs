@@ -48,9 +48,14 @@ fn run_within(cmd: &mut Command, limit: Duration) -> (Output, Duration) {
     }
 }
 
+/// Runs `dd` with `args` (`key=value` words) under a deadline: its output and how long it took.
+fn dd(args: &[String], limit: Duration) -> (Output, Duration) {
+    run_within(Command::new("dd").args(args), limit)
+}
+
 /// Runs `dd` with `args`, asserting success, and returns the rate in MB/s for `bytes`.
 fn dd_rate(args: &[String], bytes: u64) -> f64 {
-    let (out, took) = run_within(Command::new("dd").args(args), Duration::from_secs(60));
+    let (out, took) = dd(args, Duration::from_secs(60));
     assert!(
         out.status.success(),
         "dd {} failed: {}",
@@ -85,6 +90,12 @@ fn dd_cold_read(file: &Path, bytes: u64) -> f64 {
         &[arg("if", file), "of=/dev/null".into(), "bs=1M".into()],
         bytes,
     )
+}
+
+/// dd's arguments: `paths` (`key=path` words from `arg`, whole) then the words of `rest`.
+fn words(paths: &[String], rest: &str) -> Vec<String> {
+    let rest = rest.split_whitespace().map(str::to_string);
+    paths.iter().cloned().chain(rest).collect()
 }
 
 fn arg(key: &str, path: &Path) -> String {
@@ -263,14 +274,9 @@ fn slow_disk_latency() {
     };
     let file = tb.mount().join("f");
     write_durably(&file, 4096 * 50).expect("writing the file to read");
-    let (out, took) = run_within(
-        Command::new("dd").args([
-            arg("if", &file),
-            "of=/dev/null".into(),
-            "bs=4k".into(),
-            "count=50".into(),
-            "iflag=direct".into(),
-        ]),
+    let input = [arg("if", &file)];
+    let (out, took) = dd(
+        &words(&input, "of=/dev/null bs=4k count=50 iflag=direct"),
         Duration::from_secs(30),
     );
     assert!(
@@ -416,25 +422,14 @@ fn unplugged_disk_fails_fast() {
     tb.unplug();
     let start = Instant::now();
     // dd in a child process with a deadline, so a hang cannot stall the suite.
-    let (w, _) = run_within(
-        Command::new("dd").args([
-            "if=/dev/zero".into(),
-            arg("of", &tb.mount().join("after")),
-            "bs=1M".into(),
-            "count=4".into(),
-            "conv=fsync".into(),
-        ]),
-        Duration::from_secs(30),
+    let limit = Duration::from_secs(30);
+    let after = [arg("of", &tb.mount().join("after"))];
+    let (w, _) = dd(
+        &words(&after, "if=/dev/zero bs=1M count=4 conv=fsync"),
+        limit,
     );
-    let (r, _) = run_within(
-        Command::new("dd").args([
-            arg("if", &before),
-            "of=/dev/null".into(),
-            "bs=1M".into(),
-            "iflag=direct".into(),
-        ]),
-        Duration::from_secs(30),
-    );
+    let before = [arg("if", &before)];
+    let (r, _) = dd(&words(&before, "of=/dev/null bs=1M iflag=direct"), limit);
     let took = start.elapsed();
     for (what, out) in [("write", &w), ("read", &r)] {
         let err = String::from_utf8_lossy(&out.stderr);
