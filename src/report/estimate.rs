@@ -254,9 +254,13 @@ mod tests {
 
     #[test]
     fn durations_read_naturally() {
-        assert_eq!(human_duration(38.2), "38 s");
-        assert_eq!(human_duration(270.0), "4.5 min");
-        assert_eq!(human_duration(2520.0), "42 min");
-        assert_eq!(human_duration(3.0 * 3600.0 + 300.0), "3 h 05 min");
+        for (seconds, text) in [
+            (38.2, "38 s"),
+            (270.0, "4.5 min"),
+            (2520.0, "42 min"),
+            (3.0 * 3600.0 + 300.0, "3 h 05 min"),
+        ] {
+            assert_eq!(human_duration(seconds), text);
+        }
     }
 }

@@ -2,20 +2,48 @@
 //! the read-only, unwritable and full destinations.
 
 use crate::support::{destbench, entries, exits, num, result, run_on, test_variants};
-use crate::testbed::Testbed;
+use crate::testbed::{Exclusive, Testbed};
+
+/// A run on the testbed's slow disk, the machine to this test alone (the testbed stays up, and
+/// the machine taken, as long as this value lives).
+struct SlowDiskRun {
+    testbed: Testbed,
+    /// Bound by every user (a field left to `..` would be dropped at once, ending exclusivity).
+    _alone: Exclusive,
+    /// The disk's true rate, MB/s.
+    rate: f64,
+    doc: serde_json::Value,
+}
+
+/// `destbench run --json FLAGS` on a slow disk held to `rate` MB/s.
+fn run_on_slow_disk(rate: &str, flags: &str) -> Option<SlowDiskRun> {
+    let (alone, testbed) = Testbed::up_alone("slow-disk", &["--rate", rate])?;
+    let rate = testbed
+        .ceiling_mb_s()
+        .expect("slow-disk has a known ceiling");
+    let doc = run_on(testbed.mount(), flags);
+    Some(SlowDiskRun {
+        _alone: alone,
+        testbed,
+        rate,
+        doc,
+    })
+}
 
 /// On a disk held to 37 MB/s (a USB 2.0 disk), the sequential medians are within 5% of the true
 /// rate, and no figure at all is above it.
 #[test]
 fn sequential_figures_match_a_disk_of_known_speed() {
-    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "37"]) else {
+    let flags = "--tests seq-write,seq-read --size 64MiB --runs 2 --duration 2";
+    let Some(SlowDiskRun {
+        testbed: tb,
+        rate,
+        doc,
+        ..
+    }) = run_on_slow_disk("37", flags)
+    else {
         return;
     };
-    let rate = tb.ceiling_mb_s().expect("slow-disk has a known ceiling");
-    let doc = run_on(
-        tb.mount(),
-        "--tests seq-write,seq-read --size 64MiB --runs 2 --duration 2",
-    );
     assert!(
         doc["failures"].as_array().unwrap().is_empty(),
         "{}",
@@ -169,15 +197,17 @@ fn filling_up_mid_run_fails_that_test_only() {
 /// 7% of the rate.
 #[test]
 fn large_set_copy_matches_a_disk_of_known_speed() {
-    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "40"]) else {
+    let flags = "--runs 2 --sets large --set-size 120MB --size 40MiB --threads 1,4 \
+                 --tests files-copy:large-1t-cache-on,files-copy:large-4t-cache-on";
+    let Some(SlowDiskRun {
+        testbed: _tb,
+        rate,
+        doc,
+        _alone,
+    }) = run_on_slow_disk("40", flags)
+    else {
         return;
     };
-    let rate = tb.ceiling_mb_s().expect("known ceiling");
-    let doc = run_on(
-        tb.mount(),
-        "--runs 2 --sets large --set-size 120MB --size 40MiB --threads 1,4 \
-         --tests files-copy:large-1t-cache-on,files-copy:large-4t-cache-on",
-    );
     for variant in ["large-1t-cache-on", "large-4t-cache-on"] {
         let median = num(&result(&doc, "files-copy", variant)["median"]);
         eprintln!("slow-disk at {rate} MB/s: files-copy {variant} {median:.2} MB/s");
