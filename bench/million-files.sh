@@ -10,6 +10,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 (cd "$ROOT" && cargo build --release --quiet)
 BASE=$(mktemp -d "$WORK/.million-XXXXXX")
 trap 'rm -rf "$BASE"' EXIT
+# destbench's history goes to a data directory of this run's own, never the user's.
+export XDG_DATA_HOME=$BASE/data DESTBENCH_DB=$BASE/data/history.sqlite
 mkdir "$BASE/src" "$BASE/dst"
 echo "making $FILES files of 1-4 KiB in $BASE/src ..." >&2
 python3 - "$BASE/src" "$FILES" <<'PY'

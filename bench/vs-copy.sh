@@ -34,6 +34,8 @@ DESTBENCH=$ROOT/target/release/destbench
 BASE=$(mktemp -d "$WORK/.vs-copy-XXXXXX")
 SETS=$(mktemp -d "$SRCDIR/.vs-copy-sets-XXXXXX")
 trap 'rm -rf "$BASE" "$SETS"' EXIT
+# destbench's history goes to a data directory of this run's own, never the user's.
+export XDG_DATA_HOME=$BASE/data DESTBENCH_DB=$BASE/data/history.sqlite
 
 echo "making the sets in $SETS ..." >&2
 python3 - "$SETS/small" "$SETS/large" "$SMALL_FILES" "$LARGE_FILES" <<'PY'

@@ -10,6 +10,10 @@
 # Engines are matched: queue depth 1 runs destbench's sync engine against fio's psync, deeper
 # queues io_uring against fio's io_uring with fixed buffers (as destbench registers its buffers).
 # The two tools alternate within each repetition so drift on a shared machine hits both alike.
+# Every block variant of seq-* and 4k-* is compared (20-100MB writes whole new files, which fio's
+# time-based jobs do not; it has no fio counterpart). Each line names what both sides used.
+# destbench runs with --no-history and its data directory inside the work directory, so the
+# user's history is never touched.
 set -euo pipefail
 
 DIR=${1:-.}
@@ -23,15 +27,22 @@ command -v python3 >/dev/null || { echo "vs-fio: needs python3 to read the JSON"
 DESTBENCH=$ROOT/target/release/destbench
 WORK=$(mktemp -d "$DIR/.vs-fio-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+export XDG_DATA_HOME=$WORK/data DESTBENCH_DB=$WORK/data/history.sqlite
 FIO_FILE=$WORK/fio.dat
 fio_size=$(python3 -c "import sys; s='$SIZE'; u={'KiB':2**10,'MiB':2**20,'GiB':2**30}; print(next(int(float(s[:-3]))*m for k,m in u.items() if s.endswith(k)))")
 
 # test variant fio-rw block depth
 CASES=(
+    "seq-read SEQ1M-Q1T1 read 1m 1"
     "seq-read SEQ1M-Q8T1 read 1m 8"
+    "seq-write SEQ1M-Q1T1 write 1m 1"
     "seq-write SEQ1M-Q8T1 write 1m 8"
+    "4k-read SEQ4K-Q1T1 read 4k 1"
     "4k-read RND4K-Q1T1 randread 4k 1"
     "4k-read RND4K-Q32T1 randread 4k 32"
+    "4k-write SEQ4K-Q1T1 write 4k 1"
+    "4k-write RND4K-Q1T1 randwrite 4k 1"
+    "4k-write RND4K-Q32T1 randwrite 4k 32"
 )
 
 # destbench lays its file down, untimed, just before measuring; fio's file gets the same
@@ -43,15 +54,19 @@ layout_fio_file() {
         --end_fsync=1 --output=/dev/null
 }
 
-printf '%-10s %-12s %12s %12s %8s %12s %12s %8s\n' test variant "db MB/s" "fio MB/s" ratio \
-    "db µs-cpu/io" "fio µs-cpu/io" ratio
+printf '%-10s %-12s %-28s %10s %10s %7s %10s %10s %7s\n' test variant "both sides" "db MB/s" \
+    "fio MB/s" ratio "db cpu/io" "fio cpu/io" ratio
 for case in "${CASES[@]}"; do
     read -r test variant rw bs depth <<<"$case"
-    if [[ $depth == 1 ]]; then engine=psync; extra=(); else engine=io_uring; extra=(--fixedbufs=1); fi
+    if [[ $depth == 1 ]]; then
+        engine=psync db_engine=sync extra=()
+    else
+        engine=io_uring db_engine=uring extra=(--fixedbufs=1)
+    fi
     db_rates=() db_cpus=() fio_rates=() fio_cpus=()
     for ((rep = 0; rep < REPS; rep++)); do
-        db=$("$DESTBENCH" run "$DIR" --json --tests "$test:$variant" --size "$SIZE" \
-            --duration "$DURATION" --runs 1)
+        db=$("$DESTBENCH" run "$DIR" --json --no-history --tests "$test:$variant" --size "$SIZE" \
+            --duration "$DURATION" --runs 1 --engine "$db_engine")
         read -r rate cpu < <(python3 -c '
 import json, sys
 r = json.load(sys.stdin)["results"][0]; rep = r["repetitions"][0]
@@ -69,11 +84,13 @@ cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100 * runtime_s
 print(side["bw_bytes"] / 1e6, cpu_s / side["total_ios"] * 1e6)' <<<"$out")
         fio_rates+=("$rate") fio_cpus+=("$cpu")
     done
-    python3 - "$test" "$variant" "${db_rates[*]}" "${fio_rates[*]}" "${db_cpus[*]}" "${fio_cpus[*]}" <<'PY'
+    both="$db_engine/$engine QD$depth bs=$bs direct"
+    python3 - "$test" "$variant" "$both" "${db_rates[*]}" "${fio_rates[*]}" "${db_cpus[*]}" "${fio_cpus[*]}" <<'PY'
 import statistics, sys
-test, variant, *lists = sys.argv[1:]
+test, variant, both, *lists = sys.argv[1:]
 db, fio, dbc, fioc = (statistics.median(map(float, l.split())) for l in lists)
-print(f"{test:<10} {variant:<12} {db:12.2f} {fio:12.2f} {db / fio:8.3f} {dbc:12.2f} {fioc:12.2f} {dbc / fioc:8.3f}")
+print(f"{test:<10} {variant:<12} {both:<28} {db:10.2f} {fio:10.2f} {db / fio:7.3f} {dbc:10.2f} {fioc:10.2f} {dbc / fioc:7.3f}")
 PY
 done
-echo "medians of $REPS alternating runs; SIZE=$SIZE DURATION=${DURATION}s in $DIR"
+echo "medians of $REPS alternating runs; same file size $SIZE, ${DURATION}s per run, in $DIR;" \
+    "writes end with fdatasync/end_fsync on both sides; cpu/io in µs of process CPU per I/O"
