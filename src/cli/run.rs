@@ -260,8 +260,8 @@ fn sets_help() -> String {
         let _ = if kind == SetKind::Mixed {
             write!(
                 out,
-                "\n  {:<7} a desktop folder: files of a few KB in small nested directories, \
-                 a quarter of the bytes in files of 1/16 to 1/4 of the set",
+                "\n  {:<7} files of a few KB in small nested directories, as on a desktop \
+                 disk, and a quarter of the bytes in files of 1/16 to 1/4 of the set",
                 kind.as_str()
             )
         } else {
