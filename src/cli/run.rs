@@ -261,7 +261,7 @@ fn sets_help() -> String {
             write!(
                 out,
                 "\n  {:<7} files of a few KB in small nested directories, as on a desktop \
-                 disk, and a quarter of the bytes in files of 1/16 to 1/4 of the set",
+                 disk, and a fifth of the bytes in files of 1/16 to 1/4 of the set",
                 kind.as_str()
             )
         } else {

@@ -2,7 +2,7 @@
 //! from published measurements of desktop file systems, planned entry by entry from a seed.
 //!
 //! Sources, and what is used from each:
-//! - [DB99] J. R. Douceur, W. J. Bolosky, "A Large-Scale Study of File-System Contents",
+//! - DB99: J. R. Douceur, W. J. Bolosky, "A Large-Scale Study of File-System Contents",
 //!   SIGMETRICS 1999 (10,568 Windows file systems, 140 million files): file sizes by count are
 //!   approximately lognormal. We did not reach the paper's text; its fit, a log-size mean of 8.45
 //!   and standard deviation of 2.35, is as quoted at
@@ -10,18 +10,18 @@
 //!   fit of eight disks: 8.53 and 2.54). We read the logs as natural ones (the page says base 2):
 //!   e^8.45 ≈ 4.7 KB is the "median of a few KB" that every other source reports, 2^8.45 ≈ 350 B
 //!   is not. Used: [`SIZE_LN_MEAN`], [`SIZE_LN_SD`].
-//! - [A07] N. Agrawal, W. J. Bolosky, J. R. Douceur, J. R. Lorch, "A Five-Year Study of File-System
+//! - A07: N. Agrawal, W. J. Bolosky, J. R. Douceur, J. R. Lorch, "A Five-Year Study of File-System
 //!   Metadata", FAST 2007 (<https://docslib.org/doc/6680537/a-five-year-study-of-file-system-metadata>):
 //!   the mean file size grew from 108 KB to 189 KB (2000 to 2004) while the number of files per
-//!   file system grew from 30K to 90K. A lognormal of [DB99] has a mean of only 74 KB: the bytes
+//!   file system grew from 30K to 90K. A lognormal of DB99 has a mean of only 74 KB: the bytes
 //!   sit in larger files than the count's lognormal gives, hence the large-file mode below. The
 //!   paper also proposes a generative model of the namespace in which a new directory's parent is
 //!   chosen with a weight growing with the subdirectories it already has; we could not read the
 //!   exact weight there, so [`PARENT_WEIGHT_BASE`] is our assumption of that form.
-//! - [T06] A. S. Tanenbaum, J. N. Herder, H. Bos, "File Size Distribution on UNIX Systems: Then
+//! - T06: A. S. Tanenbaum, J. N. Herder, H. Bos, "File Size Distribution on UNIX Systems: Then
 //!   and Now", ACM SIGOPS OSR 40(1), 2006: median file size 2475 bytes in 2005 (1080 in 1984),
 //!   "but large files still dominate the storage requirements". A check on the median only.
-//! - [M04] M. Mitzenmacher, "Dynamic Models for File Sizes and Double Pareto Distributions"
+//! - M04: M. Mitzenmacher, "Dynamic Models for File Sizes and Double Pareto Distributions"
 //!   (<https://www.eecs.harvard.edu/~michaelm/NEWWORK/abstracts/filesize.html>): "file sizes tend
 //!   to have a lognormal body but a Pareto tail". The shape: a lognormal body plus a tail that
 //!   holds far more bytes than the body's lognormal would.
@@ -38,11 +38,11 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-/// Mean of the natural log of a file's size in bytes, by count [DB99].
+/// Mean of the natural log of a file's size in bytes, by count (DB99).
 pub const SIZE_LN_MEAN: f64 = 8.45;
-/// Standard deviation of the natural log of a file's size [DB99].
+/// Standard deviation of the natural log of a file's size (DB99).
 pub const SIZE_LN_SD: f64 = 2.35;
-/// Share of a set's bytes in its large-file mode (assumption; [A07]'s means, [T06], [M04]).
+/// Share of a set's bytes in its large-file mode (assumption, after A07's means, T06 and M04).
 pub const LARGE_SHARE: f64 = 0.2;
 /// The smallest large-mode file, as a part of the set: 1/16 (assumption).
 pub const LARGE_MIN_PART: u64 = 16;
@@ -53,7 +53,7 @@ pub const DIR_FILES_LN_MEDIAN: f64 = 4.0;
 /// Standard deviation of the log of the files in a directory: with the median above, a mean of
 /// about 10 files and one directory in six without files of its own (assumption).
 pub const DIR_FILES_LN_SD: f64 = 1.35;
-/// A new directory's parent is chosen with weight `subdirectories + PARENT_WEIGHT_BASE` ([A07]'s
+/// A new directory's parent is chosen with weight `subdirectories + PARENT_WEIGHT_BASE` (A07's
 /// form; the constant is an assumption).
 pub const PARENT_WEIGHT_BASE: usize = 2;
 
@@ -218,8 +218,9 @@ mod tests {
         p50: u64,
         p90: u64,
         max: u64,
-        /// Share of the bytes in the largest 1% of the files.
+        /// Share of the bytes in the largest 1% and 2% of the files.
         top_percent_share: f64,
+        top_two_percent_share: f64,
         deepest: usize,
         /// Directories with at most 10 files.
         small_dirs: usize,
@@ -244,7 +245,10 @@ mod tests {
         sizes.sort_unstable();
         let n = sizes.len();
         let bytes: u64 = sizes.iter().sum();
-        let top: u64 = sizes[n - (n / 100).max(1)..].iter().sum();
+        let top = |percent: usize| {
+            let largest: u64 = sizes[n - (n * percent / 100).max(1)..].iter().sum();
+            largest as f64 / bytes as f64
+        };
         Shape {
             files: n as u64,
             dirs: depth.len() - 1,
@@ -252,7 +256,8 @@ mod tests {
             p50: sizes[n / 2],
             p90: sizes[n * 9 / 10],
             max: sizes[n - 1],
-            top_percent_share: top as f64 / bytes as f64,
+            top_percent_share: top(1),
+            top_two_percent_share: top(2),
             deepest: depth.iter().copied().max().unwrap_or(0),
             small_dirs: files_in.iter().filter(|&&f| f <= 10).count(),
         }
@@ -277,6 +282,10 @@ mod tests {
             assert!(s.max > 10 * MB && s.max <= 25 * MB, "{s:?}");
             assert!(s.top_percent_share > 0.45, "{s:?}");
             assert!(
+                s.top_two_percent_share > 0.5,
+                "most bytes in a few files: {s:?}"
+            );
+            assert!(
                 s.small_dirs * 2 > s.dirs,
                 "most directories hold few files: {s:?}"
             );
@@ -291,6 +300,7 @@ mod tests {
             .into_iter()
             .map(|total| shape(MixedPlan::new(total, u64::MAX, 1 << 30, 7)))
             .collect();
+        println!("{shapes:#?}");
         for pair in shapes.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
             assert!(

@@ -7,10 +7,10 @@
 //! - `large`: 10 MiB to 1 GiB (capped by the size cap).
 //!
 //! `mixed` is a folder of a desktop disk as measured by file-system studies ([`super::desktop`]):
-//! lognormal sizes with a median near 4.7 KB, a quarter of the bytes in a few files of 1/16 to
+//! lognormal sizes with a median near 4.7 KB, a fifth of the bytes in a few files of 1/16 to
 //! 1/4 of the set, in directories of a few files each, nested as real namespaces grow. At 100 MB
-//! that is over a thousand files in about a hundred directories, and the largest 1% of the files
-//! hold more than half of the bytes.
+//! that is over a thousand files in about a hundred directories; the largest 1% of the files
+//! hold about half of the bytes, the largest 2% over 60%.
 //!
 //! Every set's files are of incompressible content, mode 0644 and a fixed modification time.
 //! Generation streams: nothing proportional to the file count is kept in memory (for `mixed`,
