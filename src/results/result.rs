@@ -109,7 +109,7 @@ pub struct FileSetInfo {
     pub name: String,
     pub files: u64,
     pub bytes: u64,
-    /// Directories under the set's root (the root not counted).
+    /// Directories under the set's root, the root not counted (`meta`: 1, its one directory).
     pub dirs: u64,
     /// Median, 90th percentile and largest file size, in bytes (None in documents written
     /// before they were recorded).
