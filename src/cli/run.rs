@@ -257,18 +257,22 @@ fn sets_help() -> String {
     out.push_str(".\n");
     for kind in SetKind::ALL {
         let (low, high) = kind.range();
-        let _ = write!(
-            out,
-            "\n  {:<7} files of {} to {}{}",
-            kind.as_str(),
-            format_bytes(low),
-            format_bytes(high),
-            if kind == SetKind::Mixed {
-                ", most small, and one of a third of the set"
-            } else {
-                ""
-            }
-        );
+        let _ = if kind == SetKind::Mixed {
+            write!(
+                out,
+                "\n  {:<7} files of a few KB in small nested directories, as on a desktop \
+                 disk, and a fifth of the bytes in files of 1/16 to 1/4 of the set",
+                kind.as_str()
+            )
+        } else {
+            write!(
+                out,
+                "\n  {:<7} files of {} to {}",
+                kind.as_str(),
+                format_bytes(low),
+                format_bytes(high)
+            )
+        };
     }
     out
 }

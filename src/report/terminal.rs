@@ -131,8 +131,21 @@ pub fn render(report: &RunReport, style: Style) -> String {
         if set.source_path.is_empty() {
             continue;
         }
+        let sizes = match (
+            set.file_size_p50_bytes,
+            set.file_size_p90_bytes,
+            set.file_size_max_bytes,
+        ) {
+            (Some(p50), Some(p90), Some(max)) => format!(
+                " (file sizes: median {}, p90 {}, largest {})",
+                crate::units::format_bytes(p50),
+                crate::units::format_bytes(p90),
+                crate::units::format_bytes(max)
+            ),
+            _ => String::new(),
+        };
         let line = format!(
-            "{}: {} files in {} directories, {} {} {}{}",
+            "{}: {} files in {} directories, {}{sizes} {} {}{}",
             set.name,
             set.files,
             set.dirs,

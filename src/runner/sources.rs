@@ -82,6 +82,9 @@ impl Sources {
                     files: summary.files,
                     bytes: summary.bytes,
                     dirs: summary.dirs,
+                    file_size_p50_bytes: Some(summary.p50),
+                    file_size_p90_bytes: Some(summary.p90),
+                    file_size_max_bytes: Some(summary.largest),
                     source_cached: residency(&root),
                     source_path: root.display().to_string(),
                     generated: true,
@@ -135,11 +138,18 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInf
         "reading --source",
         &mut |_| {},
     )?;
+    // The read keeps no sizes; a survey (metadata only, now cached) gives their percentiles.
+    let sizes = tree::scan::survey(path, PREP_THREADS)
+        .map(|survey| survey.sizes)
+        .unwrap_or_default();
     Ok(FileSetInfo {
         name: "source".into(),
         files: outcome.files,
         bytes: outcome.bytes,
         dirs: outcome.dirs,
+        file_size_p50_bytes: sizes.quantile(0.5),
+        file_size_p90_bytes: sizes.quantile(0.9),
+        file_size_max_bytes: sizes.max(),
         source_cached: residency(path),
         source_path: path.display().to_string(),
         generated: false,

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::workload::fileset::FileSizes;
 
 use super::Listed;
 
@@ -71,6 +72,8 @@ impl SizeHistogram {
 #[derive(Debug, Clone, Default)]
 pub struct Survey {
     pub histogram: SizeHistogram,
+    /// The sizes' percentiles, for the run document's description of a `--source` set.
+    pub sizes: FileSizes,
     /// Directories listed (the root included).
     pub dirs: u64,
     pub symlinks: u64,
@@ -84,6 +87,7 @@ pub struct Survey {
 impl Survey {
     fn merge(&mut self, other: Survey) {
         self.histogram.merge(&other.histogram);
+        self.sizes.merge(&other.sizes);
         self.dirs += other.dirs;
         self.symlinks += other.symlinks;
         self.special += other.special;
@@ -190,7 +194,10 @@ fn list(root: &Path, dir: &Path, survey: &mut Survey) -> Vec<PathBuf> {
             Ok(t) if t.is_dir() => subdirs.push(entry.path()),
             Ok(t) if t.is_symlink() => survey.symlinks += 1,
             Ok(t) if t.is_file() => match entry.metadata() {
-                Ok(meta) => survey.histogram.add(meta.len()),
+                Ok(meta) => {
+                    survey.histogram.add(meta.len());
+                    survey.sizes.record(meta.len());
+                }
                 Err(e) => survey
                     .unreadable
                     .add(format!("{}: {e}", shown(&entry.path()))),

@@ -1,15 +1,20 @@
 //! File sets: the many-files shape of real backups, generated deterministically from a seed.
 //!
-//! A set is a tree of nested directories (each holding 10 to 1000 entries) with files of
-//! incompressible content. Sizes follow the set's distribution:
-//! - `small`: 1 KiB to 100 KiB, log-uniform (most files near the bottom, as in home folders);
-//! - `medium`: 100 KiB to 10 MiB, log-uniform;
-//! - `large`: 10 MiB to 1 GiB (capped by the size cap), log-uniform;
-//! - `mixed`: the AirPort test's "600 MB mix of files from under 1 KB to over 200 MB": one file
-//!   of a third of the set (over 200 MB at the default 600 MB), the rest log-uniform from 100 B to
-//!   16 MiB, so most files are small and most bytes sit in a few large files.
+//! `small`, `medium` and `large` are trees of nested directories (each holding 10 to 1000
+//! entries) with sizes log-uniform in the set's range:
+//! - `small`: 1 KiB to 100 KiB (most files near the bottom, as in home folders);
+//! - `medium`: 100 KiB to 10 MiB;
+//! - `large`: 10 MiB to 1 GiB (capped by the size cap).
 //!
-//! Generation streams: nothing proportional to the file count is kept in memory.
+//! `mixed` is a folder of a desktop disk as measured by file-system studies ([`super::desktop`]):
+//! lognormal sizes with a median near 4.7 KB, a fifth of the bytes in a few files of 1/16 to
+//! 1/4 of the set, in directories of a few files each, nested as real namespaces grow. At 100 MB
+//! that is over a thousand files in about a hundred directories; the largest 1% of the files
+//! hold about half of the bytes, the largest 2% over 60%.
+//!
+//! Every set's files are of incompressible content, mode 0644 and a fixed modification time.
+//! Generation streams: nothing proportional to the file count is kept in memory (for `mixed`,
+//! one index per directory).
 
 use std::fs;
 use std::io::{self, Write};
@@ -17,7 +22,10 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use hdrhistogram::Histogram;
+
 use super::DataStamper;
+use super::desktop::{Entry, MixedPlan};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -45,13 +53,14 @@ impl SetKind {
         }
     }
 
-    /// The size range of the set's files (before the cap).
+    /// The size range of the set's files (before the cap). `mixed` has no fixed top: its
+    /// largest files are a quarter of the set.
     pub fn range(self) -> (u64, u64) {
         match self {
             SetKind::Small => (1 << 10, 100 << 10),
             SetKind::Medium => (100 << 10, 10 << 20),
             SetKind::Large => (10 << 20, 1 << 30),
-            SetKind::Mixed => (100, 16 << 20),
+            SetKind::Mixed => (1, u64::MAX),
         }
     }
 }
@@ -76,35 +85,90 @@ pub struct SetSummary {
     pub dirs: u64,
     pub bytes: u64,
     pub largest: u64,
+    /// Median and 90th percentile of the file sizes (see [`FileSizes`] for the error bound).
+    pub p50: u64,
+    pub p90: u64,
+}
+
+/// The distribution of a set's file sizes, streamed: what the run document records of every set.
+///
+/// Error bound: an HDR histogram with 3 significant decimal digits, so a percentile is within
+/// 0.1% of the size of some file of the set (exact below 2048 bytes); sizes above 1 PiB count as
+/// 1 PiB. The largest size is exact.
+#[derive(Clone)]
+pub struct FileSizes {
+    histogram: Histogram<u64>,
+    max: u64,
+}
+
+impl Default for FileSizes {
+    fn default() -> Self {
+        FileSizes {
+            histogram: Histogram::new_with_bounds(1, 1 << 50, 3).expect("valid histogram bounds"),
+            max: 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for FileSizes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileSizes")
+            .field("count", &self.histogram.len())
+            .field("max", &self.max)
+            .finish()
+    }
+}
+
+impl FileSizes {
+    pub fn record(&mut self, size: u64) {
+        self.histogram.saturating_record(size);
+        self.max = self.max.max(size);
+    }
+
+    pub fn merge(&mut self, other: &FileSizes) {
+        self.histogram
+            .add(&other.histogram)
+            .expect("histograms with the same bounds");
+        self.max = self.max.max(other.max);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    /// The size at quantile `q` (0.5 for the median); None without files.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        (!self.histogram.is_empty()).then(|| self.histogram.value_at_quantile(q).min(self.max))
+    }
+
+    /// The largest size; None without files.
+    pub fn max(&self) -> Option<u64> {
+        (!self.histogram.is_empty()).then_some(self.max)
+    }
 }
 
 /// A fixed modification time for generated files (2020-01-01), so a copy that keeps mtimes can
 /// be told from one that does not.
 pub const GENERATED_MTIME: Duration = Duration::from_secs(1_577_836_800);
 
-/// Draws file sizes for a set.
+/// Draws file sizes for the sets of one range (`small`, `medium`, `large`; `mixed` has its own
+/// plan, [`MixedPlan`]).
 pub struct SizeSampler {
     kind: SetKind,
     cap: u64,
     rng: fastrand::Rng,
-    big_file_pending: Option<u64>,
 }
 
 impl SizeSampler {
     pub fn new(spec: &SetSpec) -> Self {
-        let big = (spec.kind == SetKind::Mixed).then(|| (spec.total_bytes / 3).min(spec.size_cap));
         SizeSampler {
             kind: spec.kind,
             cap: spec.size_cap,
             rng: fastrand::Rng::with_seed(spec.seed),
-            big_file_pending: big.filter(|&b| b > 0),
         }
     }
 
     pub fn next_size(&mut self) -> u64 {
-        if let Some(big) = self.big_file_pending.take() {
-            return big;
-        }
         let (low, high) = self.kind.range();
         let high = high.min(self.cap).max(low.min(self.cap));
         let low = low.min(high);
@@ -114,15 +178,84 @@ impl SizeSampler {
     }
 }
 
-/// Generates the set under `root` (which must exist and be empty): nested directories of 10 to
-/// 1000 entries, files of incompressible data with mode 0644 and the fixed [`GENERATED_MTIME`].
+/// Generates the set under `root` (which must exist and be empty): files of incompressible
+/// data with mode 0644 and the fixed [`GENERATED_MTIME`], in directories shaped by the kind.
 pub fn generate(spec: &SetSpec, root: &Path) -> io::Result<SetSummary> {
+    let mut out = Writer::new(spec.seed);
+    match spec.kind {
+        SetKind::Mixed => generate_mixed(spec, root, &mut out)?,
+        _ => generate_ranged(spec, root, &mut out)?,
+    }
+    let mut summary = out.summary;
+    summary.p50 = out.sizes.quantile(0.5).unwrap_or(0);
+    summary.p90 = out.sizes.quantile(0.9).unwrap_or(0);
+    Ok(summary)
+}
+
+/// Writes the files of a set and counts them.
+struct Writer {
+    stamper: DataStamper,
+    buffer: Vec<u8>,
+    summary: SetSummary,
+    sizes: FileSizes,
+}
+
+impl Writer {
+    fn new(seed: u64) -> Self {
+        let mut stamper = DataStamper::new(seed);
+        let mut buffer = vec![0u8; 1 << 20];
+        stamper.fill(&mut buffer);
+        Writer {
+            stamper,
+            buffer,
+            summary: SetSummary::default(),
+            sizes: FileSizes::default(),
+        }
+    }
+
+    fn file(&mut self, path: &Path, size: u64) -> io::Result<()> {
+        write_file(path, size, &mut self.stamper, &mut self.buffer)?;
+        self.summary.files += 1;
+        self.summary.bytes += size;
+        self.summary.largest = self.summary.largest.max(size);
+        self.sizes.record(size);
+        Ok(())
+    }
+
+    fn dir(&mut self, path: &Path) -> io::Result<()> {
+        fs::create_dir(path)?;
+        self.summary.dirs += 1;
+        Ok(())
+    }
+}
+
+/// `mixed`: the entries of a [`MixedPlan`], directories named `dNNNNN` after their index and
+/// files `fNNNN.bin` after their place in their directory.
+fn generate_mixed(spec: &SetSpec, root: &Path, out: &mut Writer) -> io::Result<()> {
+    let plan = MixedPlan::new(spec.total_bytes, spec.max_files, spec.size_cap, spec.seed);
+    let mut dirs: Vec<(std::path::PathBuf, u32)> = vec![(root.to_path_buf(), 0)];
+    for entry in plan {
+        match entry {
+            Entry::Dir { parent } => {
+                let path = dirs[parent].0.join(format!("d{:05}", dirs.len()));
+                out.dir(&path)?;
+                dirs.push((path, 0));
+            }
+            Entry::File { dir, size } => {
+                let (path, files) = &mut dirs[dir];
+                out.file(&path.join(format!("f{files:04}.bin")), size)?;
+                *files += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `small`, `medium`, `large`: nested directories of 10 to 1000 entries, sizes from the range.
+fn generate_ranged(spec: &SetSpec, root: &Path, out: &mut Writer) -> io::Result<()> {
     let mut sizes = SizeSampler::new(spec);
     let mut rng = fastrand::Rng::with_seed(spec.seed ^ 0x5eed_d1f5);
-    let mut stamper = DataStamper::new(spec.seed);
-    let mut buffer = vec![0u8; 1 << 20];
-    stamper.fill(&mut buffer);
-    let mut summary = SetSummary::default();
+    let full = |s: &SetSummary| s.bytes >= spec.total_bytes || s.files >= spec.max_files;
     // Directories are filled depth-first; each gets 10..=1000 entries, some of them
     // subdirectories, so the tree has both wide and nested parts.
     let mut stack: Vec<(std::path::PathBuf, u32)> = vec![(root.to_path_buf(), 0)];
@@ -131,40 +264,30 @@ pub fn generate(spec: &SetSpec, root: &Path) -> io::Result<SetSummary> {
         let entries = rng.u32(10..=1000);
         let subdirs = if depth < 4 { rng.u32(0..=3) } else { 0 };
         for i in 0..entries.saturating_sub(subdirs) {
-            if summary.bytes >= spec.total_bytes || summary.files >= spec.max_files {
-                return Ok(summary);
+            if full(&out.summary) {
+                return Ok(());
             }
             let size = sizes
                 .next_size()
-                .min(spec.total_bytes - summary.bytes)
+                .min(spec.total_bytes - out.summary.bytes)
                 .max(1);
-            write_file(
-                &dir.join(format!("f{i:04}.bin")),
-                size,
-                &mut stamper,
-                &mut buffer,
-            )?;
-            summary.files += 1;
-            summary.bytes += size;
-            summary.largest = summary.largest.max(size);
+            out.file(&dir.join(format!("f{i:04}.bin")), size)?;
         }
         for _ in 0..subdirs {
             let sub = dir.join(format!("d{next_dir:05}"));
             next_dir += 1;
-            fs::create_dir(&sub)?;
-            summary.dirs += 1;
+            out.dir(&sub)?;
             stack.push((sub, depth + 1));
         }
-        if stack.is_empty() && summary.bytes < spec.total_bytes && summary.files < spec.max_files {
+        if stack.is_empty() && !full(&out.summary) {
             // The tree ran out of directories before the set was full: start another branch.
             let sub = root.join(format!("d{next_dir:05}"));
             next_dir += 1;
-            fs::create_dir(&sub)?;
-            summary.dirs += 1;
+            out.dir(&sub)?;
             stack.push((sub, 1));
         }
     }
-    Ok(summary)
+    Ok(())
 }
 
 fn write_file(
@@ -217,17 +340,56 @@ mod tests {
     }
 
     #[test]
-    fn mixed_has_one_big_file_and_mostly_small_ones() {
-        let mut s = SizeSampler::new(&spec(SetKind::Mixed, 600_000_000));
-        assert_eq!(
-            s.next_size(),
-            200_000_000,
-            "one file of a third of the set, over 200 MB"
+    fn file_sizes_give_percentiles_and_the_exact_largest() {
+        let mut sizes = FileSizes::default();
+        assert_eq!((sizes.quantile(0.5), sizes.max()), (None, None));
+        for size in 1..=100u64 {
+            sizes.record(size * 1000);
+        }
+        let mut other = FileSizes::default();
+        other.record(123_456_789);
+        sizes.merge(&other);
+        assert_eq!(sizes.count(), 101);
+        let p50 = sizes.quantile(0.5).unwrap();
+        assert!(p50.abs_diff(51_000) <= 51, "{p50}");
+        let p90 = sizes.quantile(0.9).unwrap();
+        assert!(p90.abs_diff(91_000) <= 91, "{p90}");
+        assert_eq!(sizes.max(), Some(123_456_789));
+    }
+
+    #[test]
+    fn mixed_generation_is_deterministic_nested_and_summarised() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let spec = spec(SetKind::Mixed, 4_000_000);
+        let sa = generate(&spec, a.path()).unwrap();
+        let sb = generate(&spec, b.path()).unwrap();
+        assert_eq!(sa, sb);
+        assert_eq!(sa.bytes, 4_000_000);
+        assert!(sa.files > 20 && sa.dirs > 2, "{sa:?}");
+        assert!(
+            sa.p50 > 1000 && sa.p50 < 20_000 && sa.p90 < sa.largest,
+            "{sa:?}"
         );
-        let rest: Vec<u64> = (0..10_000).map(|_| s.next_size()).collect();
-        let small = rest.iter().filter(|&&x| x < 64 << 10).count();
-        assert!(small > rest.len() / 2, "most files are small: {small}");
-        assert!(rest.iter().any(|&x| x < 1000), "some under 1 KB");
+        assert!(
+            sa.largest <= 1_000_000,
+            "a quarter of the set at most: {sa:?}"
+        );
+        let survey = crate::tree::scan::survey(a.path(), 1).unwrap();
+        assert_eq!(survey.histogram.total_files(), sa.files);
+        assert_eq!(survey.histogram.total_bytes(), sa.bytes);
+        assert_eq!(
+            survey.dirs,
+            sa.dirs + 1,
+            "the root and the set's directories"
+        );
+        assert_eq!(survey.sizes.quantile(0.5), Some(sa.p50));
+        assert_eq!(survey.sizes.max(), Some(sa.largest));
+        let first = a.path().join("f0000.bin");
+        assert_eq!(
+            fs::read(&first).unwrap(),
+            fs::read(b.path().join("f0000.bin")).unwrap()
+        );
     }
 
     #[test]

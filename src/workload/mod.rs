@@ -4,6 +4,7 @@
 //! drives `--tests`, the runner, the docs (`destbench list`, `--help`) and the reports.
 
 mod data;
+pub mod desktop;
 pub mod fileset;
 mod profile;
 mod select;
