@@ -295,6 +295,7 @@ impl TestResult {
                 summary.cv * 100.0
             ));
         }
+        warnings.extend(drift_warning(&samples));
         for index in stats::outliers(&samples) {
             warnings.push(format!(
                 "repetition {} is an outlier: {:.2} {unit} against a median of {:.2} {unit}",
@@ -341,4 +342,24 @@ impl TestResult {
                 .total_cmp(&(b.rate - self.median).abs())
         })
     }
+}
+
+/// The warning for repetitions that drift in one direction over their order (significant by
+/// Mann-Kendall at [`stats::SIGNIFICANCE_LEVEL`]; it takes [`stats::MIN_TREND_SAMPLES`]
+/// repetitions), even when their spread is small.
+pub fn drift_warning(samples: &[f64]) -> Option<String> {
+    let trend = stats::trend(samples)?;
+    if trend.p >= stats::SIGNIFICANCE_LEVEL || trend.s == 0 {
+        return None;
+    }
+    let (way, sign) = if trend.s < 0 {
+        ("slower", '\u{2212}')
+    } else {
+        ("faster", '+')
+    };
+    Some(format!(
+        "repetitions got steadily {way} ({sign}{:.0}% first to last, Mann-Kendall {}): the destination's state changes under the test (cache filling, heat, cleanup)",
+        trend.change.abs() * 100.0,
+        stats::format_p(trend.p),
+    ))
 }

@@ -137,3 +137,18 @@ fn a_time_machine_line_is_one_repetitions_rate_and_time() {
         ]
     );
 }
+
+#[test]
+fn repetitions_that_slow_down_steadily_are_reported_even_with_a_small_spread() {
+    // A CV of 2.4%: below the spread warning, but every repetition slower than the one before.
+    let slower = result::drift_warning(&[100.0, 99.0, 97.0, 96.0, 94.0]).unwrap();
+    assert_eq!(
+        slower,
+        "repetitions got steadily slower (\u{2212}6% first to last, Mann-Kendall p=0.017): the destination's state changes under the test (cache filling, heat, cleanup)"
+    );
+    assert!(result::drift_warning(&[100.0, 97.0, 99.0, 96.0, 98.0]).is_none());
+    assert!(
+        result::drift_warning(&[100.0, 99.0, 98.0, 97.0]).is_none(),
+        "four repetitions cannot show a significant trend"
+    );
+}
