@@ -238,6 +238,32 @@ fn verdict(out: &mut String, v: &Verdict, style: Style) {
     }
 }
 
+/// `-v`: every result's repetitions in the order they ran, each with its figure, its time to the
+/// microsecond and what it moved.
+pub fn repetitions(report: &RunReport) -> String {
+    let mut out = String::from("\nrepetitions, in the order they ran:\n");
+    for r in &report.results {
+        let _ = writeln!(out, "  {} {} ({}):", r.test, r.variant, r.unit.as_str());
+        for (i, rep) in r.repetitions.iter().enumerate() {
+            let passes = match rep.passes {
+                Some(p) if p > 1 => format!(", the set {p} times"),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "    {:>3}. {:>10.2} in {:.6} s ({}, {} {}{passes})",
+                i + 1,
+                rep.rate,
+                rep.elapsed_s,
+                crate::units::format_bytes(rep.bytes),
+                rep.ops,
+                r.op_kind.as_str(),
+            );
+        }
+    }
+    out
+}
+
 /// `destbench list`: every test variant with what it does.
 pub fn list_tests(variants: &[Variant]) -> String {
     let mut out = String::new();

@@ -46,6 +46,8 @@ pub struct RunSettings {
     pub runs: usize,
     pub file_size_bytes: u64,
     pub block_duration_s: f64,
+    /// The least every repetition was to last (`--min-time`).
+    pub min_time_s: f64,
     pub engine: String,
     pub seed: u64,
     pub label: Option<String>,
@@ -58,6 +60,7 @@ impl Default for RunSettings {
             runs: 0,
             file_size_bytes: 0,
             block_duration_s: 0.0,
+            min_time_s: 0.0,
             engine: String::new(),
             seed: 0,
             label: None,

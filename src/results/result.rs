@@ -163,6 +163,8 @@ pub struct Repetition {
     /// CPU time the whole process used during the repetition (user + system).
     pub cpu: Duration,
     pub series: ThroughputSeries,
+    /// How many times a file-set repetition went over its set to last the minimum time.
+    pub passes: Option<u64>,
 }
 
 impl Repetition {
@@ -180,6 +182,7 @@ impl Repetition {
             elapsed_s: self.elapsed.as_secs_f64(),
             cpu_s: self.cpu.as_secs_f64(),
             series_mb_s: self.series.rates_mb_s(self.elapsed),
+            passes: self.passes,
         }
     }
 }
@@ -197,6 +200,10 @@ pub struct RepetitionRecord {
     pub cpu_s: f64,
     /// Throughput per interval of the result's `series_interval_s`.
     pub series_mb_s: Vec<f64>,
+    /// File-set tests: how many times the repetition went over the set (each copy in a fresh
+    /// directory) to last `--min-time`; `bytes` and `ops` count every pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u64>,
 }
 
 /// Everything measured for one variant of one test, as the run document holds it (the JSON
