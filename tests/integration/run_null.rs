@@ -292,6 +292,7 @@ fn terminal_table_names_method_and_time_machine_lines() {
             "quick",
             "--tests",
             "tm-check,seq-read:SEQ1M-Q8T1",
+            "-v",
         ])
         .output()
         .unwrap();
@@ -311,4 +312,26 @@ fn terminal_table_names_method_and_time_machine_lines() {
         "{text}"
     );
     assert!(text.contains("null engine: no I/O"), "{text}");
+    // -v: each result's repetitions in the order they ran, timed to the microsecond.
+    let reps = text
+        .split("\nrepetitions, in the order they ran:\n")
+        .nth(1)
+        .expect("the repetitions with -v");
+    let lines: Vec<&str> = reps
+        .lines()
+        .skip_while(|l| !l.contains("seq-read SEQ1M-Q8T1 (MB/s):"))
+        .take(3)
+        .collect();
+    assert!(
+        lines[1]
+            .trim_start()
+            .starts_with("1.   83886.08 in 0.500000 s ("),
+        "{reps}"
+    );
+    assert!(
+        lines[2]
+            .trim_start()
+            .starts_with("2.   83886.08 in 0.500000 s ("),
+        "{reps}"
+    );
 }
