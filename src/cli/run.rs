@@ -234,9 +234,10 @@ fn profiles_help() -> String {
             .collect();
         let _ = write!(
             out,
-            "\n  {:<7} {} runs, {} s per block test, {} test file{}\n  {:<7} tests: {}\n  {:<7} file sets: {}; copy threads: {}",
+            "\n  {:<7} {} runs of at least {} s, {} s per block test, {} test file{}\n  {:<7} tests: {}\n  {:<7} file sets: {}; copy threads: {}",
             name.to_string(),
             p.runs,
+            p.min_time.as_secs_f64(),
             p.block_duration.as_secs_f64(),
             format_bytes(p.file_size),
             if name == ProfileName::Backup {
