@@ -128,6 +128,10 @@ fn short_sample(plan: &RunPlan, variant: &Variant, repetitions: &[Repetition]) -
             sets::MAX_PASSES,
             sets::WALL_BUDGET
         ),
+        (Workload::Block { .. }, _) => format!(
+            "block tests run for --duration ({} s)",
+            plan.block_duration.as_secs_f64()
+        ),
         _ => "the test's work is fixed, so start-up weighs in the figure".to_string(),
     };
     Some(format!(
