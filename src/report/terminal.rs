@@ -106,9 +106,14 @@ pub fn render(report: &RunReport, style: Style) -> String {
     );
     let _ = writeln!(
         out,
-        "profile {}, {} runs, {} block-test file, {:.1} s per block test, engine {}{}",
+        "profile {}, {} runs{}, {} block-test file, {:.1} s per block test, engine {}{}",
         s.profile,
         s.runs,
+        if s.min_time_s > 0.0 {
+            format!(" of at least {} s", s.min_time_s)
+        } else {
+            String::new()
+        },
         crate::units::format_bytes(s.file_size_bytes),
         s.block_duration_s,
         s.engine,
