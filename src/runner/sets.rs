@@ -144,41 +144,28 @@ pub(super) fn measure_file_set(
 ) -> Result<Measured> {
     let source = ctx.sources.get(plan, job.set, progress)?;
     let wall = std::time::Instant::now();
-    let mut total: Option<(Outcome, Method, Vec<String>)> = None;
-    let mut passes = 0u64;
-    loop {
-        let (outcome, method, warnings) =
-            one_pass(ctx, job, rep, passes, restore, &source, progress)?;
-        passes += 1;
-        let merged = match total.take() {
-            None => (outcome, method, warnings),
-            Some((mut sum, method, mut seen)) => {
-                add_pass(&mut sum, &outcome);
-                seen.extend(
-                    warnings
-                        .into_iter()
-                        .filter(|w| !seen.contains(w))
-                        .collect::<Vec<_>>(),
-                );
-                (sum, method, seen)
+    let (mut total, method, mut warnings) = one_pass(ctx, job, rep, 0, restore, &source, progress)?;
+    let mut passes = 1u64;
+    while total.elapsed < plan.min_time
+        && passes < MAX_PASSES
+        && wall.elapsed() < plan.min_time * WALL_BUDGET
+    {
+        // A later pass that could not evict says so in its warnings.
+        let (outcome, _, more) = one_pass(ctx, job, rep, passes, restore, &source, progress)?;
+        add_pass(&mut total, &outcome);
+        for w in more {
+            if !warnings.contains(&w) {
+                warnings.push(w);
             }
-        };
-        let timed = merged.0.elapsed;
-        total = Some(merged);
-        if timed >= plan.min_time
-            || passes >= MAX_PASSES
-            || wall.elapsed() >= plan.min_time * WALL_BUDGET
-        {
-            break;
         }
+        passes += 1;
     }
-    let (outcome, method, warnings) = total.expect("one pass at least");
     let unit = if job.op == FileOp::Delete {
         Unit::FilesPerSecond
     } else {
         Unit::MegabytesPerSecond
     };
-    let mut m = measured(outcome, unit, method, source.clone(), warnings);
+    let mut m = measured(total, unit, method, source.clone(), warnings);
     m.repetition.passes = Some(passes);
     // Content can only be compared where the engine keeps it.
     if job.op == FileOp::Restore && plan.verify && rep + 1 == plan.runs && ctx.access.real_io {
