@@ -59,8 +59,10 @@ impl ThroughputSeries {
             "series of different intervals"
         );
         for (i, &bytes) in other.buckets.iter().enumerate() {
-            let end =
-                (self.interval * (i as u32 + 1)).min(other_total.max(self.interval * i as u32));
+            let interval_end = self.interval * (i as u32 + 1);
+            // The last interval ends with the series, never before it begins.
+            let begins = interval_end - self.interval + Duration::from_nanos(1);
+            let end = interval_end.min(other_total).max(begins);
             if bytes > 0 {
                 self.record(offset + end, bytes);
             }
