@@ -262,7 +262,11 @@ pub fn repetitions(report: &RunReport) -> String {
                 rep.elapsed_s,
                 crate::units::format_bytes(rep.bytes),
                 rep.ops,
-                r.op_kind.as_str(),
+                match r.op_kind {
+                    OpKind::Io => "I/Os",
+                    OpKind::File => "files",
+                    OpKind::Op => "operations",
+                },
             );
         }
     }
