@@ -29,6 +29,9 @@ pub struct RunPlan {
     /// Size of the block tests' file (a multiple of 1 MiB).
     pub file_size: u64,
     pub block_duration: Duration,
+    /// The least every repetition should last (`--min-time`, else the profile's; zero: no
+    /// minimum).
+    pub min_time: Duration,
     pub engine: EngineChoice,
     pub engine_name: String,
     /// Never use O_DIRECT (for checking the fallback path on filesystems that accept it).
@@ -78,6 +81,8 @@ pub struct RunOptions {
     pub duration_s: Option<f64>,
     /// `--time`, seconds.
     pub time_s: Option<f64>,
+    /// `--min-time`, seconds.
+    pub min_time_s: Option<f64>,
     pub engine: EngineChoice,
     pub label: Option<String>,
     /// `--buffered`: never O_DIRECT.
@@ -179,6 +184,15 @@ fn run_plan(args: &RunOptions) -> Result<RunPlan> {
         Some(s) => Duration::from_secs_f64(s),
         None => profile.block_duration,
     };
+    let min_time = match args.min_time_s {
+        Some(s) if !(0.0..=MAX_DURATION_S).contains(&s) => {
+            return Err(Error::Usage(format!(
+                "--min-time {s}: must be between 0 and {MAX_DURATION_S} seconds"
+            )));
+        }
+        Some(s) => Duration::from_secs_f64(s),
+        None => profile.min_time,
+    };
     let sustained_size = args.size.map_or(profile.sustained_size, |s| s.0);
     let sustained_time = match args.time_s {
         Some(s) if !(s > 0.0 && s <= MAX_SUSTAINED_S) => {
@@ -243,6 +257,7 @@ fn run_plan(args: &RunOptions) -> Result<RunPlan> {
         runs,
         file_size,
         block_duration,
+        min_time,
         engine: args.engine,
         engine_name: engine_name(args.engine).to_string(),
         force_buffered: args.buffered,

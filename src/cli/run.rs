@@ -36,6 +36,12 @@ pub struct RunArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub duration: Option<f64>,
 
+    /// The least every repetition lasts, in seconds (default 1 in backup and full, 0.25 in
+    /// quick): a file-set repetition goes over its set again, each time in a fresh directory,
+    /// until it does; one that cannot within the budget is marked short-sample. 0: no minimum.
+    #[arg(long, allow_negative_numbers = true)]
+    pub min_time: Option<f64>,
+
     /// The longest the sustained test writes, in seconds (default from the profile; it stops
     /// earlier once the rate is steady, or at --size / the free space).
     #[arg(long, allow_negative_numbers = true)]
@@ -48,6 +54,10 @@ pub struct RunArgs {
     /// Print one JSON document (schema destbench.run/1) on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
+
+    /// Also print every result's repetitions, in the order they ran, each with its time.
+    #[arg(short, long)]
+    pub verbose: bool,
 
     /// A label stored with the results.
     #[arg(long)]
@@ -224,9 +234,10 @@ fn profiles_help() -> String {
             .collect();
         let _ = write!(
             out,
-            "\n  {:<7} {} runs, {} s per block test, {} test file{}\n  {:<7} tests: {}\n  {:<7} file sets: {}; copy threads: {}",
+            "\n  {:<7} {} runs of at least {} s, {} s per block test, {} test file{}\n  {:<7} tests: {}\n  {:<7} file sets: {}; copy threads: {}",
             name.to_string(),
             p.runs,
+            p.min_time.as_secs_f64(),
             p.block_duration.as_secs_f64(),
             format_bytes(p.file_size),
             if name == ProfileName::Backup {

@@ -22,6 +22,7 @@ pub fn options(args: &RunArgs) -> RunOptions {
         runs: args.runs,
         duration_s: args.duration,
         time_s: args.time,
+        min_time_s: args.min_time,
         engine: match args.engine {
             EngineArg::Auto => EngineChoice::Auto,
             EngineArg::Sync => EngineChoice::Sync,
@@ -62,7 +63,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let text = if args.json {
         report::json::render(&run_report)
     } else {
-        report::terminal::render(&run_report, report::terminal::Style::detect())
+        let mut text = report::terminal::render(&run_report, report::terminal::Style::detect());
+        if args.verbose {
+            text.push_str(&report::terminal::repetitions(&run_report));
+        }
+        text
     };
     write_stdout(&text)?;
     // Only a run that finished is stored, in one transaction: an error or an interruption

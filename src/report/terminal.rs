@@ -106,9 +106,14 @@ pub fn render(report: &RunReport, style: Style) -> String {
     );
     let _ = writeln!(
         out,
-        "profile {}, {} runs, {} block-test file, {:.1} s per block test, engine {}{}",
+        "profile {}, {} runs{}, {} block-test file, {:.1} s per block test, engine {}{}",
         s.profile,
         s.runs,
+        if s.min_time_s > 0.0 {
+            format!(" of at least {} s", s.min_time_s)
+        } else {
+            String::new()
+        },
         crate::units::format_bytes(s.file_size_bytes),
         s.block_duration_s,
         s.engine,
@@ -249,6 +254,36 @@ fn verdict(out: &mut String, v: &Verdict, style: Style) {
     for line in &v.details {
         let _ = writeln!(out, "  - {line}");
     }
+}
+
+/// `-v`: every result's repetitions in the order they ran, each with its figure, its time to the
+/// microsecond and what it moved.
+pub fn repetitions(report: &RunReport) -> String {
+    let mut out = String::from("\nrepetitions, in the order they ran:\n");
+    for r in &report.results {
+        let _ = writeln!(out, "  {} {} ({}):", r.test, r.variant, r.unit.as_str());
+        for (i, rep) in r.repetitions.iter().enumerate() {
+            let passes = match rep.passes {
+                Some(p) if p > 1 => format!(", the set {p} times"),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "    {:>3}. {:>10.2} in {:.6} s ({}, {} {}{passes})",
+                i + 1,
+                rep.rate,
+                rep.elapsed_s,
+                crate::units::format_bytes(rep.bytes),
+                rep.ops,
+                match r.op_kind {
+                    OpKind::Io => "I/Os",
+                    OpKind::File => "files",
+                    OpKind::Op => "operations",
+                },
+            );
+        }
+    }
+    out
 }
 
 /// `destbench list`: every test variant with what it does.

@@ -21,6 +21,7 @@ pub use result::{
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
 
 use crate::probe::Chain;
+use crate::units;
 use crate::workload::{ProfileName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId};
 
 /// The JSON schema id of a run document.
@@ -45,6 +46,8 @@ pub struct RunSettings {
     pub runs: usize,
     pub file_size_bytes: u64,
     pub block_duration_s: f64,
+    /// The least every repetition was to last (`--min-time`).
+    pub min_time_s: f64,
     pub engine: String,
     pub seed: u64,
     pub label: Option<String>,
@@ -57,6 +60,7 @@ impl Default for RunSettings {
             runs: 0,
             file_size_bytes: 0,
             block_duration_s: 0.0,
+            min_time_s: 0.0,
             engine: String::new(),
             seed: 0,
             label: None,
@@ -156,27 +160,29 @@ impl RunReport {
     }
 }
 
-/// The Time Machine log lines for a run's `tm-check` results (median figures), as backupd
-/// writes them.
+/// The Time Machine log lines for a run's `tm-check` results, as backupd writes them. The rate
+/// and the time of a line are those of one repetition (the median one), so the line adds up:
+/// its bytes over its seconds are its rate, in backupd's units (a "4 KB" file is 4096 bytes, a
+/// MB is 10^6 bytes).
 pub fn time_machine_lines(destination: &Path, results: &[TestResult]) -> Vec<String> {
     let destination = destination.display();
     results
         .iter()
         .filter(|r| r.test == TestId::TmCheck)
-        .map(|r| {
-            let seconds = r.median_repetition().map_or(0.0, |rep| rep.elapsed_s);
-            if r.op_kind == OpKind::File {
+        .filter_map(|r| {
+            let rep = r.median_repetition()?;
+            let (rate, seconds) = (units::mb_per_s(rep.bytes, rep.elapsed_s), rep.elapsed_s);
+            Some(if r.op_kind == OpKind::File {
                 format!(
-                    "Concurrently wrote {TM_SMALL_FILES} {} KB files at {:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
+                    "Concurrently wrote {TM_SMALL_FILES} {} KB files at {rate:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
                     TM_SMALL_SIZE / 1024,
-                    r.median
                 )
             } else {
                 format!(
-                    "Wrote 1 50 MB file at {:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
-                    r.median
+                    "Wrote 1 {} MB file at {rate:.2} MB/s to \"{destination}\" in {seconds:.3} seconds",
+                    rep.bytes / 1_000_000
                 )
-            }
+            })
         })
         .collect()
 }

@@ -169,6 +169,8 @@ pub struct Repetition {
     /// CPU time the whole process used during the repetition (user + system).
     pub cpu: Duration,
     pub series: ThroughputSeries,
+    /// How many times a file-set repetition went over its set to last the minimum time.
+    pub passes: Option<u64>,
 }
 
 impl Repetition {
@@ -186,6 +188,7 @@ impl Repetition {
             elapsed_s: self.elapsed.as_secs_f64(),
             cpu_s: self.cpu.as_secs_f64(),
             series_mb_s: self.series.rates_mb_s(self.elapsed),
+            passes: self.passes,
         }
     }
 }
@@ -203,6 +206,10 @@ pub struct RepetitionRecord {
     pub cpu_s: f64,
     /// Throughput per interval of the result's `series_interval_s`.
     pub series_mb_s: Vec<f64>,
+    /// File-set tests: how many times the repetition went over the set (each copy in a fresh
+    /// directory) to last `--min-time`; `bytes` and `ops` count every pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u64>,
 }
 
 /// Everything measured for one variant of one test, as the run document holds it (the JSON
@@ -301,6 +308,7 @@ impl TestResult {
                 summary.cv * 100.0
             ));
         }
+        warnings.extend(drift_warning(&samples));
         for index in stats::outliers(&samples) {
             warnings.push(format!(
                 "repetition {} is an outlier: {:.2} {unit} against a median of {:.2} {unit}",
@@ -347,4 +355,24 @@ impl TestResult {
                 .total_cmp(&(b.rate - self.median).abs())
         })
     }
+}
+
+/// The warning for repetitions that drift in one direction over their order (significant by
+/// Mann-Kendall at [`stats::SIGNIFICANCE_LEVEL`]; it takes [`stats::MIN_TREND_SAMPLES`]
+/// repetitions), even when their spread is small.
+pub fn drift_warning(samples: &[f64]) -> Option<String> {
+    let trend = stats::trend(samples)?;
+    if trend.p >= stats::SIGNIFICANCE_LEVEL || trend.s == 0 {
+        return None;
+    }
+    let (way, sign) = if trend.s < 0 {
+        ("slower", '\u{2212}')
+    } else {
+        ("faster", '+')
+    };
+    Some(format!(
+        "repetitions got steadily {way} ({sign}{:.0}% first to last, Mann-Kendall {}): the destination's state changes under the test (cache filling, heat, cleanup)",
+        trend.change.abs() * 100.0,
+        stats::format_p(trend.p),
+    ))
 }

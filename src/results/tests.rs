@@ -140,3 +140,51 @@ fn the_json_keeps_the_documented_field_order() {
         "details only where a test has them"
     );
 }
+
+/// With two repetitions the median is the mean of both: the line used to pair that rate with one
+/// repetition's time, so its bytes over its seconds were not its rate.
+#[test]
+fn a_time_machine_line_is_one_repetitions_rate_and_time() {
+    let result = serde_json::json!({
+        "test": "tm-check", "variant": "500x4KB", "method": "fsync", "engine": "sync",
+        "op_kind": "file", "median": 20.33, "samples": [17.655, 23.0],
+        "repetitions": [
+            { "rate": 17.655, "bytes": 2_048_000, "ops": 500, "elapsed_s": 0.116 },
+            { "rate": 23.0, "bytes": 2_048_000, "ops": 500, "elapsed_s": 0.089 }
+        ]
+    });
+    let big = serde_json::json!({
+        "test": "tm-check", "variant": "50MB", "method": "direct", "engine": "sync",
+        "median": 100.0, "samples": [100.0],
+        "repetitions": [ { "rate": 100.0, "bytes": 50_000_000, "ops": 50, "elapsed_s": 0.5 } ]
+    });
+    let results: Vec<TestResult> = vec![
+        serde_json::from_value(result).unwrap(),
+        serde_json::from_value(big).unwrap(),
+    ];
+    let lines = time_machine_lines(Path::new("/mnt/tm"), &results);
+    assert_eq!(
+        lines,
+        vec![
+            // The median repetition's own: 500 x 4096 B = 2,048,000 B in 0.089 s is 23.01 MB/s
+            // (10^6 B), not the median's 20.33.
+            "Concurrently wrote 500 4 KB files at 23.01 MB/s to \"/mnt/tm\" in 0.089 seconds",
+            "Wrote 1 50 MB file at 100.00 MB/s to \"/mnt/tm\" in 0.500 seconds",
+        ]
+    );
+}
+
+#[test]
+fn repetitions_that_slow_down_steadily_are_reported_even_with_a_small_spread() {
+    // A CV of 2.4%: below the spread warning, but every repetition slower than the one before.
+    let slower = result::drift_warning(&[100.0, 99.0, 97.0, 96.0, 94.0]).unwrap();
+    assert_eq!(
+        slower,
+        "repetitions got steadily slower (\u{2212}6% first to last, Mann-Kendall p=0.017): the destination's state changes under the test (cache filling, heat, cleanup)"
+    );
+    assert!(result::drift_warning(&[100.0, 97.0, 99.0, 96.0, 98.0]).is_none());
+    assert!(
+        result::drift_warning(&[100.0, 99.0, 98.0, 97.0]).is_none(),
+        "four repetitions cannot show a significant trend"
+    );
+}

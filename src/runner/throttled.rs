@@ -306,6 +306,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
             elapsed: d,
             cpu: Duration::ZERO,
             series: ThroughputSeries::new(d),
+            passes: None,
         },
         latency: Default::default(),
         method: ctx.access.write_method(),

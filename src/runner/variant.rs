@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::interrupt;
-use crate::results::{TestResult, TestResultParts, Unit};
+use crate::results::{Repetition, TestResult, TestResultParts, Unit};
 use crate::stats::LatencyHistogram;
 use crate::workload::{Direction, FileOp, Variant, Workload};
 
@@ -93,6 +93,7 @@ pub(super) fn run_variant(
     let (Some(method), Some(engine)) = (method, engine) else {
         return Ok((None, integrity));
     };
+    warnings.extend(short_sample(plan, variant, &repetitions));
     let mut result = TestResult::from_parts(TestResultParts {
         test: variant.test,
         variant: variant.name.to_string(),
@@ -112,6 +113,32 @@ pub(super) fn run_variant(
         result.details = details;
     }
     Ok((result, integrity))
+}
+
+/// The `short-sample` warning when a repetition lasted less than the minimum time: it then
+/// measures start-up as much as the destination.
+fn short_sample(plan: &RunPlan, variant: &Variant, repetitions: &[Repetition]) -> Option<String> {
+    let shortest = repetitions.iter().min_by_key(|r| r.elapsed)?;
+    if shortest.elapsed >= plan.min_time {
+        return None;
+    }
+    let why = match (&variant.workload, shortest.passes) {
+        (Workload::FileSet { .. }, Some(passes)) => format!(
+            "it went over the set {passes} time(s), all that the budget allows ({} passes, {}x the minimum in all)",
+            sets::MAX_PASSES,
+            sets::WALL_BUDGET
+        ),
+        (Workload::Block { .. }, _) => format!(
+            "block tests run for --duration ({} s)",
+            plan.block_duration.as_secs_f64()
+        ),
+        _ => "the test's work is fixed, so start-up weighs in the figure".to_string(),
+    };
+    Some(format!(
+        "short-sample: the shortest repetition lasted {:.6} s, less than the minimum of {} s (--min-time): {why}",
+        shortest.elapsed.as_secs_f64(),
+        plan.min_time.as_secs_f64()
+    ))
 }
 
 /// Block size, queue depth, what an op is, the unit and the threads, for the report.

@@ -4,10 +4,12 @@ mod compare;
 mod latency;
 mod series;
 pub mod steady;
+mod trend;
 
 pub use compare::{SIGNIFICANCE_LEVEL, Significance, format_p, welch};
 pub use latency::{LatencyHistogram, LatencySummary};
 pub use series::ThroughputSeries;
+pub use trend::{MIN_TREND_SAMPLES, Trend, trend};
 
 /// A coefficient of variation above this is reported as a large spread.
 pub const NOISY_CV: f64 = 0.10;

@@ -49,6 +49,27 @@ impl ThroughputSeries {
     }
 }
 
+impl ThroughputSeries {
+    /// Appends `other`, a series that lasted `other_total` and began `offset` after this one
+    /// began. Each of its intervals' bytes lands at that interval's end (the last one's at
+    /// `other_total`), so a byte moves by less than one interval.
+    pub fn append(&mut self, other: &ThroughputSeries, offset: Duration, other_total: Duration) {
+        assert_eq!(
+            self.interval, other.interval,
+            "series of different intervals"
+        );
+        for (i, &bytes) in other.buckets.iter().enumerate() {
+            let interval_end = self.interval * (i as u32 + 1);
+            // The last interval ends with the series, never before it begins.
+            let begins = interval_end - self.interval + Duration::from_nanos(1);
+            let end = interval_end.min(other_total).max(begins);
+            if bytes > 0 {
+                self.record(offset + end, bytes);
+            }
+        }
+    }
+}
+
 impl std::ops::AddAssign<&ThroughputSeries> for ThroughputSeries {
     /// Adds another series of the same interval (per-thread series of one test).
     fn add_assign(&mut self, other: &ThroughputSeries) {
@@ -68,6 +89,19 @@ impl std::ops::AddAssign<&ThroughputSeries> for ThroughputSeries {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_appended_series_starts_where_it_began() {
+        let second = Duration::from_secs(1);
+        let mut a = ThroughputSeries::new(second);
+        a.record(Duration::from_millis(500), 1_000_000);
+        let mut b = ThroughputSeries::new(second);
+        b.record(Duration::from_millis(300), 2_000_000);
+        b.record(Duration::from_millis(1400), 3_000_000);
+        // b began 0.8 s after a: its first second ends at 1.8 s, its tail at 0.8 + 1.5 s.
+        a.append(&b, Duration::from_millis(800), Duration::from_millis(1500));
+        assert_eq!(a.buckets, vec![1_000_000, 2_000_000, 3_000_000]);
+    }
 
     #[test]
     fn buckets_by_interval_and_scales_the_partial_tail() {

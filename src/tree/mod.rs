@@ -300,7 +300,8 @@ pub fn make_dir(parent: &Path, name: &str, engines: &EngineFactory) -> Result<Pa
 }
 
 /// Removes the directory `name` in the directory at `parent` and everything in it, untimed,
-/// through the run's engine (best effort: what cannot be removed stays).
+/// through the run's engine (best effort: what cannot be removed stays), then syncs the
+/// filesystem, so the removal (its journal, its discards) is over before whatever is timed next.
 pub fn remove_all(parent: &Path, name: &str, engines: &EngineFactory) {
     fn remove(engine: &mut dyn TreeEngine, parent: &Dir, name: &OsStr) {
         if let Ok(dir) = engine.open_dir(parent, name) {
@@ -317,6 +318,7 @@ pub fn remove_all(parent: &Path, name: &str, engines: &EngineFactory) {
     let mut engine = engines.build_tree(false);
     if let Ok(dir) = engine.open_root(parent) {
         remove(engine.as_mut(), &dir, name.as_ref());
+        let _ = engine.syncfs(&dir);
     }
 }
 

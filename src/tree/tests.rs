@@ -211,3 +211,32 @@ fn a_full_destination_stops_the_copy_and_says_how_far_it_got() {
         other => panic!("not a full destination: {other}"),
     }
 }
+
+/// The elapsed time used to be taken after a supervisor that polled every 50 ms, so every copy,
+/// read and delete lasted a whole number of ticks.
+#[test]
+fn tree_times_are_not_rounded_to_a_polling_tick() {
+    let src = tempfile::tempdir().unwrap();
+    small_set(src.path(), 40);
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let dst = tempfile::tempdir().unwrap();
+        let copy = Task::Copy {
+            dst: dst.path().to_path_buf(),
+            durable_each: false,
+        };
+        times.push(run_task(&copy, src.path(), 2).elapsed);
+        times.push(run_task(&Task::Read, dst.path(), 2).elapsed);
+        times.push(run_task(&Task::Delete, dst.path(), 2).elapsed);
+    }
+    let tick = Duration::from_millis(50).as_nanos();
+    assert!(
+        times.iter().any(|t| t.as_nanos() % tick != 0),
+        "every time is a multiple of 50 ms: {times:?}"
+    );
+    // A walk of 40 files takes well under a tick on any disk that can run the tests.
+    assert!(
+        times.iter().any(|t| *t < Duration::from_millis(50)),
+        "{times:?}"
+    );
+}

@@ -1,6 +1,7 @@
 //! A task on real threads: one walker thread streams batches of files (all from one directory)
 //! into a bounded channel, N workers take them, each with engines of its own; the clock is the
-//! wall clock.
+//! wall clock. Each thread stamps the instant it ends and sends it to the supervisor, so a task's
+//! time runs to its last file (then its final flush), not to the supervisor's next progress tick.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +19,8 @@ use super::{Job, Live, Ran, Task, WorkerResult};
 
 /// Batches waiting for a worker, at most.
 const QUEUE: usize = 64;
+/// How often progress is shown and interruption checked; no time is measured with it.
+const TICK: Duration = Duration::from_millis(50);
 
 /// Runs `task` with `threads` workers; returns what they did and the time from the start of the
 /// walk to the end of the final flush.
@@ -34,9 +37,13 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
         slot.get_or_insert(e);
     };
     let (sender, receiver) = crossbeam_channel::bounded::<Vec<Place>>(QUEUE);
+    // Each thread sends the instant it ended, so the work's end is exact.
+    let (ended, ends) = crossbeam_channel::unbounded::<Instant>();
     let mut engine = None;
+    let mut last_end = start;
 
     let workers = std::thread::scope(|scope| {
+        let walker_ended = ended.clone();
         let walking = scope.spawn(|| {
             let mut batch: Vec<Place> = Vec::with_capacity(MAX_BATCH);
             while !stop.load(Ordering::Relaxed) {
@@ -64,12 +71,15 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
                 let _ = sender.send(batch);
             }
             drop(sender);
+            let _ = walker_ended.send(Instant::now());
+            drop(walker_ended);
         });
         let handles: Vec<_> = (0..job.threads)
             .map(|_| {
                 let receiver = receiver.clone();
                 let mut engines = job.worker_engines();
                 let (live, stop, fail) = (&live, &stop, &fail);
+                let ended = ended.clone();
                 scope.spawn(move || {
                     let kind = engines.tree.kind();
                     let result = worker(
@@ -82,18 +92,31 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
                         stop,
                         fail,
                     );
+                    let _ = ended.send(Instant::now());
                     (result, kind)
                 })
             })
             .collect();
         drop(receiver);
-        while !(walking.is_finished() && handles.iter().all(|h| h.is_finished())) {
-            std::thread::sleep(Duration::from_millis(50));
-            tick(&live);
-            if let Err(e) = interrupt::check() {
-                fail(e);
+        drop(ended);
+        let mut running = job.threads + 1;
+        while running > 0 {
+            match ends.recv_timeout(TICK) {
+                Ok(at) => {
+                    running -= 1;
+                    last_end = last_end.max(at);
+                }
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                    tick(&live);
+                    if let Err(e) = interrupt::check() {
+                        fail(e);
+                    }
+                }
+                // A thread that panicked sends nothing; joining it below says so.
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
             }
         }
+        tick(&live);
         walking.join().expect("walker thread");
         handles
             .into_iter()
@@ -105,18 +128,21 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
             .collect::<Vec<WorkerResult>>()
     });
     let mut fatal = fatal.into_inner().expect("fatal lock");
+    // The final flush is timed on its own and added: joining the threads is not the task's work.
+    let flush_start = Instant::now();
     if fatal.is_none()
         && let Err(e) = walker.finish(task)
     {
         fatal = Some(e);
     }
+    let flushed = flush_start.elapsed();
     let ran = Ran {
         walked: walker.walked,
         workers,
         fatal,
         engine: engine.unwrap_or(crate::engine::EngineKind::Sync),
     };
-    Ok((ran, start.elapsed()))
+    Ok((ran, last_end.duration_since(start) + flushed))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -66,7 +66,12 @@ pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement
                 variant: r.variant.clone(),
                 files: set.files,
                 bytes: set.bytes,
-                seconds: r.repetitions.iter().map(|rep| rep.elapsed_s).collect(),
+                // A repetition may have copied the set several times to last --min-time.
+                seconds: r
+                    .repetitions
+                    .iter()
+                    .map(|rep| rep.elapsed_s / rep.passes.unwrap_or(1).max(1) as f64)
+                    .collect(),
             })
         })
         .collect()
@@ -307,6 +312,23 @@ mod tests {
         per_file_s: 0.002,
         bytes_per_s: 40e6,
     };
+
+    /// A repetition that copied the set 4 times to last --min-time is 4 copies, not one.
+    #[test]
+    fn a_repetition_of_several_passes_is_one_copy_per_pass() {
+        let run: RunReport = serde_json::from_value(serde_json::json!({
+            "schema": "destbench.run/1",
+            "destination": { "path": "/mnt" },
+            "results": [ { "test": "files-copy", "variant": "small-1t-cache-on", "threads": 1,
+                "method": "syncfs", "engine": "sync",
+                "file_set": { "name": "small", "files": 100, "bytes": 1_000_000 },
+                "repetitions": [ { "elapsed_s": 1.2, "passes": 4 }, { "elapsed_s": 0.5 } ] } ]
+        }))
+        .unwrap();
+        let m = copy_measurements(&run, 1);
+        assert_eq!((m[0].files, m[0].bytes), (100, 1_000_000));
+        assert_eq!(m[0].seconds, vec![0.3, 0.5]);
+    }
 
     #[test]
     fn fit_recovers_known_costs() {

@@ -37,6 +37,9 @@ pub struct Profile {
     pub runs: usize,
     /// How long each block-test repetition runs.
     pub block_duration: Duration,
+    /// The least every repetition of every test should last (`--min-time` overrides): a
+    /// file-set repetition goes over its set again until it does.
+    pub min_time: Duration,
     /// Size of the shared file the block tests work on.
     pub file_size: u64,
     /// Width of one point of the throughput time series.
@@ -67,6 +70,7 @@ impl Profile {
                 name,
                 runs: 2,
                 block_duration: Duration::from_millis(500),
+                min_time: Duration::from_millis(250),
                 file_size: 64 << 20,
                 series_interval: Duration::from_millis(100),
                 // File sets are opt-in here (--tests files-copy), to stay near 15 s.
@@ -83,6 +87,7 @@ impl Profile {
                 name,
                 runs: 3,
                 block_duration: Duration::from_secs(2),
+                min_time: Duration::from_secs(1),
                 file_size: 512 << 20,
                 series_interval: Duration::from_millis(250),
                 // sustained and throttled do not fit the two minutes (see README).
@@ -98,6 +103,7 @@ impl Profile {
                 name,
                 runs: 5,
                 block_duration: Duration::from_secs(5),
+                min_time: Duration::from_secs(1),
                 file_size: 1 << 30,
                 series_interval: Duration::from_secs(1),
                 tests: &TestId::ALL,

@@ -38,7 +38,8 @@ fn realistic_tree(root: &Path, seed: u64) -> (u64, u64) {
 }
 
 /// Estimates the tree for `mount` (measured now), then copies the tree there with destbench
-/// itself (1 thread, write cache on, as the estimate assumes); returns (predicted, real) seconds.
+/// itself (1 thread, write cache on, as the estimate assumes; one pass, as a backup makes);
+/// returns (predicted, real) seconds.
 fn predicted_and_real(mount: &Path, tree: &Path) -> (serde_json::Value, f64) {
     let doc = run_json(&[
         "estimate",
@@ -52,7 +53,8 @@ fn predicted_and_real(mount: &Path, tree: &Path) -> (serde_json::Value, f64) {
     let real = run_on(
         mount,
         &format!(
-            "--no-history --runs 1 --source {} --threads 1 --tests files-copy:source-1t-cache-on",
+            "--no-history --runs 1 --min-time 0 --source {} --threads 1 \
+             --tests files-copy:source-1t-cache-on",
             tree.display()
         ),
     );

@@ -57,6 +57,8 @@ fn usage_errors_exit_2_and_touch_nothing() {
         ("--runs 0", "--runs 0"),
         ("--runs many", "--runs"),
         ("--duration -1", "--duration"),
+        ("--min-time -0.5", "--min-time -0.5: must be between 0 and"),
+        ("--min-time 7200", "--min-time 7200"),
         ("--profile slow", "unknown profile 'slow'"),
         ("--engine aio", "--engine"),
         ("--frobnicate", "--frobnicate"),

@@ -194,6 +194,27 @@ fn exact_figures_for_the_file_set_tests() {
     ] {
         close(&result(&doc, "meta", op)["median"], 500.0 / seconds);
     }
+    // --min-time 1 s (the backup profile's): a pass of the 1-thread copy lasts 934 x 110 µs +
+    // 1 ms = 0.10374 s, so a repetition copies the set 10 times (1.0374 s); on 3 threads a pass
+    // lasts 312 x 110 µs + 1 ms = 0.03532 s, 29 passes (1.02428 s).
+    for (variant, passes, seconds) in [
+        ("small-1t-cache-on", 10, 1.0374),
+        ("small-3t-cache-on", 29, 1.02428),
+    ] {
+        let r = result(&doc, "files-copy", variant);
+        for rep in r["repetitions"].as_array().unwrap() {
+            assert_eq!(rep["passes"], passes, "{rep}");
+            close(&rep["elapsed_s"], seconds);
+            assert_eq!(rep["bytes"], passes * 20_000_000);
+            assert_eq!(rep["ops"], passes * 934);
+        }
+        assert!(!r["warnings"].to_string().contains("short-sample"), "{r}");
+    }
+    // 500 metadata operations take 5-6 ms, and the test's work is fixed.
+    let create = result(&doc, "meta", "create");
+    assert!(create["warnings"][0].as_str().unwrap().starts_with(
+        "short-sample: the shortest repetition lasted 0.006000 s, less than the minimum of 1 s"
+    ));
     let copy = result(&doc, "files-copy", "small-1t-cache-on");
     assert_eq!(copy["file_set"]["files"], 934);
     assert_eq!(copy["file_set"]["bytes"], 20_000_000);
@@ -271,6 +292,7 @@ fn terminal_table_names_method_and_time_machine_lines() {
             "quick",
             "--tests",
             "tm-check,seq-read:SEQ1M-Q8T1",
+            "-v",
         ])
         .output()
         .unwrap();
@@ -290,4 +312,26 @@ fn terminal_table_names_method_and_time_machine_lines() {
         "{text}"
     );
     assert!(text.contains("null engine: no I/O"), "{text}");
+    // -v: each result's repetitions in the order they ran, timed to the microsecond.
+    let reps = text
+        .split("\nrepetitions, in the order they ran:\n")
+        .nth(1)
+        .expect("the repetitions with -v");
+    let lines: Vec<&str> = reps
+        .lines()
+        .skip_while(|l| !l.contains("seq-read SEQ1M-Q8T1 (MB/s):"))
+        .take(3)
+        .collect();
+    assert!(
+        lines[1]
+            .trim_start()
+            .starts_with("1.   83886.08 in 0.500000 s ("),
+        "{reps}"
+    );
+    assert!(
+        lines[2]
+            .trim_start()
+            .starts_with("2.   83886.08 in 0.500000 s ("),
+        "{reps}"
+    );
 }

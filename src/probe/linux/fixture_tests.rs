@@ -56,6 +56,7 @@ pub fn result(test: TestId, variant: &str, rate: f64) -> TestResult {
             elapsed: Duration::from_secs(2),
             cpu: Duration::ZERO,
             series: ThroughputSeries::new(Duration::from_millis(250)),
+            passes: None,
         }],
         latency: LatencyHistogram::default(),
         warnings: Vec::new(),
