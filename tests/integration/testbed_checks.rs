@@ -71,16 +71,17 @@ fn drop_caches() {
     std::fs::write("/proc/sys/vm/drop_caches", "3").expect("dropping the page cache");
 }
 
+/// dd's rate writing `count` MiB of zeros to `file` in 1 MiB blocks, with `flags` (more dd
+/// words, e.g. `oflag=direct`).
+fn dd_write(file: &Path, count: u64, flags: &str) -> f64 {
+    let of = [arg("of", file)];
+    let rest = format!("if=/dev/zero bs=1M count={count} {flags}");
+    dd_rate(&words(&of, &rest), count * MIB)
+}
+
 /// dd's rate writing `count` MiB of zeros to `file`, buffered, fsync'd before dd ends.
 fn dd_fsync_write(file: &Path, count: u64) -> f64 {
-    let args = [
-        "if=/dev/zero".into(),
-        arg("of", file),
-        "bs=1M".into(),
-        format!("count={count}"),
-        "conv=fsync".into(),
-    ];
-    dd_rate(&args, count * MIB)
+    dd_write(file, count, "conv=fsync")
 }
 
 /// dd's rate reading `file` (of `bytes`) after the page cache was dropped.
@@ -163,32 +164,13 @@ fn check_slow_disk_rate(rate: f64) {
     let bytes = count * MIB;
     let direct = tb.mount().join("direct");
     let fsynced = tb.mount().join("fsynced");
-    let direct_write = dd_rate(
-        &[
-            "if=/dev/zero".into(),
-            arg("of", &direct),
-            "bs=1M".into(),
-            format!("count={count}"),
-            "oflag=direct".into(),
-        ],
-        bytes,
-    );
+    let direct_write = dd_write(&direct, count, "oflag=direct");
     // Buffered and fsync'd, with `oflag=nocache`: dd advises the kernel to drop each block,
     // which starts its writeback at once. With `conv=fsync` alone the whole file sits below
     // the dirty thresholds and is only written back by the final fsync, so dd's figure adds
     // the time to fill the page cache to the disk's: 185-193 MB/s at 200 (-4 to -8%), any
     // disk alike; with `nocache` the same write measured 198.7 and 201.8 MB/s.
-    let fsync_write = dd_rate(
-        &[
-            "if=/dev/zero".into(),
-            arg("of", &fsynced),
-            "bs=1M".into(),
-            format!("count={count}"),
-            "oflag=nocache".into(),
-            "conv=fsync".into(),
-        ],
-        bytes,
-    );
+    let fsync_write = dd_write(&fsynced, count, "oflag=nocache conv=fsync");
     let cold_read = dd_cold_read(&direct, bytes);
 
     assert_rates(
@@ -284,18 +266,7 @@ fn slow_disk_rate_changes_while_mounted() {
     };
     // 80 MiB at 40 MB/s and 30 MiB at 10 MB/s: about 2 s and 3 s, long enough that the 0.1 s
     // token bucket is a small part of the figure.
-    let write = |name: &str, count: u64| {
-        dd_rate(
-            &[
-                "if=/dev/zero".into(),
-                arg("of", &tb.mount().join(name)),
-                "bs=1M".into(),
-                format!("count={count}"),
-                "oflag=direct".into(),
-            ],
-            count * MIB,
-        )
-    };
+    let write = |name: &str, count: u64| dd_write(&tb.mount().join(name), count, "oflag=direct");
     let fast = write("fast", 80);
     tb.set_rate(10.0);
     assert_eq!(tb.ceiling_mb_s(), Some(10.0));
