@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::table::{self, Align, Table};
+use super::table::{self, Table};
 use super::terminal::{self, Style};
 use crate::history::{Comparison, HistoryEntry, RunRecord};
 
@@ -48,16 +48,10 @@ pub fn list(entries: &[HistoryEntry]) -> String {
     if entries.is_empty() {
         return "no runs stored yet\n".into();
     }
-    let mut table = Table::new([
-        ("id", Align::Left),
-        ("date", Align::Left),
-        ("label", Align::Left),
-        ("destination", Align::Left),
-        ("write MB/s", Align::Right),
-        ("read MB/s", Align::Right),
-        ("(variant)", Align::Right),
-        ("", Align::Right),
-    ]);
+    let mut table = Table::text_then_figures(
+        &["id", "date", "label", "destination"],
+        &["write MB/s", "read MB/s", "(variant)", ""],
+    );
     for e in entries {
         table.push([
             e.id.to_string(),
@@ -109,12 +103,10 @@ pub fn show(record: &RunRecord) -> String {
     let _ = writeln!(out, "seed         {}\n", run.settings.seed);
     // Then the run as `destbench run` reported it, and every repetition's figure.
     out.push_str(&terminal::render(run, Style { color: false }));
-    let mut samples = Table::new([
-        ("test", Align::Left),
-        ("variant", Align::Left),
-        ("unit", Align::Left),
-        ("samples (one per repetition)", Align::Left),
-    ]);
+    let mut samples = Table::text_then_figures(
+        &["test", "variant", "unit", "samples (one per repetition)"],
+        &[],
+    );
     for r in &run.results {
         let figures: Vec<String> = r.samples.iter().map(|x| format!("{x:.2}")).collect();
         samples.push([

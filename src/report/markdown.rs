@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::Exporter;
 use super::escape::markdown_cell as cell;
-use super::table::{self, Align, Table};
+use super::table::{self, Table};
 use crate::history::{RunRecord, compare};
 use crate::report::history::utc;
 
@@ -15,13 +15,7 @@ pub struct Markdown;
 impl Exporter for Markdown {
     fn serialize(&self, records: &[RunRecord]) -> String {
         let cmp = compare::compare(records);
-        let mut runs = Table::new([
-            ("#", Align::Left),
-            ("run", Align::Left),
-            ("destination", Align::Left),
-            ("date", Align::Left),
-            ("host", Align::Left),
-        ]);
+        let mut runs = Table::text_then_figures(&["#", "run", "destination", "date", "host"], &[]);
         for (i, (run, record)) in cmp.runs.iter().zip(records).enumerate() {
             runs.push([
                 (i + 1).to_string(),

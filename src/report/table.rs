@@ -48,6 +48,12 @@ pub const MISSING: &str = "–";
 
 impl Table {
     /// A table with these columns: `(title, align)`.
+    /// Text columns first, left-aligned, then figures, right-aligned: the shape of most tables.
+    pub fn text_then_figures(text: &[&str], figures: &[&str]) -> Table {
+        let text = text.iter().map(|&t| (t, Align::Left));
+        Table::new(text.chain(figures.iter().map(|&f| (f, Align::Right))))
+    }
+
     pub fn new<S: Into<String>>(columns: impl IntoIterator<Item = (S, Align)>) -> Table {
         Table {
             columns: columns

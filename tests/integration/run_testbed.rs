@@ -130,16 +130,14 @@ fn refuses(tb: &Testbed, user: Option<&str>, needle: &str) {
     );
 }
 
-/// Brings up a testbed destination of `kind` and checks that a run is refused there.
-fn refused_on(kind: &str, needle: &str) {
-    if let Some(tb) = Testbed::up(kind, &[]) {
-        refuses(&tb, None, needle);
-    }
-}
-
+/// A read-only and a full destination: the run is refused, naming why, and nothing changes.
 #[test]
-fn read_only_destination() {
-    refused_on("readonly", "read-only");
+fn read_only_and_full_destinations() {
+    for (kind, needle) in [("readonly", "read-only"), ("full", "not enough free space")] {
+        if let Some(tb) = Testbed::up(kind, &[]) {
+            refuses(&tb, None, needle);
+        }
+    }
 }
 
 #[test]
@@ -150,11 +148,6 @@ fn destination_without_permission() {
     // As root (immutable directory) and as an ordinary user (mode 0555).
     refuses(&tb, None, "no permission to write");
     refuses(&tb, Some("65534"), "no permission to write");
-}
-
-#[test]
-fn full_destination() {
-    refused_on("full", "not enough free space");
 }
 
 /// When the disk fills up during a test, that test fails with "destination full", the others
