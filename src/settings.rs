@@ -33,7 +33,6 @@ pub struct RunPlan {
     /// minimum).
     pub min_time: Duration,
     pub engine: EngineChoice,
-    pub engine_name: String,
     /// Never use O_DIRECT (for checking the fallback path on filesystems that accept it).
     pub force_buffered: bool,
     /// May drop the machine's page cache (root only) when per-file eviction fails.
@@ -115,15 +114,6 @@ impl RunOptions {
     /// Validates the options and fills the defaults.
     pub fn plan(&self) -> Result<RunPlan> {
         run_plan(self)
-    }
-}
-
-fn engine_name(choice: EngineChoice) -> &'static str {
-    match choice {
-        EngineChoice::Auto => "auto",
-        EngineChoice::Sync => "sync",
-        EngineChoice::Uring => "uring",
-        EngineChoice::Null(_) => "null",
     }
 }
 
@@ -259,7 +249,6 @@ fn run_plan(args: &RunOptions) -> Result<RunPlan> {
         block_duration,
         min_time,
         engine: args.engine,
-        engine_name: engine_name(args.engine).to_string(),
         force_buffered: args.buffered,
         allow_drop_caches: !args.keep_caches,
         check_space: !args.skip_space_check,

@@ -136,17 +136,6 @@ pub enum EngineArg {
     Null,
 }
 
-impl EngineArg {
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineArg::Auto => "auto",
-            EngineArg::Sync => "sync",
-            EngineArg::Uring => "uring",
-            EngineArg::Null => "null",
-        }
-    }
-}
-
 fn parse_profile(s: &str) -> std::result::Result<ProfileName, String> {
     s.parse()
 }

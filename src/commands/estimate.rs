@@ -130,7 +130,8 @@ fn measure(target: &Path, args: &EstimateArgs) -> Result<RunReport> {
             _ => MEASURE_LARGE_BYTES,
         };
     }
-    let report = runner::run(&plan, progress().as_mut())?;
+    // Only files-copy is measured here: no test needs the chain, so it is not probed.
+    let report = runner::run(&plan, None, progress().as_mut())?;
     if let Some(failure) = report.failures.first() {
         return Err(Error::Destination {
             path: target.to_path_buf(),

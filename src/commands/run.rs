@@ -57,8 +57,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // Probed once, before the run; a path that cannot be probed is left to the runner to
     // report (it names the problem the same way), so the chain is simply absent then.
     let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
-    let mut run_report = runner::run(&plan, progress().as_mut())?;
-    run_report.chain = chain;
+    let mut run_report = runner::run(&plan, chain, progress().as_mut())?;
     run_report.verdict = Some(verdict::of(&run_report));
     let text = if args.json {
         report::json::render(&run_report)

@@ -186,6 +186,18 @@ pub enum EngineChoice {
     Null(NullTiming),
 }
 
+impl EngineChoice {
+    /// The name `--engine` gives it, as the results record it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineChoice::Auto => "auto",
+            EngineChoice::Sync => "sync",
+            EngineChoice::Uring => "uring",
+            EngineChoice::Null(_) => "null",
+        }
+    }
+}
+
 /// Picks and builds engines for jobs, once io_uring has been probed.
 pub struct EngineFactory {
     choice: EngineChoice,

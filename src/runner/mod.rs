@@ -24,6 +24,7 @@ use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
+use crate::probe::Chain;
 use crate::results::{
     Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport, RunSettings,
     TestFailure, time_machine_lines,
@@ -88,6 +89,8 @@ struct Ctx<'a> {
     series_interval: Duration,
     seed: u64,
     sources: sources::Sources,
+    /// The chain probed before the run (the throttled test reads the device's scheduler in it).
+    chain: Option<&'a Chain>,
 }
 
 impl Ctx<'_> {
@@ -108,7 +111,9 @@ impl Ctx<'_> {
 
 /// Runs the plan. Returns Err only for what stops the whole run (bad destination, no space,
 /// interruption); a failing test is recorded in the report's `failures` and the others go on.
-pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
+/// `chain` is the destination's chain as probed before the run (None when it could not be),
+/// recorded with the results and read, never probed again, by the tests that need it.
+pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) -> Result<RunReport> {
     let started = SystemTime::now();
     let engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
     scratch::check_destination(&plan.destination)?;
@@ -160,6 +165,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         series_interval: plan.profile.series_interval,
         seed: plan.seed,
         sources: sources::Sources::default(),
+        chain: chain.as_ref(),
     };
     progress.begin(plan.steps());
     let wall = std::time::Instant::now();
@@ -228,7 +234,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
             file_size_bytes: plan.file_size,
             block_duration_s: plan.block_duration.as_secs_f64(),
             min_time_s: plan.min_time.as_secs_f64(),
-            engine: plan.engine_name.clone(),
+            engine: plan.engine.name().to_string(),
             seed: plan.seed,
             label: plan.label.clone(),
         },
@@ -243,7 +249,7 @@ pub fn run(plan: &RunPlan, progress: &mut dyn Progress) -> Result<RunReport> {
         failures,
         warnings,
         peak_rss_bytes: platform::peak_rss(),
-        chain: None,
+        chain,
         verdict: None,
     })
 }

@@ -251,8 +251,7 @@ fn slowdown(alone: &PairRates, together: &PairRates) -> Slowdown {
 }
 
 pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result<Measured> {
-    let chain = crate::probe::probe(&plan.destination, None).ok();
-    let (device, scheduler, effective, note) = priority_effect(chain.as_ref(), ctx.access.direct);
+    let (device, scheduler, effective, note) = priority_effect(ctx.chain, ctx.access.direct);
     let len = plan.file_size / block as u64 * block as u64;
     let target = |name| Target {
         dir: ctx.scratch.fd(),
