@@ -24,7 +24,7 @@ pub struct Environment {
 }
 
 /// One row of `destbench history`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HistoryEntry {
     pub id: i64,
     pub stored_unix_s: i64,

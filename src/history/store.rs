@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use serde::Deserialize;
 
 use super::HistoryError;
@@ -72,6 +72,17 @@ impl Store {
 
     fn fail(&self) -> impl Fn(rusqlite::Error) -> HistoryError + '_ {
         |e| HistoryError::sqlite(&self.path, e)
+    }
+
+    /// A row that SQLite read but that does not fill its struct (columns are matched by name).
+    fn row_fail(&self, error: serde_rusqlite::Error) -> HistoryError {
+        match error {
+            serde_rusqlite::Error::Rusqlite(e) => HistoryError::sqlite(&self.path, e),
+            other => HistoryError::Database {
+                path: self.path.clone(),
+                problem: format!("a stored row does not read back ({other})"),
+            },
+        }
     }
 
     /// The schema version of the file.
@@ -216,61 +227,44 @@ impl Store {
               ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1)";
         let sql = format!(
             "SELECT id, stored_unix_s, started_unix_s, label, destination, host, failures,
-                {write}, {read},
+                {write} AS seq_write_mb_s, {read} AS seq_read_mb_s,
                 (SELECT variant FROM results r WHERE r.run_id = runs.id
                    AND r.test IN ('seq-write', 'seq-read') AND r.variant IN ('SEQ1M-Q8T1', '20-100MB')
-                   ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1)
+                   ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1) AS headline_variant
              FROM runs ORDER BY id DESC",
             write = HEADLINE.replace("?1", "'seq-write'"),
             read = HEADLINE.replace("?1", "'seq-read'"),
         );
         let mut stmt = self.conn.prepare(&sql).map_err(self.fail())?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok(HistoryEntry {
-                    id: row.get(0)?,
-                    stored_unix_s: row.get(1)?,
-                    started_unix_s: row.get(2)?,
-                    label: row.get(3)?,
-                    destination: row.get(4)?,
-                    host: row.get(5)?,
-                    failures: row.get(6)?,
-                    seq_write_mb_s: row.get(7)?,
-                    seq_read_mb_s: row.get(8)?,
-                    headline_variant: row.get(9)?,
-                })
-            })
-            .map_err(self.fail())?;
-        rows.collect::<Result<_, _>>().map_err(self.fail())
+        let rows = stmt.query([]).map_err(self.fail())?;
+        // Columns are matched to fields by name, so the SELECT list is the one place to keep.
+        serde_rusqlite::from_rows::<HistoryEntry>(rows)
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.row_fail(e))
     }
 
     /// One stored run; an unknown id is [`HistoryError::UnknownRun`].
     pub fn get(&self, id: i64) -> Result<RunRecord, HistoryError> {
-        let row = self
+        #[derive(Deserialize)]
+        struct Row {
+            stored_unix_s: i64,
+            document: String,
+            #[serde(flatten)]
+            environment: Environment,
+        }
+        let mut stmt = self
             .conn
-            .query_row(
+            .prepare(
                 "SELECT stored_unix_s, document, destbench_version, host, kernel, fs_type, fs_uuid,
                     device, device_model, device_serial FROM runs WHERE id = ?1",
-                [id],
-                |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, String>(1)?,
-                        Environment {
-                            destbench_version: row.get(2)?,
-                            host: row.get(3)?,
-                            kernel: row.get(4)?,
-                            fs_type: row.get(5)?,
-                            fs_uuid: row.get(6)?,
-                            device: row.get(7)?,
-                            device_model: row.get(8)?,
-                            device_serial: row.get(9)?,
-                        },
-                    ))
-                },
             )
-            .optional()
             .map_err(self.fail())?;
+        let rows = stmt.query([id]).map_err(self.fail())?;
+        let row = serde_rusqlite::from_rows::<Row>(rows)
+            .next()
+            .transpose()
+            .map_err(|e| self.row_fail(e))?
+            .map(|r| (r.stored_unix_s, r.document, r.environment));
         let Some((stored_unix_s, text, environment)) = row else {
             return Err(HistoryError::UnknownRun {
                 id,
