@@ -71,7 +71,7 @@ fn migrates_a_new_path_and_an_empty_file_and_reopens() {
         .unwrap()
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(mode, "wal");
+    assert_eq!(mode, "delete", "a rollback journal: no -shm to map");
     assert!(
         Store::open_existing(&dir.path().join("absent"))
             .unwrap()
@@ -342,4 +342,52 @@ fn a_document_of_another_version_loads_and_exports_verbatim() {
     assert_eq!(record.run.results.len(), 1, "the unknown test is left out");
     assert_eq!(record.run.results[0].median, 100.0);
     assert_eq!(record.document, future, "kept verbatim for exports");
+}
+
+/// A history made by an older destbench (write-ahead logging, no application id) is read as it
+/// is, and switched to a rollback journal and marked as ours when next written.
+#[test]
+fn an_older_wal_history_is_read_then_adopted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.sqlite");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
+            .unwrap();
+        conn.execute_batch(super::migrations::MIGRATIONS[0].1)
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+    }
+    let pragma = |name: &str| -> String {
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row(&format!("PRAGMA {name}"), [], |r| {
+                r.get::<_, rusqlite::types::Value>(0)
+            })
+            .map(|v| format!("{v:?}"))
+            .unwrap()
+    };
+    assert!(
+        Store::open_existing(&path)
+            .unwrap()
+            .unwrap()
+            .list()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        pragma("application_id"),
+        "Integer(0)",
+        "a reader changed it"
+    );
+    let mut store = Store::open(&path).unwrap();
+    store
+        .insert(&doc("old", serde_json::json!([])), &env())
+        .unwrap();
+    drop(store);
+    assert_eq!(pragma("journal_mode"), "Text(\"delete\")");
+    assert_eq!(
+        pragma("application_id"),
+        format!("Integer({})", APPLICATION_ID)
+    );
 }
