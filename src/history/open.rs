@@ -161,6 +161,36 @@ fn check_version(path: &Path, version: i64) -> Result<(), HistoryError> {
     Ok(())
 }
 
+/// `error`, or, when the file or its directory cannot be written (a read-only mount, no
+/// permission), that: SQLite's own words for it vary ("disk I/O error" when a WAL database
+/// cannot create its index).
+pub fn read_only_or(path: &Path, error: HistoryError) -> HistoryError {
+    use rustix::fs::{Access, access};
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let denied = [path, dir]
+        .into_iter()
+        .find_map(|p| access(p, Access::WRITE_OK).err().map(|e| (p, e)))
+        .filter(|(p, e)| *p == dir || *e != rustix::io::Errno::NOENT);
+    match denied {
+        Some((p, e)) => HistoryError::database(
+            path,
+            format!(
+                "read-only ({} cannot be written: {})",
+                if p == dir {
+                    "its directory"
+                } else {
+                    "the file"
+                },
+                std::io::Error::from(e)
+            ),
+        ),
+        None => error,
+    }
+}
+
 /// A read-only connection: SQLite will not write the file, nor (in rollback-journal mode)
 /// create anything beside it.
 pub fn read_only(path: &Path) -> Result<Connection, HistoryError> {

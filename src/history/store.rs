@@ -32,6 +32,10 @@ impl Store {
         }
         let header = open::header(path)?;
         Self::check_header(path, header)?;
+        Self::open_checked(path, header).map_err(|e| open::read_only_or(path, e))
+    }
+
+    fn open_checked(path: &Path, header: Header) -> Result<Store, HistoryError> {
         let fail = |e: rusqlite::Error| HistoryError::sqlite(path, e);
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
