@@ -20,11 +20,15 @@ pub fn html(text: &str) -> String {
 /// Text made safe inside a Markdown table cell: pipes would split the cell, line breaks would
 /// end the table, and HTML tags would be rendered by most forums.
 pub fn markdown_cell(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace(['\n', '\r'], " ")
+    // Other control characters would reach the terminal of whoever prints the export.
+    terminal(
+        &text
+            .replace('\\', "\\\\")
+            .replace('|', "\\|")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace(['\n', '\r'], " "),
+    )
 }
 
 /// Text made safe for a terminal: control characters (escape sequences that would recolour,
@@ -72,5 +76,6 @@ mod tests {
             "&lt;script&gt;x&lt;/script&gt;"
         );
         assert_eq!(markdown_cell("one\ntwo"), "one two");
+        assert_eq!(markdown_cell("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
     }
 }

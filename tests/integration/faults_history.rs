@@ -467,6 +467,56 @@ fn full_disk(case: &Case, wal: bool) -> Result<String, String> {
     Ok(format!("no signal; {}", outcomes.join(",")))
 }
 
+/// A run in which every test failed (a real engine writing its test file on a full tmpfs) is
+/// not stored: the history keeps exactly the runs it had.
+fn every_test_failed(case: &Case) -> Result<String, String> {
+    case.with_runs(1)?;
+    let full = Mounted::tmpfs(&case.dir.path().join("full"), "1m");
+    let run = Got::of(
+        case.cmd(&case.db())
+            .arg("run")
+            .arg(&full.path)
+            .args([
+                "--engine",
+                "sync",
+                "--no-space-check",
+                "--tests",
+                "seq-write:SEQ1M-Q1T1",
+            ])
+            .args(["--size", "8MiB", "--runs", "1", "--duration", "0.1"]),
+    );
+    run.check(1, "not stored in the history: every test failed")?;
+    if !run.stdout.contains("the test file could not be written") {
+        return Err(format!("not the failure meant: {}", run.stdout));
+    }
+    let ids = case.ids(&case.db())?;
+    if ids != [1] {
+        return Err(format!("history holds {ids:?}"));
+    }
+    Ok(format!("{}; history still [1]", run.summary()))
+}
+
+/// A label carrying escape sequences is listed by `history` and `show` with them escaped.
+fn hostile_label(case: &Case) -> Result<String, String> {
+    case.run(
+        &case.db(),
+        &["--label", "usb\u{1b}[2J\u{1b}]0;pwned\u{7}\nfake row"],
+    )
+    .check(0, "")?;
+    for args in [
+        &["history"][..],
+        &["show", "1"],
+        &["export", "1", "--format", "md"],
+    ] {
+        let got = Got::of(case.cmd(&case.db()).args(args));
+        got.check(0, "")?;
+        if got.stdout.contains(['\u{1b}', '\u{7}']) || !got.stdout.contains("usb\\u{1b}[2J") {
+            return Err(format!("{args:?} printed it raw: {:?}", got.stdout));
+        }
+    }
+    Ok("escaped in history, show, export md".into())
+}
+
 /// Eight runs finishing at once on one history, with readers listing it meanwhile: every run
 /// lands once.
 fn concurrent(case: &Case) -> Result<String, String> {
@@ -544,6 +594,7 @@ fn history_fault_matrix() {
             truncated_header,
         ),
         ("concurrent 8 runs", "all 8 stored once", concurrent),
+        ("hostile label", "control chars escaped", hostile_label),
     ];
     if support::require_root_and(&["mount", "umount", "setpriv"]) {
         cases.extend([
@@ -568,6 +619,7 @@ fn history_fault_matrix() {
             ("full disk, WAL", "no signal; exit 0 or 1", |c: &Case| {
                 full_disk(c, true)
             }),
+            ("every test failed", "exit 1, not stored", every_test_failed),
         ]);
     }
     let mut rows = Vec::new();
@@ -587,7 +639,7 @@ fn history_fault_matrix() {
         "{:<20} {:<34} {:<4} got\n{}\n",
         "case",
         "expected",
-        "",
+        "ok?",
         rows.join("\n")
     );
     eprintln!("{table}");
