@@ -11,6 +11,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 
 use super::HistoryError;
@@ -247,6 +248,16 @@ pub fn leave_wal(conn: &Connection, path: &Path) -> Result<(), HistoryError> {
         .query_row("PRAGMA locking_mode=EXCLUSIVE", [], |r| r.get(0))
         .map_err(fail)?;
     debug_assert_eq!(mode, "exclusive");
+    // Whose it is, read through its `-wal` this time (the first check read the database file
+    // alone, so a foreign database whose tables are all still in its WAL looked blank). Until
+    // that is known, closing must not checkpoint the WAL into the file.
+    let no_checkpoint = |on: bool| {
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, on)
+            .map_err(fail)
+    };
+    no_checkpoint(true)?;
+    owner(conn, path)?;
+    no_checkpoint(false)?;
     let journal: String = conn
         .query_row("PRAGMA journal_mode=DELETE", [], |r| r.get(0))
         .map_err(fail)?;

@@ -344,20 +344,24 @@ fn a_document_of_another_version_loads_and_exports_verbatim() {
     assert_eq!(record.document, future, "kept verbatim for exports");
 }
 
+/// A database in write-ahead logging mode, made by `sql`; its connection still open.
+fn wal_database(path: &Path, sql: &str) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
+        .unwrap();
+    conn.execute_batch(sql).unwrap();
+    conn
+}
+
 /// A history made by an older destbench (write-ahead logging, no application id) is read as it
 /// is, and switched to a rollback journal and marked as ours when next written.
 #[test]
 fn an_older_wal_history_is_read_then_adopted() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("old.sqlite");
-    {
-        let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
-            .unwrap();
-        conn.execute_batch(super::migrations::MIGRATIONS[0].1)
-            .unwrap();
-        conn.pragma_update(None, "user_version", 1).unwrap();
-    }
+    wal_database(&path, super::migrations::MIGRATIONS[0].1)
+        .pragma_update(None, "user_version", 1)
+        .unwrap();
     let pragma = |name: &str| -> String {
         rusqlite::Connection::open(&path)
             .unwrap()
@@ -390,4 +394,30 @@ fn an_older_wal_history_is_read_then_adopted() {
         pragma("application_id"),
         format!("Integer({})", APPLICATION_ID)
     );
+}
+
+/// Another application's WAL database whose tables are still only in its `-wal` (its writer
+/// died before a checkpoint): refused by the check that reads through the WAL, and its file is
+/// not switched out of WAL.
+#[test]
+fn a_foreign_database_with_its_tables_in_the_wal_is_refused_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.sqlite");
+    let app = wal_database(
+        &live,
+        "PRAGMA wal_autocheckpoint=0; CREATE TABLE photos (name TEXT);",
+    );
+    // The files as a crash would leave them: the database and its WAL, no index.
+    let path = dir.path().join("app.sqlite");
+    std::fs::copy(&live, &path).unwrap();
+    std::fs::copy(
+        dir.path().join("live.sqlite-wal"),
+        dir.path().join("app.sqlite-wal"),
+    )
+    .unwrap();
+    drop(app);
+    let before = std::fs::read(&path).unwrap();
+    let err = Store::open(&path).err().expect("refused").to_string();
+    assert!(err.contains("not a destbench history"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the file changed");
 }
