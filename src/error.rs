@@ -43,6 +43,10 @@ pub enum Error {
     #[error(transparent)]
     History(#[from] HistoryError),
 
+    /// A finished run could not be stored in the history; `kept` says where its results are.
+    #[error("{cause}; the run was not stored ({kept})")]
+    NotStored { cause: Box<Error>, kept: String },
+
     /// An I/O call failed; `context` says which and on what.
     #[error("{context}: {source}")]
     Io {

@@ -15,6 +15,7 @@ pub struct ByteSize(pub u64);
 /// The largest size anyone could mean for a benchmark file: 1 PiB. Anything larger is a typo.
 pub const MAX_SIZE: u64 = 1 << 50;
 
+/// Each holds the input as typed, control characters escaped (so the error stays one line).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SizeError {
     #[error("'{0}' is not a size (try 4k, 50MB, 1GiB)")]
@@ -38,9 +39,9 @@ impl FromStr for ByteSize {
         let (number, unit) = trimmed.split_at(split);
         let value: f64 = number
             .parse()
-            .map_err(|_| SizeError::Malformed(text.to_string()))?;
+            .map_err(|_| SizeError::Malformed(text.escape_debug().to_string()))?;
         if !value.is_finite() || value < 0.0 {
-            return Err(SizeError::Malformed(text.to_string()));
+            return Err(SizeError::Malformed(text.escape_debug().to_string()));
         }
         let multiplier: u64 = match unit.trim() {
             "" | "B" | "b" => 1,
@@ -54,14 +55,14 @@ impl FromStr for ByteSize {
             "GB" => 1_000_000_000,
             "TB" => 1_000_000_000_000,
             "PB" => 1_000_000_000_000_000,
-            _ => return Err(SizeError::UnknownUnit(text.to_string())),
+            _ => return Err(SizeError::UnknownUnit(text.escape_debug().to_string())),
         };
         let bytes = value * multiplier as f64;
         if bytes > MAX_SIZE as f64 {
-            return Err(SizeError::TooLarge(text.to_string()));
+            return Err(SizeError::TooLarge(text.escape_debug().to_string()));
         }
         if bytes.fract() != 0.0 {
-            return Err(SizeError::Malformed(text.to_string()));
+            return Err(SizeError::Malformed(text.escape_debug().to_string()));
         }
         Ok(ByteSize(bytes as u64))
     }

@@ -186,5 +186,8 @@ mod tests {
         assert!(parse(&["run", "--profile", "slow"]).is_err());
         assert!(parse(&["run", "--engine", "aio"]).is_err());
         assert!(parse(&["run", "--runs", "-1"]).is_err());
+        let both = parse(&["run", "--verify", "--no-verify"]).unwrap_err();
+        assert_eq!(both.kind(), clap::error::ErrorKind::ArgumentConflict);
+        assert!(parse(&["run", "--no-verify", "--verify"]).is_err());
     }
 }

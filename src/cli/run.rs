@@ -98,7 +98,8 @@ pub struct RunArgs {
     pub source_dir: Option<PathBuf>,
 
     /// Verify restored files against the source with blake3 (default: on in backup and full).
-    #[arg(long, overrides_with = "no_verify")]
+    // Both at once is a contradiction, refused rather than settled by their order.
+    #[arg(long, conflicts_with = "no_verify")]
     pub verify: bool,
 
     /// Do not verify restored files.

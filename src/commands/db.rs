@@ -22,7 +22,7 @@ pub fn path(db: &DbArg) -> Result<PathBuf> {
         })
 }
 
-/// Opens an existing store; a missing one is an error only when a run was asked for.
+/// Opens an existing store read-only; `None` when nothing was ever stored.
 pub fn open_existing(db: &DbArg) -> Result<(PathBuf, Option<Store>)> {
     let path = path(db)?;
     let store = Store::open_existing(&path)?;
@@ -39,29 +39,32 @@ pub fn records(db: &DbArg, ids: &[i64]) -> Result<Vec<RunRecord>> {
     ids.iter().map(|&id| Ok(store.get(id)?)).collect()
 }
 
-/// Where a run will be stored: the store itself when the database already exists (opened before
-/// the run, so that a damaged database stops the run before minutes of measuring), or only its
-/// path when it does not (created after the run, so that a destination error is still the first
-/// thing a user without a writable home directory hears about).
+/// Where a run will be stored. The database is checked (read-only) before the run, so that a
+/// damaged, foreign or newer database stops the run before minutes of measuring, but opened for
+/// writing only after it: a run that holds no connection cannot block other runs or readers,
+/// and a read-only or full disk fails the storing, not the run.
 pub struct RunStore {
     path: PathBuf,
-    store: Option<Store>,
 }
 
 pub fn open_for_run(no_history: bool, db: &DbArg) -> Result<Option<RunStore>> {
     if no_history {
         return Ok(None);
     }
-    let (path, store) = open_existing(db)?;
-    Ok(Some(RunStore { path, store }))
+    let path = path(db)?;
+    Store::check(&path)?;
+    Ok(Some(RunStore { path }))
 }
 
-/// Stores a finished run; returns its id and the database's path.
-pub fn store_run(target: RunStore, report: &RunReport) -> Result<(i64, PathBuf)> {
-    let mut store = match target.store {
-        Some(store) => store,
-        None => Store::open(&target.path)?,
-    };
+impl RunStore {
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+/// Stores a finished run (creating the database when missing); returns its id.
+pub fn store_run(target: &RunStore, report: &RunReport) -> Result<i64> {
+    let mut store = Store::open(&target.path)?;
     let env = environment::collect(&environment::Roots::default(), report.chain.as_ref());
-    Ok((store.insert(report, &env)?, target.path))
+    Ok(store.insert(report, &env)?)
 }

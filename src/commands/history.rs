@@ -30,10 +30,13 @@ pub fn show(args: &ShowArgs) -> Result<String> {
 }
 
 pub fn forget(args: &ForgetArgs) -> Result<String> {
+    // Read-only first (nothing stored yet is an unknown id, and nothing gets created); then
+    // opened for writing.
     let (path, store) = db::open_existing(&args.db)?;
-    let Some(mut store) = store else {
+    if store.is_none() {
         return Err(history::HistoryError::UnknownRun { id: args.id, path }.into());
-    };
-    store.forget(args.id)?;
+    }
+    drop(store);
+    history::Store::open(&path)?.forget(args.id)?;
     Ok(format!("forgot run {}\n", args.id))
 }

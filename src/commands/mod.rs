@@ -6,6 +6,8 @@ mod compare;
 mod db;
 mod estimate;
 mod export;
+#[cfg(test)]
+mod fuzz;
 mod history;
 mod info;
 mod list;

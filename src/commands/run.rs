@@ -70,14 +70,63 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     };
     write_stdout(&text)?;
     // Only a run that finished is stored, in one transaction: an error or an interruption
-    // returned above and stored nothing.
+    // returned above and stored nothing; nor is a run in which every test failed (it has no
+    // figure to compare).
     if let Some(store) = store {
-        let (id, path) = db::store_run(store, &run_report)?;
-        eprintln!("destbench: stored as run {id} in {}", path.display());
+        if run_report.results.is_empty() && !run_report.failures.is_empty() {
+            eprintln!("destbench: not stored in the history: every test failed");
+        } else {
+            match db::store_run(&store, &run_report) {
+                Ok(id) => eprintln!(
+                    "destbench: stored as run {id} in {}",
+                    store.path().display()
+                ),
+                Err(e) => return Err(not_stored(e, &run_report, args.json)),
+            }
+        }
     }
     Ok(if run_report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_RUNTIME)
     })
+}
+
+/// The history could not take a finished run (a full or read-only disk): the error, and where
+/// the run's results are kept instead. The report was printed already; with `--json` it is the
+/// document on stdout, else the document is written to a new file in the temp directory (never
+/// over an existing one).
+fn not_stored(cause: Error, run_report: &crate::results::RunReport, json: bool) -> Error {
+    let kept = if json {
+        "its JSON report is on stdout".to_string()
+    } else {
+        let file = std::env::temp_dir().join(format!(
+            "destbench-run-{}-{}.json",
+            run_report.started_unix_s,
+            std::process::id()
+        ));
+        let text = report::json::render(run_report);
+        let written = match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&file)
+        {
+            // Created by us just now, so ours to remove when it cannot be written whole.
+            Ok(mut f) => std::io::Write::write_all(&mut f, text.as_bytes()).inspect_err(|_| {
+                let _ = std::fs::remove_file(&file);
+            }),
+            Err(e) => Err(e),
+        };
+        match written {
+            Ok(()) => format!("its JSON report is in {}", file.display()),
+            Err(e) => format!(
+                "its JSON report could not be saved either: {}: {e}",
+                file.display()
+            ),
+        }
+    };
+    Error::NotStored {
+        cause: Box::new(cause),
+        kept,
+    }
 }

@@ -1,10 +1,12 @@
-//! Every run, kept: an embedded SQLite database (WAL, migrations by `user_version`) holding each
+//! Every run, kept: an embedded SQLite database (a rollback journal, marked by
+//! `application_id`, migrations by `user_version`) holding each
 //! run's `destbench.run/1` document, where it ran, and normalised tables of results and samples
 //! for the queries. `compare` turns stored runs into the side-by-side model the reports render.
 
 pub mod compare;
 pub mod environment;
 mod migrations;
+mod open;
 pub mod record;
 mod store;
 
@@ -12,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 pub use compare::{Cell, Comparison, Group, Row, RunColumn};
 pub use migrations::latest as latest_schema_version;
+pub use open::APPLICATION_ID;
 pub use record::{Environment, HistoryEntry, RunRecord};
 pub use store::Store;
 
@@ -34,9 +37,7 @@ impl HistoryError {
     pub fn sqlite(path: &Path, error: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode;
         let problem = match error.sqlite_error_code() {
-            Some(ErrorCode::NotADatabase) => "not an SQLite database (damaged, or another kind of \
-                 file); it was left untouched: move it away or pass another --db"
-                .to_string(),
+            Some(ErrorCode::NotADatabase) => open::NOT_SQLITE.to_string(),
             Some(ErrorCode::DatabaseCorrupt) => format!(
                 "the database is damaged ({error}); it was left untouched: move it away or pass another --db"
             ),

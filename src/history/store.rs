@@ -2,19 +2,16 @@
 //! the history commands need.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use serde::Deserialize;
 
 use super::HistoryError;
-use super::migrations::{MIGRATIONS, latest};
+use super::migrations::MIGRATIONS;
+use super::open::{self, Header, Owner};
 use super::record::{Environment, HistoryEntry, RunRecord};
 use crate::results::RunReport;
-
-/// How long a writer waits for another process holding the database (two runs finishing
-/// together, a `history` while a run stores itself).
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// An open history database.
 pub struct Store {
@@ -23,38 +20,30 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the database at `path`, creating it (and its directory) when missing, and brings
-    /// its schema up to date. A file that is not a destbench history database is an error that
-    /// names it; it is never replaced.
+    /// Opens the database at `path` for writing, creating it (and its directory) when missing,
+    /// and brings its schema up to date. A file that is not a destbench history database, or
+    /// one from a newer destbench, is an error that names it, and not a byte of it is changed:
+    /// it is checked through a read-only connection before the read-write one is opened.
     pub fn open(path: &Path) -> Result<Store, HistoryError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|e| {
                 HistoryError::database(path, format!("cannot create its directory: {e}"))
             })?;
         }
-        Self::open_with(path, OpenFlags::SQLITE_OPEN_CREATE)
+        let header = open::header(path)?;
+        Self::check_header(path, header)?;
+        Self::open_checked(path, header).map_err(|e| open::read_only_or(path, e))
     }
 
-    /// Opens an existing database; `Ok(None)` when there is none yet (nothing was ever stored).
-    pub fn open_existing(path: &Path) -> Result<Option<Store>, HistoryError> {
-        if !path.exists() {
-            return Ok(None);
-        }
-        Self::open_with(path, OpenFlags::empty()).map(Some)
-    }
-
-    fn open_with(path: &Path, extra: OpenFlags) -> Result<Store, HistoryError> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | extra;
+    fn open_checked(path: &Path, header: Header) -> Result<Store, HistoryError> {
         let fail = |e: rusqlite::Error| HistoryError::sqlite(path, e);
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(fail)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
-        // The first statement that reads the file: a damaged or foreign file fails here.
-        let mode = wal_mode(&conn).map_err(fail)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(HistoryError::database(
-                path,
-                format!("cannot switch to write-ahead logging (journal mode stays {mode})"),
-            ));
+        conn.busy_timeout(open::BUSY_TIMEOUT).map_err(fail)?;
+        if header == (Header::Sqlite { wal: true }) {
+            open::leave_wal(&conn, path)?;
         }
         conn.pragma_update(None, "foreign_keys", true)
             .map_err(fail)?;
@@ -64,6 +53,65 @@ impl Store {
         };
         store.migrate()?;
         Ok(store)
+    }
+
+    /// Checks, read-only, that the file at `path` is missing, blank, or a destbench history
+    /// this build can write: what `run` asks before measuring, so that a foreign, damaged or
+    /// newer database stops it before minutes of work.
+    pub fn check(path: &Path) -> Result<(), HistoryError> {
+        Self::check_header(path, open::header(path)?)
+    }
+
+    fn check_header(path: &Path, header: Header) -> Result<(), HistoryError> {
+        match header {
+            Header::Empty => Ok(()),
+            // A WAL file is checked without its -wal and -shm: a foreign one gets nothing
+            // created beside it.
+            Header::Sqlite { wal: true } => {
+                open::owner(&open::read_only_immutable(path)?, path).map(drop)
+            }
+            Header::Sqlite { wal: false } => {
+                open::owner(&Self::connect_read_only(path, header)?, path).map(drop)
+            }
+        }
+    }
+
+    /// Opens an existing database read-only (`history`, `show`, `compare`, `export`, `report`,
+    /// `estimate`): nothing is written to it or beside it, so a read-only file or directory
+    /// still answers. `Ok(None)` when there is none yet (nothing was ever stored).
+    pub fn open_existing(path: &Path) -> Result<Option<Store>, HistoryError> {
+        let header = open::header(path)?;
+        if header == Header::Empty {
+            return Ok(None);
+        }
+        Self::check_header(path, header)?;
+        let conn = Self::connect_read_only(path, header)?;
+        if open::owner(&conn, path)? == Owner::Blank {
+            return Ok(None);
+        }
+        Ok(Some(Store {
+            conn,
+            path: path.to_path_buf(),
+        }))
+    }
+
+    /// A read-only connection that has read the file once: a WAL database (made by an older
+    /// destbench) whose `-shm` cannot be created (a read-only directory, a full disk) is
+    /// opened as immutable when it has no `-wal` to read.
+    fn connect_read_only(path: &Path, header: Header) -> Result<Connection, HistoryError> {
+        let conn = open::read_only(path)?;
+        let probe = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+            r.get::<_, i64>(0)
+        });
+        match probe {
+            Ok(_) => Ok(conn),
+            // Without a -wal file everything is in the database file itself, which the
+            // immutable connection reads exactly.
+            Err(_) if header == (Header::Sqlite { wal: true }) && !open::has_wal(path) => {
+                open::read_only_immutable(path)
+            }
+            Err(e) => Err(HistoryError::sqlite(path, e)),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -101,28 +149,17 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(fail)?;
-        let version: i64 = tx
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
+        // Checked again under the write lock: another process may have set the file up since.
+        let version = match open::owner(&tx, &path)? {
+            Owner::Blank => 0,
+            Owner::Ours(version) => version,
+        };
+        let id: i32 = tx
+            .query_row("PRAGMA application_id", [], |row| row.get(0))
             .map_err(fail)?;
-        if version > latest() {
-            return Err(HistoryError::database(
-                &path,
-                format!(
-                    "schema version {version} was written by a newer destbench (this one knows up to {}); upgrade destbench",
-                    latest()
-                ),
-            ));
-        }
-        if version == 0 {
-            let tables: i64 = tx
-                .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+        if id != open::APPLICATION_ID {
+            tx.pragma_update(None, "application_id", open::APPLICATION_ID)
                 .map_err(fail)?;
-            if tables > 0 {
-                return Err(HistoryError::database(
-                    &path,
-                    "an SQLite database, but not a destbench history (it has tables of its own)",
-                ));
-            }
         }
         for (target, sql) in MIGRATIONS.iter().filter(|(v, _)| *v > version) {
             tx.execute_batch(sql).map_err(fail)?;
@@ -312,24 +349,5 @@ impl Store {
                 |row| row.get(0),
             )
             .map_err(self.fail())
-    }
-}
-
-/// Switches to write-ahead logging and returns the journal mode now in force. Changing the
-/// journal mode needs the file to itself, and SQLite answers "busy" at once, without waiting
-/// through the busy timeout, when another connection is opening the same new file: so the switch
-/// is retried until that timeout.
-fn wal_mode(conn: &Connection) -> rusqlite::Result<String> {
-    let started = std::time::Instant::now();
-    loop {
-        match conn.query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0)) {
-            Err(e)
-                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
-                    && started.elapsed() < BUSY_TIMEOUT =>
-            {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            other => return other,
-        }
     }
 }

@@ -71,7 +71,7 @@ fn migrates_a_new_path_and_an_empty_file_and_reopens() {
         .unwrap()
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(mode, "wal");
+    assert_eq!(mode, "delete", "a rollback journal: no -shm to map");
     assert!(
         Store::open_existing(&dir.path().join("absent"))
             .unwrap()
@@ -342,4 +342,82 @@ fn a_document_of_another_version_loads_and_exports_verbatim() {
     assert_eq!(record.run.results.len(), 1, "the unknown test is left out");
     assert_eq!(record.run.results[0].median, 100.0);
     assert_eq!(record.document, future, "kept verbatim for exports");
+}
+
+/// A database in write-ahead logging mode, made by `sql`; its connection still open.
+fn wal_database(path: &Path, sql: &str) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
+        .unwrap();
+    conn.execute_batch(sql).unwrap();
+    conn
+}
+
+/// A history made by an older destbench (write-ahead logging, no application id) is read as it
+/// is, and switched to a rollback journal and marked as ours when next written.
+#[test]
+fn an_older_wal_history_is_read_then_adopted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.sqlite");
+    wal_database(&path, super::migrations::MIGRATIONS[0].1)
+        .pragma_update(None, "user_version", 1)
+        .unwrap();
+    let pragma = |name: &str| -> String {
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row(&format!("PRAGMA {name}"), [], |r| {
+                r.get::<_, rusqlite::types::Value>(0)
+            })
+            .map(|v| format!("{v:?}"))
+            .unwrap()
+    };
+    assert!(
+        Store::open_existing(&path)
+            .unwrap()
+            .unwrap()
+            .list()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        pragma("application_id"),
+        "Integer(0)",
+        "a reader changed it"
+    );
+    let mut store = Store::open(&path).unwrap();
+    store
+        .insert(&doc("old", serde_json::json!([])), &env())
+        .unwrap();
+    drop(store);
+    assert_eq!(pragma("journal_mode"), "Text(\"delete\")");
+    assert_eq!(
+        pragma("application_id"),
+        format!("Integer({})", APPLICATION_ID)
+    );
+}
+
+/// Another application's WAL database whose tables are still only in its `-wal` (its writer
+/// died before a checkpoint): refused by the check that reads through the WAL, and its file is
+/// not switched out of WAL.
+#[test]
+fn a_foreign_database_with_its_tables_in_the_wal_is_refused_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.sqlite");
+    let app = wal_database(
+        &live,
+        "PRAGMA wal_autocheckpoint=0; CREATE TABLE photos (name TEXT);",
+    );
+    // The files as a crash would leave them: the database and its WAL, no index.
+    let path = dir.path().join("app.sqlite");
+    std::fs::copy(&live, &path).unwrap();
+    std::fs::copy(
+        dir.path().join("live.sqlite-wal"),
+        dir.path().join("app.sqlite-wal"),
+    )
+    .unwrap();
+    drop(app);
+    let before = std::fs::read(&path).unwrap();
+    let err = Store::open(&path).err().expect("refused").to_string();
+    assert!(err.contains("not a destbench history"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the file changed");
 }

@@ -1,4 +1,5 @@
-//! Making user-supplied text (labels, paths, chain names) safe in the formats that render it.
+//! Making user-supplied text (labels, paths, chain names) safe in the formats that render it:
+//! HTML, Markdown cells, and the terminal.
 
 /// Text made safe for HTML element content and attribute values.
 pub fn html(text: &str) -> String {
@@ -19,16 +20,45 @@ pub fn html(text: &str) -> String {
 /// Text made safe inside a Markdown table cell: pipes would split the cell, line breaks would
 /// end the table, and HTML tags would be rendered by most forums.
 pub fn markdown_cell(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace(['\n', '\r'], " ")
+    // Other control characters would reach the terminal of whoever prints the export.
+    terminal(
+        &text
+            .replace('\\', "\\\\")
+            .replace('|', "\\|")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace(['\n', '\r'], " "),
+    )
+}
+
+/// Text made safe for a terminal: control characters (escape sequences that would recolour,
+/// move the cursor or retitle the window, line breaks that would fake rows) are shown as
+/// `\u{1b}`-style escapes instead of being sent raw.
+pub fn terminal(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_never_reach_the_terminal_raw() {
+        assert_eq!(terminal("usb \u{1b}[31mred"), "usb \\u{1b}[31mred");
+        assert_eq!(terminal("a\nb\u{9b}c\u{7f}"), "a\\u{a}b\\u{9b}c\\u{7f}");
+        assert_eq!(terminal("plain — ünïcode"), "plain — ünïcode");
+    }
 
     #[test]
     fn html_markup_is_escaped() {
@@ -46,5 +76,6 @@ mod tests {
             "&lt;script&gt;x&lt;/script&gt;"
         );
         assert_eq!(markdown_cell("one\ntwo"), "one two");
+        assert_eq!(markdown_cell("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
     }
 }

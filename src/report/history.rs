@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::escape;
 use super::table::{self, Table};
 use super::terminal::{self, Style};
 use crate::history::{Comparison, HistoryEntry, RunRecord};
@@ -56,8 +57,8 @@ pub fn list(entries: &[HistoryEntry]) -> String {
         table.push([
             e.id.to_string(),
             utc(e.started_unix_s),
-            e.label.clone().unwrap_or_default(),
-            e.destination.clone(),
+            escape::terminal(e.label.as_deref().unwrap_or_default()),
+            escape::terminal(&e.destination),
             figure(e.seq_write_mb_s),
             figure(e.seq_read_mb_s),
             e.headline_variant.clone().unwrap_or_default(),
@@ -81,7 +82,12 @@ pub fn show(record: &RunRecord) -> String {
     let run = &record.run;
     let env = &record.environment;
     let mut out = String::new();
-    let _ = writeln!(out, "run {}: {}", record.id, record.name());
+    let _ = writeln!(
+        out,
+        "run {}: {}",
+        record.id,
+        escape::terminal(&record.name())
+    );
     let _ = writeln!(out, "date         {}", utc(run.started_unix_s as i64));
     let known = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     let _ = writeln!(
@@ -133,8 +139,8 @@ pub fn compare(cmp: &Comparison) -> String {
             "[{}] run {}: {} — {} ({})",
             i + 1,
             run.id,
-            run.name,
-            run.destination,
+            escape::terminal(&run.name),
+            escape::terminal(&run.destination),
             utc(run.started_unix_s)
         );
     }

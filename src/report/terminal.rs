@@ -100,7 +100,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
             &format!(
                 "destbench {} on {}",
                 report.destbench_version,
-                report.destination.path.display()
+                super::escape::terminal(&report.destination.path.display().to_string())
             )
         )
     );
@@ -119,7 +119,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
         s.engine,
         s.label
             .as_ref()
-            .map(|l| format!(", label \"{l}\""))
+            .map(|l| format!(", label \"{}\"", super::escape::terminal(l)))
             .unwrap_or_default()
     );
     let _ = writeln!(out, "access: {}", report.access.note);

@@ -68,6 +68,12 @@ fn find_named<T: Copy>(
 ) -> Result<T, String> {
     all.iter().copied().find(|&t| name(t) == s).ok_or_else(|| {
         let known: Vec<&str> = all.iter().map(|&t| name(t)).collect();
-        format!("unknown {what} '{s}' (known: {})", known.join(", "))
+        // escape_debug: a newline or escape sequence in the input cannot break the one-line
+        // error or reach the terminal raw.
+        format!(
+            "unknown {what} '{}' (known: {})",
+            s.escape_debug(),
+            known.join(", ")
+        )
     })
 }

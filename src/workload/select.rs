@@ -44,8 +44,9 @@ pub fn select(
                 .map(|v| v.name.as_str())
                 .collect();
             return Err(format!(
-                "test '{}' has no variant '{name}' (known: {})",
+                "test '{}' has no variant '{}' (known: {})",
                 selector.test,
+                name.escape_debug(),
                 known.join(", ")
             ));
         }

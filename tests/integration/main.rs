@@ -2,6 +2,7 @@
 
 mod chain;
 mod estimate;
+mod faults_history;
 mod history;
 mod html_report;
 mod run_files;

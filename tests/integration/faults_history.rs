@@ -1,0 +1,651 @@
+//! The history's fault matrix: foreign, newer, corrupt and truncated databases, read-only files
+//! and directories, a full filesystem (the SIGBUS case), and concurrent runs on one history.
+//! For each case: the exit code, a one-line error, no signal, and the database unchanged (byte
+//! for byte) or holding exactly the finished runs. The null engine keeps every run short.
+//!
+//! One test walks the whole matrix so that it can print one summary table (case, expected,
+//! got), on stderr and in `target/tmp/faults-history.txt` (which `.ci/run` prints).
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::support::{self, destbench};
+
+/// `run` on the null engine: one short block test.
+const RUN: &[&str] = &[
+    "--engine",
+    "null",
+    "--tests",
+    "seq-write:SEQ1M-Q8T1",
+    "--runs",
+    "1",
+    "--duration",
+    "0.05",
+    "--size",
+    "4MiB",
+    "--min-time",
+    "0",
+];
+
+/// What a command did.
+struct Got {
+    code: Option<i32>,
+    signal: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Got {
+    fn of(cmd: &mut Command) -> Got {
+        let Output {
+            status,
+            stdout,
+            stderr,
+        } = cmd.output().expect("run destbench");
+        Got {
+            code: status.code(),
+            signal: status.signal(),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }
+    }
+
+    /// "exit 1: <the error>", "SIGNAL 7", or "exit 0".
+    fn summary(&self) -> String {
+        match (self.code, self.signal) {
+            (_, Some(sig)) => format!("SIGNAL {sig}"),
+            (Some(code), _) => {
+                let last = self.stderr.trim_end().lines().last().unwrap_or("");
+                // The problem, without the database's (temporary) path.
+                let problem = last.split_once(".sqlite: ").map_or(last, |(_, p)| p);
+                let short: String = problem.chars().take(60).collect();
+                format!("exit {code}: {short}")
+            }
+            _ => "no status".into(),
+        }
+    }
+
+    /// Exited with `code`, no signal, and (for a failure) one line naming the database and
+    /// containing `needle`.
+    fn check(&self, code: i32, needle: &str) -> Result<(), String> {
+        if self.signal.is_some() || self.code != Some(code) {
+            return Err(format!("wanted exit {code}; {}", self.stderr.trim_end()));
+        }
+        if code != 0 {
+            let lines: Vec<&str> = self.stderr.trim_end().lines().collect();
+            let error = lines.last().copied().unwrap_or("");
+            let extra = lines
+                .iter()
+                .filter(|l| !l.starts_with("destbench: stored") && !l.starts_with("warning"))
+                .count();
+            if extra != 1 || !error.starts_with("destbench: ") || !error.contains(needle) {
+                return Err(format!(
+                    "wanted one line with {needle:?}: {}",
+                    self.stderr.trim_end()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A temporary directory with a destination and a place for the database.
+struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Case {
+    fn new() -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("dest")).unwrap();
+        std::fs::create_dir(dir.path().join("db")).unwrap();
+        std::fs::create_dir(dir.path().join("tmp")).unwrap();
+        Case { dir }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("db/history.sqlite")
+    }
+
+    fn cmd(&self, db: &Path) -> Command {
+        let mut cmd = destbench();
+        cmd.env("DESTBENCH_DB", db)
+            .env("TMPDIR", self.dir.path().join("tmp"));
+        cmd
+    }
+
+    fn run(&self, db: &Path, extra: &[&str]) -> Got {
+        let dest = self.dir.path().join("dest");
+        Got::of(self.cmd(db).arg("run").arg(&dest).args(RUN).args(extra))
+    }
+
+    fn history(&self, db: &Path) -> Got {
+        Got::of(self.cmd(db).args(["history", "--json"]))
+    }
+
+    /// The ids `history --json` lists (it must succeed).
+    fn ids(&self, db: &Path) -> Result<Vec<i64>, String> {
+        let got = self.history(db);
+        got.check(0, "")?;
+        let list: serde_json::Value =
+            serde_json::from_str(&got.stdout).map_err(|e| format!("history --json: {e}"))?;
+        let mut ids: Vec<i64> = list
+            .as_array()
+            .ok_or("history --json is not a list")?
+            .iter()
+            .filter_map(|e| e["id"].as_i64())
+            .collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    /// A history holding `n` finished runs.
+    fn with_runs(&self, n: usize) -> Result<(), String> {
+        for _ in 0..n {
+            self.run(&self.db(), &[]).check(0, "")?;
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of every file in the database's directory (the database and anything beside it).
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    support::entries(dir)
+        .into_iter()
+        .map(|name| {
+            let bytes = std::fs::read(dir.join(&name)).unwrap_or_default();
+            (name, bytes)
+        })
+        .collect()
+}
+
+fn unchanged(before: &[(String, Vec<u8>)], dir: &Path) -> Result<(), String> {
+    let after = snapshot(dir);
+    if after != before {
+        let names = |s: &[(String, Vec<u8>)]| s.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        return Err(format!(
+            "the database's directory changed: {:?} -> {:?} (or their bytes)",
+            names(before),
+            names(&after)
+        ));
+    }
+    Ok(())
+}
+
+/// A file that is not ours must fail `run` (before it measures), `history`, `show` and
+/// `forget` with one line containing `needle`, and stay byte for byte as it was, with nothing
+/// created beside it.
+fn refused(case: &Case, needle: &str) -> Result<String, String> {
+    let db = case.db();
+    let dir = db.parent().unwrap();
+    let before = snapshot(dir);
+    let run = case.run(&db, &[]);
+    run.check(1, needle)?;
+    if !support::entries(&case.dir.path().join("dest")).is_empty() {
+        return Err("the run started".into());
+    }
+    for args in [&["history"][..], &["show", "1"], &["forget", "1"]] {
+        Got::of(case.cmd(&db).args(args)).check(1, needle)?;
+    }
+    unchanged(&before, dir)?;
+    Ok(format!("{}; file unchanged", run.summary()))
+}
+
+/// A database another application made with `sql` (after `pragmas`).
+fn foreign(case: &Case, pragmas: &str, sql: &str) {
+    let conn = rusqlite::Connection::open(case.db()).unwrap();
+    conn.execute_batch(pragmas).unwrap();
+    conn.execute_batch(sql).unwrap();
+}
+
+fn foreign_tables(case: &Case) -> Result<String, String> {
+    foreign(
+        case,
+        "PRAGMA journal_mode=DELETE;",
+        "CREATE TABLE photos (name TEXT); INSERT INTO photos VALUES ('cat.jpg');",
+    );
+    refused(case, "not a destbench history")
+}
+
+/// In WAL mode: a reader would create `-wal` and `-shm` beside it.
+fn foreign_wal(case: &Case) -> Result<String, String> {
+    foreign(
+        case,
+        "PRAGMA journal_mode=WAL;",
+        "CREATE TABLE photos (name TEXT); INSERT INTO photos VALUES ('cat.jpg');",
+    );
+    refused(case, "not a destbench history")
+}
+
+/// Another application's id, even with a table called `runs`.
+fn foreign_application_id(case: &Case) -> Result<String, String> {
+    foreign(
+        case,
+        "PRAGMA application_id=1234; PRAGMA user_version=1;",
+        "CREATE TABLE runs (x);",
+    );
+    refused(case, "another application (application_id 0x000004d2)")
+}
+
+fn newer_version(case: &Case) -> Result<String, String> {
+    case.with_runs(1)?;
+    rusqlite::Connection::open(case.db())
+        .unwrap()
+        .pragma_update(
+            None,
+            "user_version",
+            destbench::history::latest_schema_version() + 1,
+        )
+        .unwrap();
+    refused(case, "newer destbench")
+}
+
+fn not_sqlite(case: &Case) -> Result<String, String> {
+    std::fs::write(case.db(), b"my shopping list\n".repeat(300)).unwrap();
+    refused(case, "not an SQLite database")
+}
+
+/// A valid header, every page after it overwritten.
+fn corrupt(case: &Case) -> Result<String, String> {
+    case.with_runs(2)?;
+    let mut bytes = std::fs::read(case.db()).unwrap();
+    for (i, b) in bytes.iter_mut().enumerate().skip(100) {
+        *b = (i * 7 % 251) as u8;
+    }
+    std::fs::write(case.db(), &bytes).unwrap();
+    refused(case, "damaged")
+}
+
+/// Cut to its first page: the header promises pages that are not there.
+fn truncated(case: &Case) -> Result<String, String> {
+    case.with_runs(2)?;
+    let bytes = std::fs::read(case.db()).unwrap();
+    std::fs::write(case.db(), &bytes[..4096.min(bytes.len())]).unwrap();
+    refused(case, "damaged")
+}
+
+/// Cut inside the header: not even SQLite's magic is whole.
+fn truncated_header(case: &Case) -> Result<String, String> {
+    case.with_runs(1)?;
+    let bytes = std::fs::read(case.db()).unwrap();
+    std::fs::write(case.db(), &bytes[..40]).unwrap();
+    refused(case, "not an SQLite database")
+}
+
+/// `history` and `show` answer from a read-only place; `run` measures, prints, and fails to
+/// store with one line, its JSON document still on stdout; nothing changes.
+fn read_only_answers(case: &Case, db: &Path, runs: usize) -> Result<String, String> {
+    let dir = db.parent().unwrap();
+    let before = snapshot(dir);
+    let ids = case.ids(db)?;
+    if ids.len() != runs {
+        return Err(format!("history lists {ids:?}, wanted {runs} runs"));
+    }
+    Got::of(case.cmd(db).args(["show", "1"])).check(0, "")?;
+    let run = case.run(db, &["--json"]);
+    run.check(1, "read-only")?;
+    if !run
+        .stderr
+        .contains("the run was not stored (its JSON report is on stdout)")
+    {
+        return Err(format!("no word of the report: {}", run.stderr));
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&run.stdout).map_err(|e| format!("stdout is not the report: {e}"))?;
+    if doc["schema"] != "destbench.run/1" {
+        return Err("stdout is not the report".into());
+    }
+    unchanged(&before, dir)?;
+    Ok(format!("history ok; run {}", run.summary()))
+}
+
+/// A filesystem mounted for one case (a small tmpfs, a read-only bind mount), unmounted on
+/// drop, also when the case fails.
+struct Mounted {
+    path: PathBuf,
+}
+
+impl Mounted {
+    fn new(at: &Path, steps: &[&[&str]]) -> Mounted {
+        std::fs::create_dir_all(at).unwrap();
+        let mounted = Mounted {
+            path: at.to_path_buf(),
+        };
+        for args in steps {
+            let ok = Command::new("mount")
+                .args(*args)
+                .arg(at)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "mount {args:?} {}", at.display());
+        }
+        mounted
+    }
+
+    /// `source` bind-mounted read-only at `at`: root's permissions cannot write through it.
+    fn read_only(source: &Path, at: &Path) -> Mounted {
+        Mounted::new(
+            at,
+            &[
+                &["--bind", source.to_str().unwrap()],
+                &["-o", "remount,bind,ro"],
+            ],
+        )
+    }
+
+    fn tmpfs(at: &Path, size: &str) -> Mounted {
+        Mounted::new(
+            at,
+            &[&["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]],
+        )
+    }
+
+    /// Fills it up but for `left` bytes.
+    fn fill(&self, left: u64) {
+        let _ = std::fs::remove_file(self.path.join("filler"));
+        let stat = rustix::fs::statvfs(&self.path).unwrap();
+        let free = stat.f_bavail * stat.f_frsize;
+        std::fs::write(
+            self.path.join("filler"),
+            vec![1u8; free.saturating_sub(left) as usize],
+        )
+        .unwrap();
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.path).status();
+    }
+}
+
+fn read_only_directory(case: &Case) -> Result<String, String> {
+    case.with_runs(2)?;
+    let ro = Mounted::read_only(case.db().parent().unwrap(), &case.dir.path().join("ro"));
+    read_only_answers(case, &ro.path.join("history.sqlite"), 2)
+}
+
+/// A history of an earlier destbench (write-ahead logging) in a read-only directory, where a
+/// WAL reader cannot create its `-shm`.
+fn read_only_directory_wal(case: &Case) -> Result<String, String> {
+    case.with_runs(2)?;
+    rusqlite::Connection::open(case.db())
+        .unwrap()
+        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
+        .unwrap();
+    let ro = Mounted::read_only(case.db().parent().unwrap(), &case.dir.path().join("ro"));
+    read_only_answers(case, &ro.path.join("history.sqlite"), 2)
+}
+
+/// A read-only file in a writable directory, destbench run without root's power to write it.
+fn read_only_file(case: &Case) -> Result<String, String> {
+    use std::os::unix::fs::PermissionsExt;
+    case.with_runs(1)?;
+    std::fs::set_permissions(case.db(), std::fs::Permissions::from_mode(0o444)).unwrap();
+    let db = case.db();
+    let before = snapshot(db.parent().unwrap());
+    let no_override = |args: &[&str]| {
+        let mut cmd = support::destbench_setpriv(&[
+            "--bounding-set=-dac_override,-dac_read_search",
+            "--inh-caps=-all",
+        ]);
+        cmd.env("DESTBENCH_DB", &db)
+            .env("TMPDIR", case.dir.path().join("tmp"))
+            .args(args);
+        Got::of(&mut cmd)
+    };
+    let listed = no_override(&["history"]);
+    listed.check(0, "")?;
+    no_override(&["show", "1"]).check(0, "")?;
+    let dest = case.dir.path().join("dest");
+    let mut args = vec!["run", dest.to_str().unwrap()];
+    args.extend(RUN);
+    let run = no_override(&args);
+    run.check(1, "read-only")?;
+    // Without --json the document is saved in the temp directory the message names.
+    let saved = run
+        .stderr
+        .split("its JSON report is in ")
+        .nth(1)
+        .and_then(|s| s.trim_end().strip_suffix(')'))
+        .ok_or_else(|| format!("no saved report named: {}", run.stderr))?;
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(saved).unwrap_or_default())
+        .map_err(|e| format!("{saved}: {e}"))?;
+    if doc["schema"] != "destbench.run/1" || !run.stdout.contains("SEQ1M-Q8T1") {
+        return Err("the report was neither printed nor saved".into());
+    }
+    unchanged(&before, db.parent().unwrap())?;
+    Ok(format!("history ok; run {}; report saved", run.summary()))
+}
+
+/// The history's filesystem full, or nearly (0 to 64 KiB left, where WAL's mapped `-shm`
+/// used to fault): no `-shm` is ever created (so nothing mapped can fault), never a signal; the run is stored (exit 0) or refused in one line with its
+/// report kept (exit 1); the history then holds exactly the stored runs and still answers.
+fn full_disk(case: &Case, wal: bool) -> Result<String, String> {
+    let fs = Mounted::tmpfs(&case.dir.path().join("small"), "1m");
+    let db = fs.path.join("history.sqlite");
+    let mut outcomes = Vec::new();
+    for left in [0u64, 4096, 8192, 16384, 32768, 65536] {
+        let _ = std::fs::remove_file(fs.path.join("filler"));
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+        }
+        case.run(&db, &[]).check(0, "")?;
+        if wal {
+            rusqlite::Connection::open(&db)
+                .unwrap()
+                .query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
+                .unwrap();
+        }
+        fs.fill(left);
+        let run = case.run(&db, &[]);
+        let stored = match run.code {
+            Some(0) if run.signal.is_none() => 2,
+            _ => {
+                run.check(1, "full")?;
+                if !run.stderr.contains("not stored") || !run.stdout.contains("SEQ1M-Q8T1") {
+                    return Err(format!("left {left}: report lost: {}", run.stderr));
+                }
+                1
+            }
+        };
+        // The robust part: no `-shm` was made, so nothing was mapped that could fault.
+        let shm = PathBuf::from(format!("{}-shm", db.display()));
+        if shm.exists() {
+            return Err(format!("left {left}: a -shm file was created"));
+        }
+        let ids = case.ids(&db)?;
+        if ids.len() != stored {
+            return Err(format!(
+                "left {left}: history holds {ids:?} after {}",
+                run.summary()
+            ));
+        }
+        outcomes.push(if stored == 2 { "stored" } else { "refused" });
+    }
+    Ok(format!("no signal; {}", outcomes.join(",")))
+}
+
+/// A run in which every test failed (a real engine writing its test file on a full tmpfs) is
+/// not stored: the history keeps exactly the runs it had.
+fn every_test_failed(case: &Case) -> Result<String, String> {
+    case.with_runs(1)?;
+    let full = Mounted::tmpfs(&case.dir.path().join("full"), "1m");
+    let run = Got::of(
+        case.cmd(&case.db())
+            .arg("run")
+            .arg(&full.path)
+            .args([
+                "--engine",
+                "sync",
+                "--no-space-check",
+                "--tests",
+                "seq-write:SEQ1M-Q1T1",
+            ])
+            .args(["--size", "8MiB", "--runs", "1", "--duration", "0.1"]),
+    );
+    run.check(1, "not stored in the history: every test failed")?;
+    if !run.stdout.contains("the test file could not be written") {
+        return Err(format!("not the failure meant: {}", run.stdout));
+    }
+    let ids = case.ids(&case.db())?;
+    if ids != [1] {
+        return Err(format!("history holds {ids:?}"));
+    }
+    Ok(format!("{}; history still [1]", run.summary()))
+}
+
+/// A label carrying escape sequences is listed by `history` and `show` with them escaped.
+fn hostile_label(case: &Case) -> Result<String, String> {
+    case.run(
+        &case.db(),
+        &["--label", "usb\u{1b}[2J\u{1b}]0;pwned\u{7}\nfake row"],
+    )
+    .check(0, "")?;
+    for args in [
+        &["history"][..],
+        &["show", "1"],
+        &["export", "1", "--format", "md"],
+    ] {
+        let got = Got::of(case.cmd(&case.db()).args(args));
+        got.check(0, "")?;
+        if got.stdout.contains(['\u{1b}', '\u{7}']) || !got.stdout.contains("usb\\u{1b}[2J") {
+            return Err(format!("{args:?} printed it raw: {:?}", got.stdout));
+        }
+    }
+    Ok("escaped in history, show, export md".into())
+}
+
+/// Eight runs finishing at once on one history, with readers listing it meanwhile: every run
+/// lands once.
+fn concurrent(case: &Case) -> Result<String, String> {
+    let db = case.db();
+    let dest = case.dir.path().join("dest");
+    let writers: Vec<_> = (0..8)
+        .map(|i| {
+            case.cmd(&db)
+                .arg("run")
+                .arg(&dest)
+                .args(RUN)
+                .args(["--label", &format!("writer {i}")])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut reads = 0;
+    for _ in 0..5 {
+        let got = case.history(&db);
+        // Before the first run lands there is nothing to list, which is not an error either.
+        got.check(0, "")?;
+        reads += 1;
+    }
+    for child in writers {
+        let out = child.wait_with_output().unwrap();
+        if !out.status.success() {
+            return Err(format!(
+                "a writer failed: {:?} {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    let ids = case.ids(&db)?;
+    if ids != (1..=8).collect::<Vec<_>>() {
+        return Err(format!("stored ids {ids:?}"));
+    }
+    let list = case.history(&db).stdout;
+    for i in 0..8 {
+        if list.matches(&format!("\"writer {i}\"")).count() != 1 {
+            return Err(format!("writer {i} not stored exactly once"));
+        }
+    }
+    Ok(format!("8 stored, {reads} reads ok"))
+}
+
+#[test]
+fn history_fault_matrix() {
+    type CaseFn = fn(&Case) -> Result<String, String>;
+    let mut cases: Vec<(&str, &str, CaseFn)> = vec![
+        (
+            "foreign tables",
+            "exit 1, refused, untouched",
+            foreign_tables,
+        ),
+        (
+            "foreign, WAL",
+            "exit 1, refused, nothing beside",
+            foreign_wal,
+        ),
+        (
+            "foreign app id",
+            "exit 1, refused, untouched",
+            foreign_application_id,
+        ),
+        ("newer version", "exit 1, refused, untouched", newer_version),
+        ("not SQLite", "exit 1, refused, untouched", not_sqlite),
+        ("corrupt pages", "exit 1, damaged, untouched", corrupt),
+        ("truncated", "exit 1, damaged, untouched", truncated),
+        (
+            "truncated header",
+            "exit 1, refused, untouched",
+            truncated_header,
+        ),
+        ("concurrent 8 runs", "all 8 stored once", concurrent),
+        ("hostile label", "control chars escaped", hostile_label),
+    ];
+    if support::require_root_and(&["mount", "umount", "setpriv"]) {
+        cases.extend([
+            (
+                "read-only dir",
+                "reads ok; run exit 1, JSON out",
+                read_only_directory as CaseFn,
+            ),
+            (
+                "read-only dir, WAL",
+                "reads ok; run exit 1, JSON out",
+                read_only_directory_wal,
+            ),
+            (
+                "read-only file",
+                "reads ok; run exit 1, saved",
+                read_only_file,
+            ),
+            ("full disk", "no signal; exit 0 or 1", |c: &Case| {
+                full_disk(c, false)
+            }),
+            ("full disk, WAL", "no signal; exit 0 or 1", |c: &Case| {
+                full_disk(c, true)
+            }),
+            ("every test failed", "exit 1, not stored", every_test_failed),
+        ]);
+    }
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for (name, expected, case) in cases {
+        let got = case(&Case::new());
+        let (ok, text) = match got {
+            Ok(text) => ("ok", text),
+            Err(why) => {
+                failed.push(format!("{name}: {why}"));
+                ("FAIL", why.lines().next().unwrap_or("").to_string())
+            }
+        };
+        rows.push(format!("{name:<20} {expected:<34} {ok:<4} {text}"));
+    }
+    let table = format!(
+        "{:<20} {:<34} {:<4} got\n{}\n",
+        "case",
+        "expected",
+        "ok?",
+        rows.join("\n")
+    );
+    eprintln!("{table}");
+    let _ = std::fs::write(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("faults-history.txt"),
+        &table,
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
