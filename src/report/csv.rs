@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::Exporter;
+use super::escape::csv_field;
 use crate::history::RunRecord;
 
 const HEADER: &[&str] = &[
@@ -30,15 +31,6 @@ const HEADER: &[&str] = &[
     "engine",
     "samples",
 ];
-
-/// Quotes a field when it holds a separator, a quote or a line break (RFC 4180).
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
 
 /// Documents that do not record threads read as 0: an empty cell, as before.
 fn threads(threads: usize) -> String {
@@ -72,25 +64,25 @@ fn render(records: &[RunRecord]) -> String {
             let lat = r.latency_us;
             let cells = [
                 record.id.to_string(),
-                field(run.settings.label.as_deref().unwrap_or("")),
-                field(&run.destination.path.display().to_string()),
+                csv_field(run.settings.label.as_deref().unwrap_or("")),
+                csv_field(&run.destination.path.display().to_string()),
                 run.started_unix_s.to_string(),
-                field(r.test.as_str()),
-                field(&r.variant),
-                field(r.unit.as_str()),
+                csv_field(r.test.as_str()),
+                csv_field(&r.variant),
+                csv_field(r.unit.as_str()),
                 number(r.median),
                 number(r.min),
                 number(r.max),
                 number(r.mean),
                 number(r.cv),
                 number(r.ops_per_s_median),
-                field(r.op_kind.as_str()),
+                csv_field(r.op_kind.as_str()),
                 threads(r.threads),
                 lat.map(|l| number(l.p50)).unwrap_or_default(),
                 lat.map(|l| number(l.p99)).unwrap_or_default(),
                 lat.map(|l| number(l.p999)).unwrap_or_default(),
-                field(r.method.as_str()),
-                field(r.engine.name()),
+                csv_field(r.method.as_str()),
+                csv_field(r.engine.name()),
                 r.samples
                     .iter()
                     .map(|s| number(*s))
@@ -101,17 +93,4 @@ fn render(records: &[RunRecord]) -> String {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::field;
-
-    #[test]
-    fn fields_are_quoted_only_when_needed() {
-        assert_eq!(field("usb"), "usb");
-        assert_eq!(field("a,b"), "\"a,b\"");
-        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(field("two\nlines"), "\"two\nlines\"");
-    }
 }

@@ -1,5 +1,5 @@
 //! Making user-supplied text (labels, paths, chain names) safe in the formats that render it:
-//! HTML, Markdown cells, and the terminal.
+//! HTML, Markdown cells, CSV fields and the terminal.
 
 /// Text made safe for HTML element content and attribute values.
 pub fn html(text: &str) -> String {
@@ -31,6 +31,15 @@ pub fn markdown_cell(text: &str) -> String {
     )
 }
 
+/// A CSV field (RFC 4180): quoted only when it holds a separator, a quote or a line break.
+pub fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
 /// Text made safe for a terminal: control characters (escape sequences that would recolour,
 /// move the cursor or retitle the window, line breaks that would fake rows) are shown as
 /// `\u{1b}`-style escapes instead of being sent raw.
@@ -53,29 +62,47 @@ pub fn terminal(text: &str) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn control_characters_never_reach_the_terminal_raw() {
-        assert_eq!(terminal("usb \u{1b}[31mred"), "usb \\u{1b}[31mred");
-        assert_eq!(terminal("a\nb\u{9b}c\u{7f}"), "a\\u{a}b\\u{9b}c\\u{7f}");
-        assert_eq!(terminal("plain — ünïcode"), "plain — ünïcode");
-    }
+    /// Each escape, what it is given and what it must return.
+    #[allow(clippy::type_complexity)]
+    const CASES: &[(&str, fn(&str) -> String, &str, &str)] = &[
+        (
+            "terminal",
+            terminal,
+            "usb \u{1b}[31mred",
+            "usb \\u{1b}[31mred",
+        ),
+        (
+            "terminal",
+            terminal,
+            "a\nb\u{9b}c\u{7f}",
+            "a\\u{a}b\\u{9b}c\\u{7f}",
+        ),
+        ("terminal", terminal, "plain — ünïcode", "plain — ünïcode"),
+        (
+            "html",
+            html,
+            "<script>alert('x')</script> & \"",
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;",
+        ),
+        ("markdown", markdown_cell, "a|b", "a\\|b"),
+        (
+            "markdown",
+            markdown_cell,
+            "<script>x</script>",
+            "&lt;script&gt;x&lt;/script&gt;",
+        ),
+        ("markdown", markdown_cell, "one\ntwo", "one two"),
+        ("markdown", markdown_cell, "a\u{1b}[2Jb", "a\\u{1b}[2Jb"),
+        ("csv", csv_field, "usb", "usb"),
+        ("csv", csv_field, "a,b", "\"a,b\""),
+        ("csv", csv_field, "say \"hi\"", "\"say \"\"hi\"\"\""),
+        ("csv", csv_field, "two\nlines", "\"two\nlines\""),
+    ];
 
     #[test]
-    fn html_markup_is_escaped() {
-        assert_eq!(
-            html("<script>alert('x')</script> & \""),
-            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;"
-        );
-    }
-
-    #[test]
-    fn cells_cannot_break_the_table_or_inject_html() {
-        assert_eq!(markdown_cell("a|b"), "a\\|b");
-        assert_eq!(
-            markdown_cell("<script>x</script>"),
-            "&lt;script&gt;x&lt;/script&gt;"
-        );
-        assert_eq!(markdown_cell("one\ntwo"), "one two");
-        assert_eq!(markdown_cell("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+    fn user_text_cannot_break_out_of_its_format() {
+        for (name, escape, input, expected) in CASES {
+            assert_eq!(escape(input), *expected, "{name} escape of {input:?}");
+        }
     }
 }
