@@ -11,6 +11,7 @@ pub mod escape;
 pub mod estimate;
 pub mod export;
 mod figures;
+pub mod fio;
 pub mod history;
 pub mod html;
 pub mod json;

@@ -6,6 +6,7 @@
 //! everything they show is here.
 
 mod details;
+pub mod fio;
 mod lenient;
 mod result;
 mod verdict;

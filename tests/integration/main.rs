@@ -2,6 +2,7 @@
 
 mod chain;
 mod estimate;
+mod fio_interop;
 mod history;
 mod html_report;
 mod run_files;
