@@ -17,6 +17,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 mod progress;
+mod summary;
 pub mod table;
 pub mod terminal;
 

@@ -161,6 +161,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
             elapsed_s,
             cpu_s: cpu_share * f64_at(o.job, "job_runtime") / 1e3,
             series_mb_s: Vec::new(),
+            series_last_partial: false,
             passes: None,
         }],
         warnings,

@@ -7,6 +7,7 @@
 
 mod details;
 pub mod fio;
+mod headline;
 mod lenient;
 mod result;
 mod verdict;
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, ThrottledDetails};
+pub use headline::{HEADLINE_BLOCK, Headline};
 pub use result::{
     FileSetInfo, Method, OpKind, Repetition, RepetitionRecord, TestResult, TestResultParts, Unit,
 };
