@@ -250,44 +250,54 @@ const EFFECT_POINTS: f64 = 0.05;
 
 /// Whether the idle class shielded the foreground read, and the conclusion in words, drawn
 /// from the slowdowns themselves: the scheduler's ability to honour priorities (`effective`,
-/// `note`) says only what could happen, the figures say whether it did.
+/// `note`) says only what could happen, the figures say whether it did. The conclusion names
+/// both sides: the foreground read (shielded or not, or never slowed at all) and what the idle
+/// class cost the backup.
 pub fn conclusion(
     effective: bool,
     note: &str,
     normal: &Slowdown,
     background: &Slowdown,
 ) -> (Option<bool>, String) {
-    let pct = |x: f64| format!("{:.0}%", x * 100.0);
     if !effective {
         return (
             None,
             format!("background priority cannot take effect: {note}"),
         );
     }
-    if normal.read < EFFECT_POINTS {
-        return (
+    // As the terminal shows changes: -28% is 28% slower.
+    let pct = |x: f64| format!("{:+.0}%", -x * 100.0);
+    let (helped, reader) = if normal.read < EFFECT_POINTS {
+        (
             None,
             format!(
-                "no effect to measure: the foreground read slowed by only {} beside a normal-priority writer, so there was nothing for the idle class to prevent",
+                "the writer did not slow the foreground read even at normal priority ({}), so there was nothing for the idle class to shield",
                 pct(normal.read)
             ),
-        );
-    }
-    let figures = format!(
-        "the foreground read slowed by {} beside the idle-class writer against {} at normal priority",
-        pct(background.read),
-        pct(normal.read)
-    );
-    if background.read <= normal.read - EFFECT_POINTS {
-        (Some(true), format!("the idle I/O class helped: {figures}"))
-    } else {
-        (
-            Some(false),
-            format!(
-                "the idle I/O class made no difference here: {figures}, although the scheduler accepts priorities ({note})"
-            ),
         )
-    }
+    } else {
+        let figures = format!(
+            "the foreground read ran {} beside the idle-class writer against {} at normal priority",
+            pct(background.read),
+            pct(normal.read)
+        );
+        if background.read <= normal.read - EFFECT_POINTS {
+            (Some(true), format!("the idle I/O class helped: {figures}"))
+        } else {
+            (
+                Some(false),
+                format!("the idle I/O class made no difference here: {figures}"),
+            )
+        }
+    };
+    let yielded = background.write >= normal.write + EFFECT_POINTS;
+    let writer = format!(
+        "the backup {} ({} in the idle class against {} at normal priority)",
+        if yielded { "yielded" } else { "did not yield" },
+        pct(background.write),
+        pct(normal.write)
+    );
+    (helped, format!("{reader}; {writer}"))
 }
 
 fn slowdown(alone: &PairRates, together: &PairRates) -> Slowdown {
@@ -336,7 +346,9 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
     let (idle_class_helped, conclusion) =
         conclusion(effective, &note, &slowdown_normal, &slowdown_background);
     let mut warnings = Vec::new();
-    if idle_class_helped != Some(true) {
+    // Worth a warning: a priority that cannot act, or one that acted without shielding the
+    // reader. A reader that was never slowed is no problem.
+    if !effective || idle_class_helped == Some(false) {
         warnings.push(conclusion.clone());
     }
     let details = ThrottledDetails {
@@ -432,45 +444,52 @@ mod tests {
         assert!(!priority_effect(None, true).2);
     }
 
-    fn read_slowdown(read: f64) -> Slowdown {
-        Slowdown { write: 0.1, read }
+    fn slowdowns(read: f64, write: f64) -> Slowdown {
+        Slowdown { write, read }
     }
 
     #[test]
     fn the_conclusion_follows_the_figures_not_the_scheduler() {
         let note = "the `mq-deadline` scheduler honours the idle I/O class";
         // The figures seen on main: the reader suffered more beside the idle-class writer.
-        let (helped, text) = conclusion(true, note, &read_slowdown(0.28), &read_slowdown(0.42));
+        let (helped, text) = conclusion(true, note, &slowdowns(0.28, 0.1), &slowdowns(0.42, 0.1));
         assert_eq!(helped, Some(false), "{text}");
         assert!(
-            text.contains("made no difference") && text.contains("42%") && text.contains("28%"),
+            text.contains("made no difference") && text.contains("-42%") && text.contains("-28%"),
             "{text}"
         );
+        assert!(text.contains("the backup did not yield"), "{text}");
         // Within the noise margin is no effect either.
-        let (helped, _) = conclusion(true, note, &read_slowdown(0.28), &read_slowdown(0.25));
+        let (helped, _) = conclusion(true, note, &slowdowns(0.28, 0.1), &slowdowns(0.25, 0.1));
         assert_eq!(helped, Some(false));
-        // The idle class shielding the reader.
-        let (helped, text) = conclusion(true, note, &read_slowdown(0.40), &read_slowdown(0.10));
+        // The idle class shielding the reader, at the backup's expense.
+        let (helped, text) = conclusion(true, note, &slowdowns(0.40, 0.1), &slowdowns(0.10, 0.9));
         assert_eq!(helped, Some(true), "{text}");
         assert!(
-            text.contains("helped") && text.contains("10%") && text.contains("40%"),
+            text.contains("helped") && text.contains("-10%") && text.contains("-40%"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the backup yielded (-90% in the idle class against -10%"),
             "{text}"
         );
     }
 
     #[test]
     fn no_conclusion_without_contention_or_a_priority_that_can_act() {
-        let (helped, text) = conclusion(true, "n", &read_slowdown(0.02), &read_slowdown(0.0));
+        // As on the testbed: the reader never slowed, the idle-class writer gave way.
+        let (helped, text) = conclusion(true, "n", &slowdowns(0.01, -0.01), &slowdowns(0.01, 0.97));
         assert_eq!(helped, None);
         assert!(
-            text.contains("nothing for the idle class to prevent"),
+            text.contains("nothing for the idle class to shield"),
             "{text}"
         );
+        assert!(text.contains("the backup yielded (-97%"), "{text}");
         let (helped, text) = conclusion(
             false,
             "`none` ignores priorities",
-            &read_slowdown(0.5),
-            &read_slowdown(0.1),
+            &slowdowns(0.5, 0.0),
+            &slowdowns(0.1, 0.0),
         );
         assert_eq!(helped, None);
         assert!(
