@@ -166,7 +166,11 @@ pub fn lines(
         };
         let whole = |x: f64| ((x - x.round()).abs() < 1e-9).then_some(x.round());
         let x_label = |x: &f64| match x_axis {
-            XAxis::Continuous => format!("{x}"),
+            // Tick positions are sums of floats (0.30000000000000004): two decimals at most.
+            XAxis::Continuous => format!("{x:.2}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string(),
             XAxis::Integer => whole(*x).map_or(String::new(), |x| format!("{x:.0}")),
             XAxis::Named(names) => whole(*x)
                 .and_then(|x| names.get(x as usize))
