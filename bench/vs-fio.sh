@@ -52,7 +52,8 @@ for case in "${CASES[@]}"; do
     db_rates=() db_cpus=() fio_rates=() fio_cpus=()
     for ((rep = 0; rep < REPS; rep++)); do
         db=$("$DESTBENCH" run "$DIR" --json --tests "$test:$variant" --size "$SIZE" \
-            --duration "$DURATION" --runs 1 --engine "$db_engine")
+            --duration "$DURATION" --runs 1 --engine "$db_engine" \
+            2> >(grep -v '^destbench: stored as run' >&2))
         read -r rate cpu < <(python3 -c '
 import json, sys
 r = json.load(sys.stdin)["results"][0]; rep = r["repetitions"][0]
