@@ -90,10 +90,17 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
         let env = &r.environment;
         let or_dash = |v: &Option<String>| escape(v.as_deref().unwrap_or("-"));
         let s = &r.run.settings;
+        let settings = match &s.imported_from {
+            Some(tool) => format!("imported from {tool} JSON, engine {}", s.engine),
+            None => format!(
+                "profile {}, {} runs, seed {}, engine {}",
+                s.profile, s.runs, s.seed, s.engine
+            ),
+        };
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{} (id {})</td><td>{}</td><td>{}</td><td>{} {}</td><td>{} {} {}</td>\
-             <td>{} ({})</td><td>profile {}, {} runs, seed {}, engine {}</td></tr>",
+             <td>{} ({})</td><td>{}</td></tr>",
             i + 1,
             escape(&r.name()),
             r.id,
@@ -106,10 +113,7 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
             or_dash(&env.device_serial),
             or_dash(&env.host),
             or_dash(&env.kernel),
-            s.profile,
-            s.runs,
-            s.seed,
-            escape(&s.engine)
+            escape(&settings)
         );
     }
     let _ = writeln!(out, "</table>");

@@ -218,6 +218,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
             block_duration_s: f64_at(&jobs[0], "job_runtime") / 1e3,
             engine,
             label: label.or_else(|| Some(version.to_string())),
+            imported_from: Some(version.to_string()),
             ..RunSettings::default()
         },
         started_unix_s: doc["timestamp"].as_u64().unwrap_or(0),
@@ -257,6 +258,7 @@ mod tests {
     fn jobs_become_results_named_for_comparison() {
         let run = from_fio_json(FIO, None).unwrap();
         assert_eq!(run.settings.label.as_deref(), Some("fio-3.33"));
+        assert_eq!(run.settings.imported_from.as_deref(), Some("fio-3.33"));
         assert_eq!(run.destination.path, std::path::PathBuf::from("/mnt/nas"));
         assert_eq!(run.results.len(), 2, "{:?}", run.results);
         let seq = &run.results[0];

@@ -54,6 +54,10 @@ pub struct RunSettings {
     pub engine: String,
     pub seed: u64,
     pub label: Option<String>,
+    /// Set in runs that `import-fio` stored (fio's version): the figures are that tool's, and
+    /// the profile and seed mean nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 impl Default for RunSettings {
@@ -67,6 +71,7 @@ impl Default for RunSettings {
             engine: String::new(),
             seed: 0,
             label: None,
+            imported_from: None,
         }
     }
 }
