@@ -12,8 +12,9 @@
 # The two tools alternate within each repetition so drift on a shared machine hits both alike.
 # Every block variant of seq-* and 4k-* is compared (20-100MB writes whole new files, which fio's
 # time-based jobs do not; it has no fio counterpart). Each line names what both sides used.
-# destbench runs with --no-history and its data directory inside the work directory, so the
-# user's history is never touched.
+# The fio side runs the job file `destbench export ID --format fio` writes for each destbench
+# run, so both sides run the same job by construction. destbench keeps its history inside the
+# work directory, so the user's history is never touched.
 set -euo pipefail
 
 DIR=${1:-.}
@@ -28,54 +29,42 @@ DESTBENCH=$ROOT/target/release/destbench
 WORK=$(mktemp -d "$DIR/.vs-fio-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export XDG_DATA_HOME=$WORK/data DESTBENCH_DB=$WORK/data/history.sqlite
-FIO_FILE=$WORK/fio.dat
-fio_size=$(python3 -c "import sys; s='$SIZE'; u={'KiB':2**10,'MiB':2**20,'GiB':2**30}; print(next(int(float(s[:-3]))*m for k,m in u.items() if s.endswith(k)))")
 
-# test variant fio-rw block depth
+# test variant block depth
 CASES=(
-    "seq-read SEQ1M-Q1T1 read 1m 1"
-    "seq-read SEQ1M-Q8T1 read 1m 8"
-    "seq-write SEQ1M-Q1T1 write 1m 1"
-    "seq-write SEQ1M-Q8T1 write 1m 8"
-    "4k-read SEQ4K-Q1T1 read 4k 1"
-    "4k-read RND4K-Q1T1 randread 4k 1"
-    "4k-read RND4K-Q32T1 randread 4k 32"
-    "4k-write SEQ4K-Q1T1 write 4k 1"
-    "4k-write RND4K-Q1T1 randwrite 4k 1"
-    "4k-write RND4K-Q32T1 randwrite 4k 32"
+    "seq-read SEQ1M-Q1T1 1m 1"
+    "seq-read SEQ1M-Q8T1 1m 8"
+    "seq-write SEQ1M-Q1T1 1m 1"
+    "seq-write SEQ1M-Q8T1 1m 8"
+    "4k-read SEQ4K-Q1T1 4k 1"
+    "4k-read RND4K-Q1T1 4k 1"
+    "4k-read RND4K-Q32T1 4k 32"
+    "4k-write SEQ4K-Q1T1 4k 1"
+    "4k-write RND4K-Q1T1 4k 1"
+    "4k-write RND4K-Q32T1 4k 32"
 )
-
-# destbench lays its file down, untimed, just before measuring; fio's file gets the same
-# treatment before each of its runs, so both read a file equally fresh (on a VM, the host may
-# still be flushing a file just written).
-layout_fio_file() {
-    rm -f "$FIO_FILE"
-    fio --name=layout --filename="$FIO_FILE" --size="$fio_size" --rw=write --bs=1m --direct=1 \
-        --end_fsync=1 --output=/dev/null
-}
 
 printf '%-10s %-12s %-28s %10s %10s %7s %10s %10s %7s\n' test variant "both sides" "db MB/s" \
     "fio MB/s" ratio "db cpu/io" "fio cpu/io" ratio
 for case in "${CASES[@]}"; do
-    read -r test variant rw bs depth <<<"$case"
-    if [[ $depth == 1 ]]; then
-        engine=psync db_engine=sync extra=()
-    else
-        engine=io_uring db_engine=uring extra=(--fixedbufs=1)
-    fi
+    read -r test variant bs depth <<<"$case"
+    if [[ $depth == 1 ]]; then db_engine=sync engine=psync; else db_engine=uring engine=io_uring; fi
     db_rates=() db_cpus=() fio_rates=() fio_cpus=()
     for ((rep = 0; rep < REPS; rep++)); do
-        db=$("$DESTBENCH" run "$DIR" --json --no-history --tests "$test:$variant" --size "$SIZE" \
-            --duration "$DURATION" --runs 1 --engine "$db_engine")
+        db=$("$DESTBENCH" run "$DIR" --json --tests "$test:$variant" --size "$SIZE" \
+            --duration "$DURATION" --runs 1 --engine "$db_engine" \
+            2> >(grep -v '^destbench: stored as run' >&2))
         read -r rate cpu < <(python3 -c '
 import json, sys
 r = json.load(sys.stdin)["results"][0]; rep = r["repetitions"][0]
 print(r["median"], rep["cpu_s"] / rep["ops"] * 1e6)' <<<"$db")
         db_rates+=("$rate") db_cpus+=("$cpu")
-        layout_fio_file
-        out=$(fio --name=vs --filename="$FIO_FILE" --size="$fio_size" --rw="$rw" --bs="$bs" \
-            --iodepth="$depth" --ioengine="$engine" "${extra[@]}" --direct=1 --time_based \
-            --runtime="$DURATION" --end_fsync=1 --randrepeat=0 --output-format=json)
+        # fio runs the job file destbench exports for the run just made: the same file size,
+        # block size, depth, engine, direct flag and duration, by construction. fio lays its
+        # file down (untimed) before the job and deletes it after (unlink=1).
+        id=$("$DESTBENCH" history --json | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')
+        "$DESTBENCH" export "$id" --format fio >"$WORK/job.fio"
+        out=$(fio --output-format=json "$WORK/job.fio")
         read -r rate cpu < <(python3 -c '
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]; side = j["read"] if j["read"]["total_ios"] else j["write"]

@@ -53,6 +53,7 @@ pub enum ExportFormat {
     Json,
     Csv,
     Md,
+    Fio,
 }
 
 #[derive(Debug, clap::Args)]
@@ -60,7 +61,8 @@ pub struct ExportArgs {
     /// One or more run ids.
     #[arg(required = true, num_args = 1..)]
     pub ids: Vec<i64>,
-    /// json (whole stored runs), csv (one row per result), md (tables to paste in a post).
+    /// json (whole stored runs), csv (one row per result), md (tables to paste in a post), fio
+    /// (a job file reproducing each block variant; `destbench import-fio` reads its result back).
     #[arg(long, value_enum)]
     pub format: ExportFormat,
     #[command(flatten)]
@@ -83,6 +85,17 @@ pub struct ReportArgs {
 pub struct ForgetArgs {
     /// The run's id.
     pub id: i64,
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ImportFioArgs {
+    /// An fio result written with `--output-format=json`.
+    pub file: PathBuf,
+    /// What `history` and `compare` call the run [default: fio's version].
+    #[arg(long)]
+    pub label: Option<String>,
     #[command(flatten)]
     pub db: DbArg,
 }

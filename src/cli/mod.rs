@@ -13,7 +13,8 @@ use clap::{Parser, Subcommand};
 
 pub use estimate::EstimateArgs;
 pub use history::{
-    CompareArgs, DbArg, ExportArgs, ExportFormat, ForgetArgs, HistoryArgs, ReportArgs, ShowArgs,
+    CompareArgs, DbArg, ExportArgs, ExportFormat, ForgetArgs, HistoryArgs, ImportFioArgs,
+    ReportArgs, ShowArgs,
 };
 pub use run::{EngineArg, RunArgs};
 
@@ -49,6 +50,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Remove a stored run.
     Forget(ForgetArgs),
+    /// Store an fio JSON result (`fio --output-format=json`) as a run, to compare with
+    /// destbench's (`export --format fio` writes the matching job file).
+    ImportFio(ImportFioArgs),
     /// Show the chain from PATH to the wire: mount, block devices, buses, network, and the
     /// bandwidth of each link.
     Info(InfoArgs),

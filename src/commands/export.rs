@@ -1,4 +1,4 @@
-//! `destbench export`: stored runs as JSON, CSV or Markdown on stdout.
+//! `destbench export`: stored runs as JSON, CSV, Markdown or an fio job file on stdout.
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::error::Result;
@@ -12,6 +12,7 @@ pub fn export(args: &ExportArgs) -> Result<String> {
         ExportFormat::Json => &report::json::Json,
         ExportFormat::Csv => &report::csv::Csv,
         ExportFormat::Md => &report::markdown::Markdown,
+        ExportFormat::Fio => &report::fio::FioJobs,
     };
     Ok(exporter.serialize(&records))
 }

@@ -9,6 +9,7 @@ mod export;
 #[cfg(test)]
 mod fuzz;
 mod history;
+mod import_fio;
 mod info;
 mod list;
 mod report;
@@ -52,6 +53,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         Command::Compare(args) => print(compare::compare(&args)),
         Command::Export(args) => print(export::export(&args)),
         Command::Report(args) => print(report::html_report(&args)),
+        Command::ImportFio(args) => print(import_fio::import_fio(&args)),
     }
 }
 

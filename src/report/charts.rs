@@ -1,11 +1,15 @@
 //! Charts as inline SVG strings, drawn with `plotters`' SVG backend: grouped bars (one group per
-//! variant, one bar per run, as magazine storage reviews draw them), lines (thread scaling,
-//! throughput over time, latency percentiles) and horizontal bars (the chain's ceilings).
+//! variant, one bar per run, as magazine storage reviews draw them) and lines (thread scaling,
+//! throughput over time, latency percentiles). Each is one small chart of the report's small
+//! multiples; the page scales it to its column.
+//!
+//! The charts draw no legend: the report puts the legend beside the SVG, in HTML, inside the
+//! chart's figure, so it can never cover the plot. Series `i` has colour [`color`]`(i)` in both.
 //!
 //! The charts take plain series prepared by the HTML report; plotters escapes every text it
 //! writes into the SVG, so labels from users cannot inject markup.
 
-use plotters::coord::{CoordTranslate, Shift};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// Series colours, in order: in the bar charts series `i` is run `i`, so a run keeps its colour
@@ -25,13 +29,32 @@ pub fn color(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]
 }
 
-const HEIGHT: u32 = 380;
+/// The colour as CSS writes it, for the HTML legend.
+pub fn css_color(index: usize) -> String {
+    let RGBColor(r, g, b) = color(index);
+    format!("#{r:02X}{g:02X}{b:02X}")
+}
+
+/// Drawn size of one small multiple; the page scales it to its column.
+const WIDTH: u32 = 640;
+const HEIGHT: u32 = 340;
 const FONT: &str = "sans-serif";
 
 /// One named series of a line chart.
 pub struct Line {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+}
+
+/// What the x axis of a line chart counts.
+#[derive(Clone, Copy)]
+pub enum XAxis<'a> {
+    /// Any value (seconds).
+    Continuous,
+    /// Whole numbers only (threads): ticks and labels at integers.
+    Integer,
+    /// Names at 0, 1, 2, ... (percentiles: p50, p99, ...).
+    Named(&'a [&'a str]),
 }
 
 type Drawn = Result<(), Box<dyn std::error::Error>>;
@@ -57,19 +80,6 @@ fn svg(title: &str, size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> 
     }
 }
 
-/// The legend of the series, in a box at `position`.
-fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-}
-
 /// Grouped bars: `categories` along x, for each a bar per entry of `series` (name, one value
 /// per category; None where that run lacks the variant).
 pub fn grouped_bars(
@@ -88,10 +98,8 @@ pub fn grouped_bars(
         .flat_map(|(_, v)| v.iter().flatten())
         .fold(0.0f64, |a, &b| a.max(b))
         .max(f64::MIN_POSITIVE)
-        // Headroom for the legend above the tallest bar.
-        * 1.4;
-    let width = (160 + 28 * total as u32).clamp(640, 1400);
-    svg(title, (width, HEIGHT), |root| {
+        * 1.1;
+    svg(title, (WIDTH, HEIGHT), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(title, (FONT, 18))
             .margin(12)
@@ -113,24 +121,26 @@ pub fn grouped_bars(
             .x_label_formatter(&label)
             .y_desc(unit)
             .draw()?;
-        for (j, (name, values)) in series.iter().enumerate() {
+        for (j, (_, values)) in series.iter().enumerate() {
             let c = color(j);
             let bars = values.iter().enumerate().filter_map(|(i, v)| {
                 let x0 = i as i32 * stride + 1 + 2 * j as i32;
                 v.map(|v| Rectangle::new([(x0, 0.0), (x0 + 2, v)], c.filled()))
             });
-            chart
-                .draw_series(bars)?
-                .label(name.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+            chart.draw_series(bars)?;
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })
 }
 
 /// Lines with points; `log_y` for latencies, which span orders of magnitude.
-pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Line], log_y: bool) -> String {
+pub fn lines(
+    title: &str,
+    (x_axis, x_desc): (XAxis<'_>, &str),
+    y_desc: &str,
+    series: &[Line],
+    log_y: bool,
+) -> String {
     let points = || series.iter().flat_map(|s| s.points.iter());
     let xmax = points().fold(0.0f64, |a, p| a.max(p.0)).max(1e-9);
     let xmin = points().fold(xmax, |a, p| a.min(p.0));
@@ -141,37 +151,54 @@ pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Line], log_y: bo
         .map(|p| p.1)
         .filter(|y| *y > 0.0)
         .fold(ymax, f64::min);
-    svg(title, (860, HEIGHT), |root| {
+    svg(title, (WIDTH, HEIGHT), |root| {
         let mut builder = ChartBuilder::on(root);
         builder
             .caption(title, (FONT, 18))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(72);
-        let xrange = if xmax > xmin {
-            xmin..xmax
-        } else {
-            xmin - 0.5..xmax + 0.5
+        let xrange = match x_axis {
+            // Half a step either side, so the first and last whole numbers are not on the edge.
+            XAxis::Integer | XAxis::Named(_) => xmin - 0.5..xmax + 0.5,
+            XAxis::Continuous if xmax > xmin => xmin..xmax,
+            XAxis::Continuous => xmin - 0.5..xmax + 0.5,
+        };
+        let whole = |x: f64| ((x - x.round()).abs() < 1e-9).then_some(x.round());
+        let x_label = |x: &f64| match x_axis {
+            // Tick positions are sums of floats (0.30000000000000004): two decimals at most.
+            XAxis::Continuous => format!("{x:.2}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string(),
+            XAxis::Integer => whole(*x).map_or(String::new(), |x| format!("{x:.0}")),
+            XAxis::Named(names) => whole(*x)
+                .and_then(|x| names.get(x as usize))
+                .map_or(String::new(), |n| n.to_string()),
+        };
+        // Enough candidate ticks that every whole number in the range gets one.
+        let x_ticks = match x_axis {
+            XAxis::Continuous => 10,
+            _ => ((xmax - xmin) as usize + 2) * 2,
         };
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
                 chart
                     .configure_mesh()
+                    .x_labels(x_ticks)
+                    .x_label_formatter(&x_label)
                     .x_desc(x_desc)
                     .y_desc(y_desc)
                     .draw()?;
                 for (j, s) in series.iter().enumerate() {
                     let c = color(j);
-                    chart
-                        .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))?
-                        .label(s.name.as_str())
-                        .legend(move |(x, y)| {
-                            PathElement::new([(x, y), (x + 14, y)], c.stroke_width(2))
-                        });
+                    chart.draw_series(LineSeries::new(
+                        s.points.iter().copied(),
+                        c.stroke_width(2),
+                    ))?;
                     chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
                 }
-                legend(&mut chart, SeriesLabelPosition::LowerRight)?;
             }};
         }
         if log_y {
@@ -180,67 +207,8 @@ pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Line], log_y: bo
                     .build_cartesian_2d(xrange, (ymin_positive / 1.5..ymax * 1.5).log_scale())?
             );
         } else {
-            draw!(builder.build_cartesian_2d(xrange, 0.0..ymax * 1.15)?);
+            draw!(builder.build_cartesian_2d(xrange, 0.0..ymax * 1.1)?);
         }
-        Ok(())
-    })
-}
-
-/// Horizontal bars, one per link of the chain (its practical ceiling), with the measured rate
-/// drawn across them as a red line.
-pub fn ceilings(title: &str, links: &[(String, f64)], measured: Option<(String, f64)>) -> String {
-    let n = links.len() as i32;
-    let xmax = links
-        .iter()
-        .map(|l| l.1)
-        .chain(measured.as_ref().map(|m| m.1))
-        .fold(0.0f64, f64::max)
-        .max(f64::MIN_POSITIVE)
-        * 1.15;
-    let height = (90 + 46 * n as u32).max(200);
-    svg(title, (860, height), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(190)
-            .build_cartesian_2d(0.0..xmax, 0..2 * n)?;
-        let label = |y: &i32| {
-            if y % 2 == 1 {
-                links
-                    .get((y / 2) as usize)
-                    .map(|l| l.0.clone())
-                    .unwrap_or_default()
-            } else {
-                String::new()
-            }
-        };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(2 * n as usize + 1)
-            .y_label_formatter(&label)
-            .x_desc("MB/s")
-            .draw()?;
-        chart
-            .draw_series(links.iter().enumerate().map(|(i, l)| {
-                let y = 2 * i as i32;
-                Rectangle::new([(0.0, y), (l.1, y + 2)], color(0).mix(0.6).filled())
-            }))?
-            .label("practical ceiling")
-            .legend(|(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 12, y + 5)], color(0).mix(0.6).filled())
-            });
-        if let Some((name, rate)) = &measured {
-            chart
-                .draw_series(LineSeries::new(
-                    [(*rate, 0), (*rate, 2 * n)],
-                    RED.stroke_width(3),
-                ))?
-                .label(name.as_str())
-                .legend(|(x, y)| PathElement::new([(x, y), (x + 14, y)], RED.stroke_width(3)));
-        }
-        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         Ok(())
     })
 }
@@ -250,7 +218,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bars_are_drawn_with_the_run_colours_and_escaped_labels() {
+    fn bars_are_drawn_in_the_run_colours_without_series_names() {
         let svg = grouped_bars(
             "seq-write",
             "MB/s",
@@ -269,15 +237,15 @@ mod tests {
             "first run's colour"
         );
         assert!(svg.contains("SEQ1M-Q8T1"));
-        assert!(!svg.contains("<script>"), "label not escaped");
-        assert!(svg.contains("&lt;script&gt;"));
+        // The legend is the report's, in HTML: no series name reaches the SVG.
+        assert!(!svg.contains("script"), "{svg}");
     }
 
     #[test]
     fn lines_on_a_log_scale() {
         let svg = lines(
             "latency",
-            "percentile",
+            (XAxis::Named(&["p50", "p99", "p99.9"]), "percentile"),
             "µs",
             &[Line {
                 name: "RND4K".into(),
@@ -287,6 +255,10 @@ mod tests {
         );
         assert!(
             svg.starts_with("<svg") && svg.contains("<polyline"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("\np99.9\n") && !svg.contains("\n0.5\n"),
             "{svg}"
         );
     }

@@ -66,7 +66,7 @@ pub fn lines(r: &TestResult) -> Vec<String> {
                     pair(&d.background),
                     slow(&d.slowdown_background)
                 ));
-                out.push(format!("  {}", d.note));
+                out.push(format!("  {}", d.conclusion));
             } else {
                 out.push(format!(
                     "  background priority cannot take effect: {}; with it requested the figures were {} (no effect expected)",

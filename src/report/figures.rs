@@ -1,21 +1,42 @@
-//! The figures of the HTML report: the run documents' series, ceilings and comparisons laid out
-//! for `charts` (which only draws), each in a `<figure>` the report's tests can find by its
-//! `data-chart`.
+//! The figures of the HTML report: the run documents' series and comparisons laid out for
+//! `charts` (which only draws), as small multiples: one chart per test (per run where the chart
+//! shows one run), each in a `<figure>` with its legend in HTML beside the plot, found by the
+//! report's tests by its `data-chart`.
 
 use std::fmt::Write as _;
 
-use super::charts::{self, Line};
+use super::charts::{self, Line, XAxis};
 use super::escape::html as escape;
 use crate::history::{Comparison, Group, RunRecord};
-use crate::probe::{Bandwidth, Chain};
 use crate::results::TestResult;
 use crate::workload::TestId;
 
-fn figure(out: &mut String, kind: &str, svg: String) {
-    let _ = writeln!(
+/// The percentiles of the latency charts, in the order of their x axis.
+const PERCENTILES: [&str; 4] = ["p50", "p99", "p99.9", "max"];
+
+/// One chart and its legend (series `i` in colour `i`).
+fn figure(out: &mut String, kind: &str, svg: String, legend: &[&str]) {
+    let _ = write!(
         out,
-        "<figure class=\"chart\" data-chart=\"{kind}\">{svg}</figure>"
+        "<figure class=\"chart\" data-chart=\"{kind}\">{svg}<ul class=\"legend\">"
     );
+    for (i, name) in legend.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<li><svg class=\"swatch\" width=\"14\" height=\"14\" aria-hidden=\"true\">\
+             <rect width=\"14\" height=\"14\" fill=\"{}\"/></svg>{}</li>",
+            charts::css_color(i),
+            escape(name)
+        );
+    }
+    let _ = writeln!(out, "</ul></figure>");
+}
+
+/// Small multiples side by side: as many columns as the page is wide.
+fn grid(out: &mut String, body: &str) {
+    if !body.is_empty() {
+        let _ = writeln!(out, "<div class=\"grid\">\n{body}</div>");
+    }
 }
 
 /// The bar chart of one test of a comparison: a group of bars per variant, a bar per run.
@@ -34,6 +55,7 @@ pub(super) fn bars(out: &mut String, cmp: &Comparison, group: &Group) {
         })
         .collect();
     let unit = group.rows.first().map_or("", |r| r.unit.as_str());
+    let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
     figure(
         out,
         "bars",
@@ -43,6 +65,7 @@ pub(super) fn bars(out: &mut String, cmp: &Comparison, group: &Group) {
             &categories,
             &series,
         ),
+        &names,
     );
 }
 
@@ -58,7 +81,7 @@ fn without_threads(variant: &str, threads: usize) -> String {
 }
 
 pub(super) fn thread_scaling(out: &mut String, cmp: &Comparison) {
-    let mut heading = false;
+    let mut body = String::new();
     for group in &cmp.groups {
         let mut series: Vec<Line> = Vec::new();
         for (i, run) in cmp.runs.iter().enumerate() {
@@ -80,39 +103,42 @@ pub(super) fn thread_scaling(out: &mut String, cmp: &Comparison) {
         if series.is_empty() {
             continue;
         }
-        if !heading {
-            let _ = writeln!(out, "<h2>Thread scaling</h2>");
-            heading = true;
-        }
         for line in &mut series {
             line.points.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
-        let title = format!("{} — median by copy threads", group.test);
-        figure(
-            out,
-            "threads",
-            charts::lines(&title, "threads", "MB/s", &series, false),
-        );
+        // The group's own unit: files-delete counts files/s, the copies MB/s.
+        let unit = group.rows.first().map_or("", |r| r.unit.as_str());
+        let title = format!("{} — median {unit} by threads", group.test);
+        let names: Vec<&str> = series.iter().map(|l| l.name.as_str()).collect();
+        let svg = charts::lines(&title, (XAxis::Integer, "threads"), unit, &series, false);
+        figure(&mut body, "threads", svg, &names);
+    }
+    if !body.is_empty() {
+        let _ = writeln!(out, "<h2>Thread scaling</h2>");
+        grid(out, &body);
     }
 }
 
 pub(super) fn over_time(out: &mut String, records: &[RunRecord]) {
     let _ = writeln!(
         out,
-        "<h2>Throughput over time</h2>\n<p class=\"note\">The repetition closest to the median of \
-         each variant, per interval.</p>"
+        "<h2>Throughput over time</h2>\n<p class=\"note\">One chart per test and run: the \
+         repetition closest to the median of each variant, per interval. A last interval cut \
+         short by the end of the repetition is left out: its rate, scaled from a sliver of time, \
+         says nothing about the destination.</p>"
     );
     let chart = RunChart {
         kind: "series",
         title: "MB/s over time",
-        axes: ("seconds", "MB/s"),
+        axes: (XAxis::Continuous, "seconds", "MB/s"),
         log_y: false,
         empty: Some("no series long enough to draw"),
     };
     chart.draw(out, records, |res| {
         let rep = res.median_repetition()?;
-        (rep.series_mb_s.len() > 1).then(|| {
-            rep.series_mb_s
+        let whole = rep.series_mb_s.len() - usize::from(rep.series_last_partial);
+        (whole > 1).then(|| {
+            rep.series_mb_s[..whole]
                 .iter()
                 .enumerate()
                 .map(|(i, v)| ((i + 1) as f64 * res.series_interval_s, *v))
@@ -124,13 +150,13 @@ pub(super) fn over_time(out: &mut String, records: &[RunRecord]) {
 pub(super) fn latencies(out: &mut String, records: &[RunRecord]) {
     let _ = writeln!(
         out,
-        "<h2>Latency percentiles</h2>\n<p class=\"note\">x: 0 = p50, 1 = p99, 2 = p99.9, 3 = max \
-         (µs, logarithmic).</p>"
+        "<h2>Latency percentiles</h2>\n<p class=\"note\">One chart per test and run; µs on a \
+         logarithmic axis.</p>"
     );
     let chart = RunChart {
         kind: "latency",
         title: "latency percentiles",
-        axes: ("percentile", "µs"),
+        axes: (XAxis::Named(&PERCENTILES), "percentile", "µs"),
         log_y: true,
         empty: None,
     };
@@ -145,126 +171,90 @@ pub(super) fn latencies(out: &mut String, records: &[RunRecord]) {
     });
 }
 
-/// A line chart per run with a line per result.
+/// Line charts of each run's results: one chart per test, a line per variant.
 struct RunChart {
     /// `data-chart` of the figure.
     kind: &'static str,
-    /// After the run's name.
+    /// After the run's and the test's names.
     title: &'static str,
-    axes: (&'static str, &'static str),
+    axes: (XAxis<'static>, &'static str, &'static str),
     log_y: bool,
     /// What to say of a run without any line (None: nothing).
     empty: Option<&'static str>,
 }
 
 impl RunChart {
-    /// Draws the chart of every run; `points` gives a result's line, if it has one.
+    /// Draws the charts of every run; `points` gives a result's line, if it has one.
     fn draw(
         &self,
         out: &mut String,
         records: &[RunRecord],
         points: impl Fn(&TestResult) -> Option<Vec<(f64, f64)>>,
     ) {
+        let mut body = String::new();
         for r in records {
-            let series: Vec<Line> = r
-                .run
-                .results
-                .iter()
-                .filter_map(|res| {
-                    Some(Line {
-                        name: format!("{} {}", res.test, res.variant),
-                        points: points(res)?,
-                    })
-                })
-                .collect();
-            if series.is_empty() {
-                if let Some(empty) = self.empty {
-                    let _ = writeln!(out, "<p class=\"note\">{}: {empty}.</p>", escape(&r.name()));
+            let mut tests: Vec<(TestId, Vec<Line>)> = Vec::new();
+            for res in &r.run.results {
+                let Some(points) = points(res) else { continue };
+                let line = Line {
+                    name: res.variant.clone(),
+                    points,
+                };
+                match tests.iter_mut().find(|(t, _)| *t == res.test) {
+                    Some((_, lines)) => lines.push(line),
+                    None => tests.push((res.test, vec![line])),
                 }
-                continue;
             }
-            let title = format!("{} — {}", r.name(), self.title);
-            let (x, y) = self.axes;
-            figure(
-                out,
-                self.kind,
-                charts::lines(&title, x, y, &series, self.log_y),
-            );
+            if tests.is_empty()
+                && let Some(empty) = self.empty
+            {
+                let _ = writeln!(out, "<p class=\"note\">{}: {empty}.</p>", escape(&r.name()));
+            }
+            let (x_axis, x, y) = self.axes;
+            for (test, series) in tests {
+                let title = format!("{} — {test} {}", r.name(), self.title);
+                let names: Vec<&str> = series.iter().map(|l| l.name.as_str()).collect();
+                let svg = charts::lines(&title, (x_axis, x), y, &series, self.log_y);
+                figure(&mut body, self.kind, svg, &names);
+            }
         }
+        grid(out, &body);
     }
 }
 
-/// The links of a chain, path to wire, each with its label and practical ceiling in MB/s; a
-/// link whose speed is unknown has no ceiling. Nodes without a bandwidth of their own
-/// (filesystems, partitions) are not links.
-pub(super) fn chain_links(chain: &Chain) -> Vec<(String, Option<f64>)> {
-    chain
-        .nodes()
-        .into_iter()
-        .filter_map(|n| match &n.bandwidth {
-            Bandwidth::Known(c) => Some((n.label.clone(), Some(c.practical_mb_s))),
-            Bandwidth::Unknown { .. } => Some((n.label.clone(), None)),
-            Bandwidth::None => None,
-        })
-        .collect()
-}
-
-pub(super) fn chains(out: &mut String, records: &[RunRecord]) {
-    let _ = writeln!(out, "<h2>The chain</h2>");
+/// Each result's repetitions in the order they ran: the figure, how long it took, and the
+/// bytes moved, in a details element under the test's table.
+pub(super) fn repetitions(out: &mut String, records: &[RunRecord], test: TestId) {
+    let mut rows = String::new();
+    let mut most = 0;
     for r in records {
-        let Some(chain) = &r.run.chain else {
-            let _ = writeln!(
-                out,
-                "<p class=\"note\">{}: no chain recorded with this run.</p>",
-                escape(&r.name())
-            );
-            continue;
-        };
-        let links = chain_links(chain);
-        let drawn: Vec<(String, f64)> = links
-            .iter()
-            .filter_map(|(n, c)| c.map(|c| (n.clone(), c)))
-            .collect();
-        // The best sequential figure of the run is what the link ceilings limit.
-        let measured = r
-            .run
-            .results
-            .iter()
-            .filter(|res| matches!(res.test, TestId::SeqWrite | TestId::SeqRead))
-            .max_by(|a, b| a.median.total_cmp(&b.median))
-            .map(|res| {
-                (
-                    format!(
-                        "measured: {} {} {:.1} MB/s",
-                        res.test, res.variant, res.median
-                    ),
-                    res.median,
-                )
-            });
-        if drawn.is_empty() {
-            let unknown: Vec<&str> = links.iter().map(|(n, _)| n.as_str()).collect();
-            let _ = writeln!(
-                out,
-                "<p>{}: {} (no link on the path reported its speed{})</p>",
+        for res in r.run.results.iter().filter(|res| res.test == test) {
+            let _ = write!(
+                rows,
+                "<tr><td>{}</td><td>{}</td>",
                 escape(&r.name()),
-                escape(&chain.root.label),
-                escape(&if unknown.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", unknown.join(", "))
-                })
+                escape(&res.variant)
             );
-        } else {
-            let title = format!("{} — the chain and its ceilings", r.name());
-            figure(out, "chain", charts::ceilings(&title, &drawn, measured));
+            most = most.max(res.repetitions.len());
+            for rep in &res.repetitions {
+                let _ = write!(
+                    rows,
+                    "<td class=\"n\">{:.2} {} <span class=\"note\">in {:.3} s</span></td>",
+                    rep.rate,
+                    res.unit.as_str(),
+                    rep.elapsed_s
+                );
+            }
+            let _ = writeln!(rows, "</tr>");
         }
-        if let Some(verdict) = &r.run.verdict {
-            let _ = writeln!(
-                out,
-                "<p><b>Verdict:</b> {}</p>",
-                escape(&verdict.in_words())
-            );
-        }
+    }
+    if !rows.is_empty() {
+        let numbers: String = (1..=most).map(|n| format!("<th>{n}</th>")).collect();
+        let _ = writeln!(
+            out,
+            "<details class=\"repetitions\"><summary>Repetitions in the order they ran</summary>\n\
+             <table>\n<tr><th>run</th><th>variant</th>{numbers}</tr>\n{rows}</table></details>"
+        );
     }
 }
 

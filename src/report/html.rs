@@ -1,24 +1,41 @@
 //! `destbench report ID... --html FILE`: one self-contained HTML file. No script, no font, no
 //! stylesheet from elsewhere; a Content-Security-Policy forbids the browser from fetching
-//! anything, so opening the report never touches the network. Charts are inline SVG from
-//! `charts`; every user-supplied text (labels, paths, chain names) is escaped.
+//! anything, so opening the report never touches the network. It opens with the answer (each
+//! run's verdict, chain and headline figures, from `summary`), then the tables and the charts:
+//! inline SVG from `charts`, small multiples in a grid as wide as the page. Every user-supplied
+//! text (labels, paths, chain names) is escaped.
 
 use std::fmt::Write as _;
 
 use super::Exporter;
 use super::escape::html as escape;
 use super::figures;
+use super::summary;
 use super::table;
 use crate::history::{Comparison, RunRecord, compare};
 use crate::report::history::utc;
 
 const STYLE: &str = "
-body { font-family: sans-serif; margin: 2em auto; max-width: 1400px; color: #222; }
+body { font-family: sans-serif; margin: 1em 2em; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f3f3f3; }
-figure.chart { margin: 0.5em 0 1.5em; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 1em; }
+figure.chart { margin: 0; border: 1px solid #e4e4e4; padding: 0.4em; }
+figure.chart > svg { display: block; width: 100%; height: auto; }
+ul.legend { list-style: none; margin: 0.3em 0 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.2em 1.2em; font-size: 0.9em; }
+ul.legend svg.swatch { vertical-align: middle; margin-right: 0.35em; }
+section.summary { border: 2px solid #888; padding: 0.2em 1em 0.6em; margin-bottom: 1.5em; }
+p.verdict { font-size: 1.15em; }
+.chain { display: flex; flex-wrap: wrap; align-items: stretch; gap: 0.4em; margin: 0.6em 0; }
+.chain > div { border: 1px solid #999; border-radius: 4px; padding: 0.3em 0.6em; max-width: 22em; display: flex; flex-direction: column; gap: 0.2em; }
+.chain > div.part { border-style: dashed; color: #555; }
+.chain > div.unknown { background: #f6f6f6; }
+.chain > div.bottleneck { border: 2px solid #b00; }
+.chain span { font-size: 0.9em; }
+.chain .arrow { align-self: center; font-size: 1.4em; color: #888; }
+.headline { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
 .real { color: #b00; font-weight: bold; }
 .note { color: #666; }
 ";
@@ -46,12 +63,12 @@ fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
         escape(&names.join(" vs "))
     );
     let _ = writeln!(out, "<h1>destbench report</h1>");
+    summary::summaries(&mut out, records);
     runs_table(&mut out, records);
-    results(&mut out, cmp);
+    results(&mut out, cmp, records);
     figures::thread_scaling(&mut out, cmp);
     figures::over_time(&mut out, records);
     figures::latencies(&mut out, records);
-    figures::chains(&mut out, records);
     notes(&mut out, records);
     let _ = writeln!(
         out,
@@ -73,10 +90,17 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
         let env = &r.environment;
         let or_dash = |v: &Option<String>| escape(v.as_deref().unwrap_or("-"));
         let s = &r.run.settings;
+        let settings = match &s.imported_from {
+            Some(tool) => format!("imported from {tool} JSON, engine {}", s.engine),
+            None => format!(
+                "profile {}, {} runs, seed {}, engine {}",
+                s.profile, s.runs, s.seed, s.engine
+            ),
+        };
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{} (id {})</td><td>{}</td><td>{}</td><td>{} {}</td><td>{} {} {}</td>\
-             <td>{} ({})</td><td>profile {}, {} runs, seed {}, engine {}</td></tr>",
+             <td>{} ({})</td><td>{}</td></tr>",
             i + 1,
             escape(&r.name()),
             r.id,
@@ -89,22 +113,28 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
             or_dash(&env.device_serial),
             or_dash(&env.host),
             or_dash(&env.kernel),
-            s.profile,
-            s.runs,
-            s.seed,
-            escape(&s.engine)
+            escape(&settings)
         );
     }
     let _ = writeln!(out, "</table>");
 }
 
-fn results(out: &mut String, cmp: &Comparison) {
+/// Per test: the comparison table, its bar chart, and each result's repetitions in order.
+fn results(out: &mut String, cmp: &Comparison, records: &[RunRecord]) {
     let _ = writeln!(out, "<h2>Results</h2>");
     let names = table::run_names(cmp);
     for group in &cmp.groups {
-        let _ = writeln!(out, "<h3>{}</h3>", escape(group.test.as_str()));
+        // The table beside its chart, as two small multiples of the page's grid.
+        let _ = writeln!(
+            out,
+            "<div class=\"grid\"><div>\n<h3>{}</h3>",
+            escape(group.test.as_str())
+        );
         out.push_str(&table::comparison(cmp, group, &names).html());
+        figures::repetitions(out, records, group.test);
+        let _ = writeln!(out, "</div>");
         figures::bars(out, cmp, group);
+        let _ = writeln!(out, "</div>");
     }
 }
 
@@ -201,6 +231,8 @@ mod tests {
         run.verdict = Some(Verdict {
             summary: "limited by USB 2.0 (BOT)".into(),
             details: vec!["33.0 MB/s of ~35".into()],
+            measured_mb_s: Some(33.0),
+            measured_by: Some("seq-write SEQ1M-Q8T1".into()),
             ..Verdict::default()
         });
         let records = [record(1, run)];
@@ -214,19 +246,31 @@ mod tests {
             "one line for the 1..4-thread variants"
         );
         assert!(html.contains("data-chart=\"chain\"") && html.contains("USB 2.0"));
-        assert!(html.contains("measured: seq-write SEQ1M-Q8T1 33.0 MB/s"));
         assert!(html.contains("<b>Verdict:</b> limited by USB 2.0 (BOT) (33.0 MB/s of ~35)"));
-    }
-
-    #[test]
-    fn chain_links_walk_the_tree_and_keep_unknown_links_unknown() {
-        assert_eq!(
-            figures::chain_links(&usb_chain()),
-            vec![
-                ("USB 2.0 (BOT)".to_string(), Some(35.0)),
-                ("virtio".to_string(), None)
-            ]
+        // The summary comes first: the verdict before the runs table and every chart.
+        let verdict = html.find("<b>Verdict:</b>").unwrap();
+        assert!(verdict < html.find("<h2>Runs</h2>").unwrap());
+        assert!(verdict < html.find("<figure").unwrap());
+        // A link of known speed: its ceiling and the measured rate against it; an unknown one
+        // says so in words.
+        assert!(
+            html.contains("ceiling ~35 MB/s (rated 480 Mbit/s)"),
+            "{html}"
         );
+        assert!(
+            html.contains("<meter min=\"0\" max=\"35\" value=\"33\""),
+            "{html}"
+        );
+        assert!(html.contains("<b>virtio</b><span>speed unknown: virtual</span>"));
+        // The headline: SEQ1M-Q8T1 written, small files per second from the best cached copy.
+        assert!(
+            html.contains(
+                "<tr><td>SEQ1M-Q8T1</td><td class=\"n\">–</td><td class=\"n\">33.0</td></tr>"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("files-copy small-4t-cache-on"), "{html}");
+        assert!(html.contains("Repetitions in the order they ran"));
     }
 
     #[test]

@@ -11,11 +11,13 @@ pub mod escape;
 pub mod estimate;
 pub mod export;
 mod figures;
+pub mod fio;
 pub mod history;
 pub mod html;
 pub mod json;
 pub mod markdown;
 mod progress;
+mod summary;
 pub mod table;
 pub mod terminal;
 

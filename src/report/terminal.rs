@@ -76,7 +76,12 @@ fn results_table(results: &[TestResult]) -> Table {
             format!("{:.2}", r.min),
             format!("{:.2}", r.max),
             r.unit.as_str().to_string(),
-            format!("{:.1}%", r.cv * 100.0),
+            // One repetition (sustained, throttled) has no spread to show.
+            if r.samples.len() < 2 {
+                "-".to_string()
+            } else {
+                format!("{:.1}%", r.cv * 100.0)
+            },
             iops,
             lat.map_or("-".into(), |l| latency(l.p50)),
             lat.map_or("-".into(), |l| latency(l.p99)),

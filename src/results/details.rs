@@ -72,4 +72,10 @@ pub struct ThrottledDetails {
     pub background: PairRates,
     pub slowdown_normal: Slowdown,
     pub slowdown_background: Slowdown,
+    /// Whether the figures show the idle class shielding the foreground read: None where the
+    /// priority cannot take effect or the writer did not slow the reader at normal priority.
+    pub idle_class_helped: Option<bool>,
+    /// The test's conclusion in words, drawn from the figures above (`note` says only what the
+    /// device allows).
+    pub conclusion: String,
 }

@@ -6,6 +6,8 @@
 //! everything they show is here.
 
 mod details;
+pub mod fio;
+mod headline;
 mod lenient;
 mod result;
 mod verdict;
@@ -15,6 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, ThrottledDetails};
+pub use headline::{HEADLINE_BLOCK, Headline};
 pub use result::{
     FileSetInfo, Method, OpKind, Repetition, RepetitionRecord, TestResult, TestResultParts, Unit,
 };
@@ -51,6 +54,10 @@ pub struct RunSettings {
     pub engine: String,
     pub seed: u64,
     pub label: Option<String>,
+    /// Set in runs that `import-fio` stored (fio's version): the figures are that tool's, and
+    /// the profile and seed mean nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 impl Default for RunSettings {
@@ -64,6 +71,7 @@ impl Default for RunSettings {
             engine: String::new(),
             seed: 0,
             label: None,
+            imported_from: None,
         }
     }
 }

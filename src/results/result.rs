@@ -188,6 +188,7 @@ impl Repetition {
             elapsed_s: self.elapsed.as_secs_f64(),
             cpu_s: self.cpu.as_secs_f64(),
             series_mb_s: self.series.rates_mb_s(self.elapsed),
+            series_last_partial: self.series.last_is_partial(self.elapsed),
             passes: self.passes,
         }
     }
@@ -206,6 +207,9 @@ pub struct RepetitionRecord {
     pub cpu_s: f64,
     /// Throughput per interval of the result's `series_interval_s`.
     pub series_mb_s: Vec<f64>,
+    /// The last interval of `series_mb_s` is shorter than the others (the repetition ended
+    /// within it): its rate, scaled from a sliver of time, is noisy, and charts leave it out.
+    pub series_last_partial: bool,
     /// File-set tests: how many times the repetition went over the set (each copy in a fresh
     /// directory) to last `--min-time`; `bytes` and `ops` count every pass.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -237,6 +237,7 @@ pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) ->
             engine: plan.engine.name().to_string(),
             seed: plan.seed,
             label: plan.label.clone(),
+            imported_from: None,
         },
         access: access.info(),
         started_unix_s: started

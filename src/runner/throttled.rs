@@ -154,7 +154,7 @@ fn one(
         .result
 }
 
-/// Runs one job until `until`; returns bytes and seconds (writes: until durable).
+/// Runs one job until `until`; returns bytes, seconds (writes: until durable) and requests.
 fn job(
     side: Side,
     target: Target<'_>,
@@ -162,12 +162,12 @@ fn job(
     block: usize,
     until: Instant,
     seed: u64,
-) -> std::io::Result<(u64, f64)> {
+) -> std::io::Result<(u64, f64, u64)> {
     let (mut engine, file) = open_engine(target, block)?;
     let start = Instant::now();
     let mut stamper = DataStamper::new(seed);
     stamper.fill(engine.buffer_mut(0));
-    let (mut offset, mut bytes) = (0u64, 0u64);
+    let (mut offset, mut bytes, mut requests) = (0u64, 0u64, 0u64);
     let result = (|| {
         while Instant::now() < until {
             if offset + block as u64 > len {
@@ -192,18 +192,20 @@ fn job(
             }
             offset += n as u64;
             bytes += n as u64;
+            requests += 1;
         }
         if let Side::Write = side {
             one(&mut engine, file, Op::Sync, 0, 0)?;
         }
-        Ok((bytes, start.elapsed().as_secs_f64()))
+        Ok((bytes, start.elapsed().as_secs_f64(), requests))
     })();
     let _ = engine.close(file);
     result
 }
 
 /// One phase: the writer and/or the reader for `duration`; the writer in the idle class when
-/// `background`. Returns MB/s of each side that ran (0 for a side that did not).
+/// `background`. Returns MB/s of each side that ran (0 for a side that did not) and the
+/// writer's requests.
 fn phase(
     targets: (Target<'_>, Target<'_>),
     len: u64,
@@ -211,11 +213,9 @@ fn phase(
     duration: Duration,
     (write, read, background): (bool, bool, bool),
     seed: u64,
-) -> std::io::Result<PairRates> {
+) -> std::io::Result<(PairRates, u64)> {
     let until = Instant::now() + duration;
-    let rate = |r: std::io::Result<(u64, f64)>| {
-        r.map(|(b, s)| if s > 0.0 { b as f64 / s / 1e6 } else { 0.0 })
-    };
+    let rate = |(b, s, _): (u64, f64, u64)| if s > 0.0 { b as f64 / s / 1e6 } else { 0.0 };
     std::thread::scope(|scope| {
         let writer = write.then(|| {
             scope.spawn(move || {
@@ -227,19 +227,77 @@ fn phase(
         });
         let reader =
             read.then(|| scope.spawn(move || job(Side::Read, targets.1, len, block, until, seed)));
-        let join = |h: Option<std::thread::ScopedJoinHandle<'_, std::io::Result<(u64, f64)>>>| {
-            h.map_or(Ok(0.0), |h| {
-                rate(
-                    h.join()
-                        .unwrap_or_else(|_| Err(std::io::Error::other("an I/O thread panicked"))),
-                )
+        type Job = std::io::Result<(u64, f64, u64)>;
+        let join = |h: Option<std::thread::ScopedJoinHandle<'_, Job>>| {
+            h.map_or(Ok((0, 0.0, 0)), |h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("an I/O thread panicked")))
             })
         };
-        Ok(PairRates {
-            write_mb_s: join(writer)?,
-            read_mb_s: join(reader)?,
-        })
+        let (written, read) = (join(writer)?, join(reader)?);
+        let rates = PairRates {
+            write_mb_s: rate(written),
+            read_mb_s: rate(read),
+        };
+        Ok((rates, written.2))
     })
+}
+
+/// Percentage points by which the foreground read's slowdown must differ between the two
+/// priorities before the difference is called an effect: two short phases on a shared device
+/// vary by a few points on their own.
+const EFFECT_POINTS: f64 = 0.05;
+
+/// Whether the idle class shielded the foreground read, and the conclusion in words, drawn
+/// from the slowdowns themselves: the scheduler's ability to honour priorities (`effective`,
+/// `note`) says only what could happen, the figures say whether it did. The conclusion names
+/// both sides: the foreground read (shielded or not, or never slowed at all) and what the idle
+/// class cost the backup.
+pub fn conclusion(
+    effective: bool,
+    note: &str,
+    normal: &Slowdown,
+    background: &Slowdown,
+) -> (Option<bool>, String) {
+    if !effective {
+        return (
+            None,
+            format!("background priority cannot take effect: {note}"),
+        );
+    }
+    // As the terminal shows changes: -28% is 28% slower.
+    let pct = |x: f64| format!("{:+.0}%", -x * 100.0);
+    let (helped, reader) = if normal.read < EFFECT_POINTS {
+        (
+            None,
+            format!(
+                "the writer did not slow the foreground read even at normal priority ({}), so there was nothing for the idle class to shield",
+                pct(normal.read)
+            ),
+        )
+    } else {
+        let figures = format!(
+            "the foreground read ran {} beside the idle-class writer against {} at normal priority",
+            pct(background.read),
+            pct(normal.read)
+        );
+        if background.read <= normal.read - EFFECT_POINTS {
+            (Some(true), format!("the idle I/O class helped: {figures}"))
+        } else {
+            (
+                Some(false),
+                format!("the idle I/O class made no difference here: {figures}"),
+            )
+        }
+    };
+    let yielded = background.write >= normal.write + EFFECT_POINTS;
+    let writer = format!(
+        "the backup {} ({} in the idle class against {} at normal priority)",
+        if yielded { "yielded" } else { "did not yield" },
+        pct(background.write),
+        pct(normal.write)
+    );
+    (helped, format!("{reader}; {writer}"))
 }
 
 fn slowdown(alone: &PairRates, together: &PairRates) -> Slowdown {
@@ -258,7 +316,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
         name,
         how: ctx.access.open_how(true, false),
     };
-    let outcome = (|| -> Result<(PairRates, PairRates, PairRates, Duration)> {
+    let outcome = (|| -> Result<(PairRates, PairRates, PairRates, Duration, u64)> {
         let create = |name| Target {
             how: ctx.access.open_how(true, true),
             ..target(name)
@@ -269,22 +327,29 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
         let d = plan.block_duration;
         let io = |e| Error::io("running the throttled test", e);
         let fds = (target(WRITE_FILE), target(READ_FILE));
-        let write_alone = phase(fds, len, block, d, (true, false, false), ctx.seed).map_err(io)?;
-        let read_alone = phase(fds, len, block, d, (false, true, false), ctx.seed).map_err(io)?;
-        let normal = phase(fds, len, block, d, (true, true, false), ctx.seed).map_err(io)?;
-        let background = phase(fds, len, block, d, (true, true, true), ctx.seed).map_err(io)?;
+        let run = |roles| phase(fds, len, block, d, roles, ctx.seed).map_err(io);
+        let (write_alone, _) = run((true, false, false))?;
+        let (read_alone, _) = run((false, true, false))?;
+        let (normal, _) = run((true, true, false))?;
+        let (background, requests) = run((true, true, true))?;
         let alone = PairRates {
             write_mb_s: write_alone.write_mb_s,
             read_mb_s: read_alone.read_mb_s,
         };
-        Ok((alone, normal, background, d))
+        Ok((alone, normal, background, d, requests))
     })();
     ctx.remove_file(READ_FILE);
     ctx.remove_file(WRITE_FILE);
-    let (alone, normal, background, d) = outcome?;
+    let (alone, normal, background, d, requests) = outcome?;
+    let slowdown_normal = slowdown(&alone, &normal);
+    let slowdown_background = slowdown(&alone, &background);
+    let (idle_class_helped, conclusion) =
+        conclusion(effective, &note, &slowdown_normal, &slowdown_background);
     let mut warnings = Vec::new();
-    if !effective {
-        warnings.push(format!("background priority cannot take effect: {note}"));
+    // Worth a warning: a priority that cannot act, or one that acted without shielding the
+    // reader. A reader that was never slowed is no problem.
+    if !effective || idle_class_helped == Some(false) {
+        warnings.push(conclusion.clone());
     }
     let details = ThrottledDetails {
         device,
@@ -294,14 +359,17 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
         alone,
         normal,
         background,
-        slowdown_normal: slowdown(&alone, &normal),
-        slowdown_background: slowdown(&alone, &background),
+        slowdown_normal,
+        slowdown_background,
+        idle_class_helped,
+        conclusion,
     };
     Ok(Measured {
         repetition: Repetition {
+            // The row is the backup side of the background phase: its rate and its requests.
             rate: background.write_mb_s,
             bytes: (background.write_mb_s * d.as_secs_f64() * 1e6) as u64,
-            ops: 0,
+            ops: requests,
             elapsed: d,
             cpu: Duration::ZERO,
             series: ThroughputSeries::new(d),
@@ -374,5 +442,59 @@ mod tests {
             priority_effect(Some(&chain_with(NodeKind::DeviceMapper, None)), true);
         assert!(!effective && note.contains("no I/O scheduler"), "{note}");
         assert!(!priority_effect(None, true).2);
+    }
+
+    fn slowdowns(read: f64, write: f64) -> Slowdown {
+        Slowdown { write, read }
+    }
+
+    #[test]
+    fn the_conclusion_follows_the_figures_not_the_scheduler() {
+        let note = "the `mq-deadline` scheduler honours the idle I/O class";
+        // The figures seen on main: the reader suffered more beside the idle-class writer.
+        let (helped, text) = conclusion(true, note, &slowdowns(0.28, 0.1), &slowdowns(0.42, 0.1));
+        assert_eq!(helped, Some(false), "{text}");
+        assert!(
+            text.contains("made no difference") && text.contains("-42%") && text.contains("-28%"),
+            "{text}"
+        );
+        assert!(text.contains("the backup did not yield"), "{text}");
+        // Within the noise margin is no effect either.
+        let (helped, _) = conclusion(true, note, &slowdowns(0.28, 0.1), &slowdowns(0.25, 0.1));
+        assert_eq!(helped, Some(false));
+        // The idle class shielding the reader, at the backup's expense.
+        let (helped, text) = conclusion(true, note, &slowdowns(0.40, 0.1), &slowdowns(0.10, 0.9));
+        assert_eq!(helped, Some(true), "{text}");
+        assert!(
+            text.contains("helped") && text.contains("-10%") && text.contains("-40%"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the backup yielded (-90% in the idle class against -10%"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn no_conclusion_without_contention_or_a_priority_that_can_act() {
+        // As on the testbed: the reader never slowed, the idle-class writer gave way.
+        let (helped, text) = conclusion(true, "n", &slowdowns(0.01, -0.01), &slowdowns(0.01, 0.97));
+        assert_eq!(helped, None);
+        assert!(
+            text.contains("nothing for the idle class to shield"),
+            "{text}"
+        );
+        assert!(text.contains("the backup yielded (-97%"), "{text}");
+        let (helped, text) = conclusion(
+            false,
+            "`none` ignores priorities",
+            &slowdowns(0.5, 0.0),
+            &slowdowns(0.1, 0.0),
+        );
+        assert_eq!(helped, None);
+        assert!(
+            text.starts_with("background priority cannot take effect: `none`"),
+            "{text}"
+        );
     }
 }

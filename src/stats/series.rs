@@ -50,6 +50,17 @@ impl ThroughputSeries {
 }
 
 impl ThroughputSeries {
+    /// Whether the last interval ended before a whole interval had passed (a series that
+    /// lasted `total`); an empty series has no partial interval.
+    pub fn last_is_partial(&self, total: Duration) -> bool {
+        let Some(last) = self.buckets.len().checked_sub(1) else {
+            return false;
+        };
+        let covered = total.as_secs_f64() - self.interval.as_secs_f64() * last as f64;
+        // A microsecond short of a whole interval is still a whole one (timer rounding).
+        covered < self.interval.as_secs_f64() - 1e-6
+    }
+
     /// Appends `other`, a series that lasted `other_total` and began `offset` after this one
     /// began. Each of its intervals' bytes lands at that interval's end (the last one's at
     /// `other_total`), so a byte moves by less than one interval.
@@ -111,5 +122,16 @@ mod tests {
         s.record(Duration::from_millis(1200), 1_000_000);
         let rates = s.rates_mb_s(Duration::from_millis(1500));
         assert_eq!(rates, vec![2.0, 2.0]);
+    }
+
+    #[test]
+    fn a_last_interval_cut_short_is_partial() {
+        let ms = Duration::from_millis;
+        let mut s = ThroughputSeries::new(ms(250));
+        assert!(!s.last_is_partial(ms(0)), "empty");
+        s.record(ms(100), 10);
+        s.record(ms(300), 10);
+        assert!(s.last_is_partial(ms(310)));
+        assert!(!s.last_is_partial(ms(500)));
     }
 }

@@ -1,6 +1,8 @@
 //! The HTML report in a real browser: headless Chromium opens it, takes a screenshot, and the
 //! test checks that the charts rendered, that the page logged nothing to the console and that it
-//! requested nothing from the network. A deliberately broken page proves both checks can fail.
+//! requested nothing from the network; that no raw JSON, `NaN` or `undefined` reaches the text
+//! of the page; and, at 1280 px, that no legend overlaps a plot and nothing is wider than the
+//! page. A deliberately broken page proves each check can fail.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -167,17 +169,30 @@ fn pixels_of(png_path: &Path, rgb: [u8; 3]) -> usize {
         .count()
 }
 
-#[test]
-fn the_report_renders_in_chromium_offline_and_without_errors() {
+/// The report of two runs, for a browser test; None (after `skip`) without Chromium.
+fn browser_report() -> Option<(Fixture, PathBuf)> {
     if !have_program("chromium") {
         skip("needs chromium (Debian package chromium) for the browser test");
-        return;
+        return None;
     }
     let f = Fixture::new();
     let html = report(&f);
-    // Kept after the test: CI publishes it as an artifact.
-    let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-report");
-    std::fs::create_dir_all(&artifacts).unwrap();
+    Some((f, html))
+}
+
+/// Where screenshots are kept after the test: CI publishes them as artifacts.
+fn artifacts() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-report");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_report_renders_in_chromium_offline_and_without_errors() {
+    let Some((f, html)) = browser_report() else {
+        return;
+    };
+    let artifacts = artifacts();
     let work = f.dir.path();
 
     // The control: a page with a script error and an external image must be caught by both
@@ -247,4 +262,220 @@ fn the_report_renders_in_chromium_offline_and_without_errors() {
             screenshot.display()
         );
     }
+}
+
+/// Text of the page that should never be there: raw JSON (an object or a key), and the words
+/// JavaScript and Rust print for figures that are not numbers.
+fn suspicious_text(dom: &str) -> Vec<String> {
+    // The text of the DOM: tags and the stylesheet out, entities as written.
+    let mut text = String::new();
+    let mut rest = dom;
+    while let Some(open) = rest.find('<') {
+        text.push_str(&rest[..open]);
+        text.push(' ');
+        let after = &rest[open..];
+        let skip_to = if after.starts_with("<style") {
+            after
+                .find("</style>")
+                .map_or(after.len(), |i| i + "</style>".len())
+        } else {
+            after.find('>').map_or(after.len(), |i| i + 1)
+        };
+        rest = &after[skip_to..];
+    }
+    text.push_str(rest);
+    let mut found = Vec::new();
+    for needle in ["{\"", "\":", "&quot;", "\\\""] {
+        if let Some(i) = text.find(needle) {
+            let start = text.floor_char_boundary(i.saturating_sub(40));
+            let end = text.ceil_char_boundary((i + 40).min(text.len()));
+            found.push(format!("raw JSON {needle:?}: …{}…", &text[start..end]));
+        }
+    }
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        if ["NaN", "undefined", "inf", "Infinity"].contains(&word) {
+            found.push(format!("the word {word:?}"));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_raw_json_nan_or_undefined_reaches_the_page() {
+    let Some((f, html)) = browser_report() else {
+        return;
+    };
+    let work = f.dir.path();
+    // The control: each kind of leak is seen.
+    let broken = work.join("leaky.html");
+    std::fs::write(
+        &broken,
+        "<!DOCTYPE html><html><body><p>{\"kind\": \"link-unknown\"}</p><p>MB/s: NaN</p>\
+         <svg><text>undefined</text></svg></body></html>",
+    )
+    .unwrap();
+    let (dom, _) = chromium(&["--dump-dom"], &broken, work);
+    let leaks = suspicious_text(&dom);
+    assert!(
+        leaks.len() >= 4 && leaks.iter().any(|l| l.contains("NaN")),
+        "the check cannot see leaks: {leaks:?}"
+    );
+
+    let (dom, _) = chromium(&["--dump-dom"], &html, work);
+    assert!(
+        dom.contains("<figure class=\"chart\""),
+        "report not rendered"
+    );
+    let leaks = suspicious_text(&dom);
+    assert!(leaks.is_empty(), "{leaks:?}");
+}
+
+/// Lays the page out at 1280 px in Chromium and returns, from a script added to a copy of it,
+/// the page's width and for every chart the rectangles of the figure, its plot (the SVG) and
+/// each legend entry: `[left, top, right, bottom]` in CSS pixels.
+fn geometry(page: &Path, work: &Path, extra_style: &str) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    // The report forbids scripts (its CSP); the measuring copy drops that one line.
+    let csp = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .unwrap();
+    let csp_end = csp + html[csp..].find('>').unwrap() + 1;
+    let script = r#"<style>EXTRA</style><script>
+const rect = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+const figures = [...document.querySelectorAll('figure.chart')].map(f => ({
+  chart: f.dataset.chart,
+  figure: rect(f),
+  plot: rect(f.querySelector(':scope > svg')),
+  legend: [...f.querySelectorAll('ul.legend > li')].map(rect),
+}));
+const out = document.createElement('pre');
+out.id = 'geometry';
+out.textContent = JSON.stringify({ width: document.documentElement.clientWidth,
+  scroll_width: document.documentElement.scrollWidth, figures });
+document.body.appendChild(out);
+</script>"#
+        .replace("EXTRA", extra_style);
+    let measured = format!(
+        "{}{}",
+        &html[..csp],
+        html[csp_end..].replace("</body>", &format!("{script}</body>"))
+    );
+    let copy = work.join(format!(
+        "measure-{}.html",
+        page.file_stem().unwrap().to_str().unwrap()
+    ));
+    std::fs::write(&copy, measured).unwrap();
+    let (dom, _) = chromium(&["--dump-dom", "--window-size=1280,4000"], &copy, work);
+    let start = dom
+        .find("<pre id=\"geometry\">")
+        .expect("the measuring script ran")
+        + "<pre id=\"geometry\">".len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    serde_json::from_str(&dom[start..end].replace("&amp;", "&")).unwrap()
+}
+
+/// What is wrong with a laid-out page: legends over plots or outside their chart, anything
+/// wider than the page.
+fn layout_problems(g: &serde_json::Value) -> Vec<String> {
+    let r = |v: &serde_json::Value| -> [f64; 4] {
+        let a: Vec<f64> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        [a[0], a[1], a[2], a[3]]
+    };
+    let overlap = |a: [f64; 4], b: [f64; 4]| {
+        a[0] < b[2] - 0.5 && b[0] < a[2] - 0.5 && a[1] < b[3] - 0.5 && b[1] < a[3] - 0.5
+    };
+    let inside = |a: [f64; 4], b: [f64; 4]| {
+        a[0] >= b[0] - 0.5 && a[1] >= b[1] - 0.5 && a[2] <= b[2] + 0.5 && a[3] <= b[3] + 0.5
+    };
+    let width = g["width"].as_f64().unwrap();
+    let mut problems = Vec::new();
+    if g["scroll_width"].as_f64().unwrap() > width {
+        problems.push(format!(
+            "the page scrolls sideways: {} > {width}",
+            g["scroll_width"]
+        ));
+    }
+    for (i, f) in g["figures"].as_array().unwrap().iter().enumerate() {
+        let (figure, plot) = (r(&f["figure"]), r(&f["plot"]));
+        let name = format!("chart {i} ({})", f["chart"]);
+        if plot[2] - plot[0] < 200.0 {
+            problems.push(format!("{name}: plot only {} px wide", plot[2] - plot[0]));
+        }
+        if figure[2] > width {
+            problems.push(format!("{name}: beyond the page's right edge"));
+        }
+        for item in f["legend"].as_array().unwrap().iter().map(r) {
+            if overlap(item, plot) {
+                problems.push(format!(
+                    "{name}: legend {item:?} overlaps the plot {plot:?}"
+                ));
+            }
+            if !inside(item, figure) {
+                problems.push(format!(
+                    "{name}: legend {item:?} outside its chart {figure:?}"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn at_1280_px_no_legend_overlaps_a_plot_and_the_charts_use_the_width() {
+    let Some((f, html)) = browser_report() else {
+        return;
+    };
+    let work = f.dir.path();
+    let artifacts = artifacts();
+    chromium(
+        &[
+            "--window-size=1280,4000",
+            &format!(
+                "--screenshot={}",
+                artifacts.join("report-1280.png").display()
+            ),
+        ],
+        &html,
+        work,
+    );
+
+    // The control: legends moved over their plots must be caught.
+    let moved = geometry(
+        &html,
+        work,
+        "figure.chart { position: relative; } ul.legend { position: absolute; top: 60px; left: 120px; }",
+    );
+    let problems = layout_problems(&moved);
+    assert!(
+        problems.iter().any(|p| p.contains("overlaps the plot")),
+        "the check cannot see an overlap: {problems:?}"
+    );
+
+    let g = geometry(&html, work, "");
+    let figures = g["figures"].as_array().unwrap();
+    assert!(figures.len() >= 9, "{} charts measured", figures.len());
+    assert!(
+        figures
+            .iter()
+            .all(|f| !f["legend"].as_array().unwrap().is_empty()),
+        "a chart without a legend: {g}"
+    );
+    let problems = layout_problems(&g);
+    assert!(problems.is_empty(), "{problems:#?}");
+    // Full width: the charts reach across the page (two columns at 1280 px), not a narrow
+    // column down the left.
+    let width = g["width"].as_f64().unwrap();
+    let rightmost = figures
+        .iter()
+        .map(|f| f["figure"][2].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(
+        rightmost > 0.9 * width,
+        "charts end at {rightmost} of {width} px"
+    );
 }

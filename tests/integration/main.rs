@@ -3,6 +3,7 @@
 mod chain;
 mod estimate;
 mod faults_history;
+mod fio_interop;
 mod history;
 mod html_report;
 mod run_files;

@@ -86,7 +86,25 @@ fn throttled(tb: &Testbed) -> serde_json::Value {
         tb.mount(),
         "--no-history --tests throttled --size 64MiB --duration 3",
     );
-    result(&doc, "throttled", "1M-write-vs-read")["details"].clone()
+    let row = result(&doc, "throttled", "1M-write-vs-read");
+    // The row shows what was measured: the background writer's rate and its requests.
+    assert!(num(&row["ops_per_s_median"]) > 0.0, "{row}");
+    let d = row["details"].clone();
+    // The conclusion follows from the reader's slowdowns, whichever way they went.
+    let (normal, background) = (
+        num(&d["slowdown_normal"]["read"]),
+        num(&d["slowdown_background"]["read"]),
+    );
+    let conclusion = d["conclusion"].as_str().unwrap();
+    match d["idle_class_helped"].as_bool() {
+        Some(true) => assert!(background <= normal - 0.05, "{d}"),
+        Some(false) => assert!(
+            background > normal - 0.05 && conclusion.contains("made no difference"),
+            "{d}"
+        ),
+        None => assert!(d["priority_effective"] == false || normal < 0.05, "{d}"),
+    }
+    d
 }
 
 /// On the testbed's loop device, whose scheduler is `none`, the test explains that background

@@ -1,0 +1,178 @@
+//! The top of the HTML report, one block per run: the verdict, the chain drawn as boxes from the
+//! destination to the wire (each link's practical ceiling beside the measured rate, as a
+//! `<meter>` the browser scales), and the headline table (the four block figures read and write,
+//! small files per second, mixed MB/s, Time Machine's check). Everything shown is in the run
+//! document: the verdict's figures, the chain's links, the results the headline picks.
+
+use std::fmt::Write as _;
+
+use super::escape::html as escape;
+use super::table::{MISSING, Table};
+use crate::history::RunRecord;
+use crate::probe::{Bandwidth, Chain};
+use crate::results::{RunReport, Verdict};
+
+/// The summary of every run.
+pub(super) fn summaries(out: &mut String, records: &[RunRecord]) {
+    for r in records {
+        let _ = writeln!(
+            out,
+            "<section class=\"summary\">\n<h2>{}</h2>",
+            escape(&format!("Summary: {}", r.name()))
+        );
+        let run = &r.run;
+        match &run.verdict {
+            Some(v) => {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"verdict\"><b>Verdict:</b> {}</p>",
+                    escape(&v.in_words())
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"note\">No verdict recorded with this run.</p>"
+                );
+            }
+        }
+        match &run.chain {
+            Some(chain) => chain_diagram(out, chain, run.verdict.as_ref()),
+            None => {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"note\">No chain recorded with this run.</p>"
+                );
+            }
+        }
+        headline(out, run);
+        let _ = writeln!(out, "</section>");
+    }
+}
+
+/// The chain as a row of boxes, path to wire. A link with a known ceiling shows it and a meter
+/// of the measured rate against it; a link of unknown speed says why; parts without a speed of
+/// their own (filesystems, partitions) are drawn plain.
+fn chain_diagram(out: &mut String, chain: &Chain, verdict: Option<&Verdict>) {
+    let measured = verdict.and_then(|v| v.measured_mb_s);
+    let bottleneck = verdict.and_then(|v| v.bottleneck.as_ref());
+    let _ = writeln!(
+        out,
+        "<div class=\"chain\" data-chart=\"chain\" role=\"list\" aria-label=\"the chain from the destination to the wire\">"
+    );
+    for (i, node) in chain.nodes().into_iter().enumerate() {
+        if i > 0 {
+            let _ = write!(out, "<span class=\"arrow\" aria-hidden=\"true\">→</span>");
+        }
+        let is_bottleneck = bottleneck.is_some_and(|b| b.node == node.label);
+        let class = match (&node.bandwidth, is_bottleneck) {
+            (_, true) => "link bottleneck",
+            (Bandwidth::Known(_), _) => "link",
+            (Bandwidth::Unknown { .. }, _) => "link unknown",
+            (Bandwidth::None, _) => "part",
+        };
+        let _ = write!(
+            out,
+            "<div class=\"{class}\" role=\"listitem\"><b>{}</b>",
+            escape(&node.label)
+        );
+        match &node.bandwidth {
+            Bandwidth::Known(c) => {
+                let _ = write!(
+                    out,
+                    "<span>ceiling ~{} MB/s{} (rated {})</span>",
+                    c.practical_mb_s,
+                    if c.declared { ", declared" } else { "" },
+                    escape(&c.rated)
+                );
+                if let Some(m) = measured {
+                    let _ = write!(
+                        out,
+                        "<meter min=\"0\" max=\"{}\" value=\"{m}\" title=\"measured {m:.1} MB/s\"></meter>",
+                        c.practical_mb_s
+                    );
+                }
+                if is_bottleneck && let Some(p) = verdict.and_then(|v| v.percent_of_ceiling) {
+                    let _ = write!(
+                        out,
+                        "<span>the narrowest link: {p:.0}% of its ceiling</span>"
+                    );
+                }
+            }
+            Bandwidth::Unknown { why } => {
+                let _ = write!(out, "<span>speed unknown: {}</span>", escape(why));
+            }
+            Bandwidth::None => {}
+        }
+        let _ = writeln!(out, "</div>");
+    }
+    let _ = writeln!(out, "</div>");
+    if let (Some(m), Some(by)) = (measured, verdict.and_then(|v| v.measured_by.as_deref())) {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Measured: {m:.1} MB/s ({}), drawn against each known ceiling.</p>",
+            escape(by)
+        );
+    }
+}
+
+/// The headline table of one run: the four block variants (MB/s read and write), then the
+/// backup-shaped figures, each naming the result it comes from.
+fn headline(out: &mut String, run: &RunReport) {
+    let h = run.headline();
+    if h.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">This run measured none of the headline figures.</p>"
+        );
+        return;
+    }
+    let mb = |i: Option<usize>| {
+        i.map_or(MISSING.to_string(), |i| {
+            format!("{:.1}", run.results[i].median)
+        })
+    };
+    let mut block = Table::text_then_figures(&["test"], &["read MB/s", "write MB/s"]);
+    for (variant, read, write) in &h.block {
+        block.push([variant.to_string(), mb(*read), mb(*write)]);
+    }
+    let _ = writeln!(out, "<div class=\"headline\">");
+    out.push_str(&block.html());
+    let mut backup = Table::text_then_figures(&["backup-shaped", "from"], &["figure"]);
+    let named = |i: usize| format!("{} {}", run.results[i].test, run.results[i].variant);
+    if let Some(i) = h.small_files {
+        let r = &run.results[i];
+        backup.push([
+            "small files".to_string(),
+            named(i),
+            format!("{:.0} files/s", r.ops_per_s_median),
+        ]);
+    }
+    if let Some(i) = h.mixed {
+        let r = &run.results[i];
+        backup.push([
+            "mixed set".to_string(),
+            named(i),
+            format!("{:.1} {}", r.median, r.unit.as_str()),
+        ]);
+    }
+    for &i in &h.tm_check {
+        let r = &run.results[i];
+        backup.push([
+            "Time Machine check".to_string(),
+            named(i),
+            format!("{:.1} {}", r.median, r.unit.as_str()),
+        ]);
+    }
+    if !backup.rows.is_empty() {
+        out.push_str(&backup.html());
+    }
+    let _ = writeln!(out, "</div>");
+    if !run.time_machine_log.is_empty() {
+        let _ = writeln!(out, "<ul class=\"tm-log\">");
+        for line in &run.time_machine_log {
+            let _ = writeln!(out, "<li><code>{}</code></li>", escape(line));
+        }
+        let _ = writeln!(out, "</ul>");
+    }
+}

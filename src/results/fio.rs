@@ -1,0 +1,304 @@
+//! An fio result (`fio --output-format=json`) read as a run document, so that `destbench
+//! import-fio` can keep a user's fio figures in the history and `compare` can set them beside
+//! destbench's. Each job side that moved data (read, write) becomes one result with one
+//! repetition; the method comes from `direct`, the engine from `ioengine`.
+//!
+//! A job named `TEST.VARIANT` (as `export --format fio` names them) keeps that name, so it pairs
+//! with the destbench result it reproduces; any other job is named from its options the way the
+//! suite names its variants (`RND4K-Q32T1`: pattern, block size, iodepth, numjobs).
+
+use serde_json::Value;
+
+use super::{Destination, Method, OpKind, RepetitionRecord, RunReport, RunSettings, TestResult};
+use super::{RUN_SCHEMA, Unit};
+use crate::engine::EngineKind;
+use crate::stats::LatencySummary;
+use crate::workload::TestId;
+
+/// A size as fio writes it in job options: bytes, or a number with k/m/g/t (powers of 1024, fio's
+/// default `kb_base`), optionally followed by `i`/`b`.
+fn fio_size(text: &str) -> Option<u64> {
+    let t = text.trim().to_ascii_lowercase();
+    let t = t.trim_end_matches('b').trim_end_matches('i');
+    let (digits, scale) = match t.char_indices().last()? {
+        (i, 'k') => (&t[..i], 1u64 << 10),
+        (i, 'm') => (&t[..i], 1 << 20),
+        (i, 'g') => (&t[..i], 1 << 30),
+        (i, 't') => (&t[..i], 1 << 40),
+        _ => (t, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(scale)
+}
+
+/// A block size as the suite names it: `1M`, `4K`, `512`.
+fn size_label(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}M", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{}K", b >> 10),
+        b => b.to_string(),
+    }
+}
+
+/// One job's options: its own over the file's global ones.
+struct Options<'a> {
+    job: &'a Value,
+    global: &'a Value,
+}
+
+impl Options<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.job["job options"][key]
+            .as_str()
+            .or_else(|| self.global[key].as_str())
+    }
+
+    fn number(&self, key: &str, default: u64) -> u64 {
+        self.get(key).and_then(fio_size).unwrap_or(default)
+    }
+}
+
+fn f64_at(v: &Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or(0.0)
+}
+
+/// fio's completion-latency percentiles (ns) as destbench's summary (µs).
+fn latency(side: &Value) -> Option<LatencySummary> {
+    let clat = &side["clat_ns"];
+    let pct = |p: &str| clat["percentile"][p].as_f64().map(|ns| ns / 1e3);
+    Some(LatencySummary {
+        p50: pct("50.000000")?,
+        p99: pct("99.000000")?,
+        p999: pct("99.900000")?,
+        mean: f64_at(clat, "mean") / 1e3,
+        max: f64_at(clat, "max") / 1e3,
+    })
+}
+
+/// The result of one side of one job, or None when that side moved no data.
+fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
+    let side = &o.job[if read { "read" } else { "write" }];
+    let bytes = side["io_bytes"].as_u64().filter(|&b| b > 0)?;
+    let rw = o.get("rw").or_else(|| o.get("readwrite")).unwrap_or("read");
+    let random = rw.starts_with("rand");
+    // `bs=4k,64k` sets reads and writes apart.
+    let sizes: Vec<u64> = o
+        .get("bs")
+        .map(|b| b.split(',').filter_map(fio_size).collect())
+        .unwrap_or_default();
+    let block = sizes
+        .get(usize::from(!read))
+        .or(sizes.first())
+        .copied()
+        .unwrap_or(4096);
+    let depth = o.number("iodepth", 1) as usize;
+    let jobs = o.number("numjobs", 1) as usize;
+    let named = o.job["jobname"]
+        .as_str()
+        .and_then(|n| n.split_once('.'))
+        .and_then(|(t, v)| Some((t.parse::<TestId>().ok()?, v.to_string())))
+        .filter(|(t, _)| t.as_str().ends_with(if read { "-read" } else { "-write" }));
+    let (test, variant) = named.unwrap_or_else(|| {
+        let test = match (block == 4096, read) {
+            (true, true) => TestId::FourKRead,
+            (true, false) => TestId::FourKWrite,
+            (false, true) => TestId::SeqRead,
+            (false, false) => TestId::SeqWrite,
+        };
+        let pattern = if random { "RND" } else { "SEQ" };
+        let variant = format!("{pattern}{}-Q{depth}T{jobs}", size_label(block));
+        (test, variant)
+    });
+    let direct = o.get("direct").is_some_and(|d| d.trim() == "1");
+    let synced = ["end_fsync", "fsync", "fdatasync", "sync"]
+        .iter()
+        .any(|k| o.get(k).is_some_and(|v| v.trim() != "0"));
+    let mut warnings = vec![format!(
+        "imported from fio ({}): one run, no spread",
+        o.job["jobname"].as_str().unwrap_or("unnamed job")
+    )];
+    let method = match (direct, read) {
+        (true, _) => Method::Direct,
+        // fio drops a job's file from the page cache before it starts (invalidate=1).
+        (false, true) => Method::Evict,
+        (false, false) => {
+            if !synced {
+                warnings.push("buffered writes without end_fsync or fsync: fio's figure may be the page cache's".into());
+            }
+            Method::Fsync
+        }
+    };
+    let engine = match o.get("ioengine") {
+        Some("io_uring") => EngineKind::Uring,
+        _ => EngineKind::Sync,
+    };
+    let rate = f64_at(side, "bw_bytes") / 1e6;
+    let elapsed_s = f64_at(side, "runtime") / 1e3;
+    let cpu_share = (f64_at(o.job, "usr_cpu") + f64_at(o.job, "sys_cpu")) / 100.0;
+    Some(TestResult {
+        test,
+        variant,
+        unit: Unit::MegabytesPerSecond,
+        median: rate,
+        min: rate,
+        max: rate,
+        mean: rate,
+        cv: 0.0,
+        samples: vec![rate],
+        ops_per_s_median: f64_at(side, "iops"),
+        op_kind: OpKind::Io,
+        latency_us: latency(side),
+        method,
+        engine,
+        block_size_bytes: block,
+        queue_depth: depth,
+        series_interval_s: 0.0,
+        threads: jobs,
+        file_set: None,
+        repetitions: vec![RepetitionRecord {
+            rate,
+            bytes,
+            ops: side["total_ios"].as_u64().unwrap_or(0),
+            elapsed_s,
+            cpu_s: cpu_share * f64_at(o.job, "job_runtime") / 1e3,
+            series_mb_s: Vec::new(),
+            series_last_partial: false,
+            passes: None,
+        }],
+        warnings,
+        details: None,
+    })
+}
+
+/// The run document of an fio JSON result; `Err` says in a few words what is wrong with it.
+pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, String> {
+    let doc: Value = serde_json::from_str(text)
+        .map_err(|e| format!("not fio JSON output (--output-format=json): {e}"))?;
+    let version = doc["fio version"]
+        .as_str()
+        .ok_or("not fio JSON output: no \"fio version\" field")?;
+    let jobs = doc["jobs"]
+        .as_array()
+        .ok_or("not fio JSON output: no \"jobs\" list")?;
+    let global = &doc["global options"];
+    let mut results = Vec::new();
+    let mut engines: Vec<String> = Vec::new();
+    let mut duration_s = 0.0;
+    for job in jobs {
+        let o = Options { job, global };
+        if let Some(e) = o.get("ioengine").map(str::to_string)
+            && !engines.contains(&e)
+        {
+            engines.push(e);
+        }
+        duration_s += f64_at(job, "job_runtime") / 1e3;
+        results.extend([true, false].into_iter().filter_map(|r| side_result(&o, r)));
+    }
+    if results.is_empty() {
+        return Err("the fio result has no job that read or wrote anything".into());
+    }
+    let first = Options {
+        job: &jobs[0],
+        global,
+    };
+    let directory = first.get("directory").unwrap_or_default();
+    let engine = if engines.is_empty() {
+        version.to_string()
+    } else {
+        format!("{version} {}", engines.join(","))
+    };
+    Ok(RunReport {
+        schema: RUN_SCHEMA.into(),
+        destbench_version: env!("CARGO_PKG_VERSION").into(),
+        destination: Destination {
+            path: directory.into(),
+        },
+        settings: RunSettings {
+            runs: 1,
+            file_size_bytes: first.number("size", 0),
+            block_duration_s: f64_at(&jobs[0], "job_runtime") / 1e3,
+            engine,
+            label: label.or_else(|| Some(version.to_string())),
+            imported_from: Some(version.to_string()),
+            ..RunSettings::default()
+        },
+        started_unix_s: doc["timestamp"].as_u64().unwrap_or(0),
+        duration_s,
+        results,
+        warnings: vec![format!(
+            "imported from {version} JSON: its figures are fio's, each job measured once; latencies are fio's completion latencies (clat)"
+        )],
+        ..RunReport::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIO: &str = r#"{
+      "fio version": "fio-3.33", "timestamp": 1700000000,
+      "global options": { "directory": "/mnt/nas", "size": "16777216", "runtime": "500ms" },
+      "jobs": [
+        { "jobname": "seq-read.SEQ1M-Q8T1", "job_runtime": 500, "usr_cpu": 1.0, "sys_cpu": 3.0,
+          "job options": { "rw": "read", "bs": "1048576", "direct": "1", "ioengine": "io_uring",
+                           "iodepth": "8" },
+          "read": { "io_bytes": 52428800, "bw_bytes": 104857600, "iops": 100.0, "runtime": 500,
+                    "total_ios": 50, "clat_ns": { "mean": 80000.0, "max": 200000,
+                    "percentile": { "50.000000": 75776, "99.000000": 150528, "99.900000": 199680 } } },
+          "write": { "io_bytes": 0, "bw_bytes": 0, "iops": 0.0, "runtime": 0, "total_ios": 0 } },
+        { "jobname": "mine", "job_runtime": 1000,
+          "job options": { "rw": "randwrite", "bs": "4k", "iodepth": "32", "numjobs": "2" },
+          "read": { "io_bytes": 0 },
+          "write": { "io_bytes": 4096000, "bw_bytes": 4096000, "iops": 1000.0, "runtime": 1000,
+                     "total_ios": 1000 } }
+      ]
+    }"#;
+
+    #[test]
+    fn jobs_become_results_named_for_comparison() {
+        let run = from_fio_json(FIO, None).unwrap();
+        assert_eq!(run.settings.label.as_deref(), Some("fio-3.33"));
+        assert_eq!(run.settings.imported_from.as_deref(), Some("fio-3.33"));
+        assert_eq!(run.destination.path, std::path::PathBuf::from("/mnt/nas"));
+        assert_eq!(run.results.len(), 2, "{:?}", run.results);
+        let seq = &run.results[0];
+        assert_eq!(
+            (seq.test, seq.variant.as_str()),
+            (TestId::SeqRead, "SEQ1M-Q8T1")
+        );
+        assert_eq!(
+            (seq.method, seq.engine),
+            (Method::Direct, EngineKind::Uring)
+        );
+        assert!((seq.median - 104.8576).abs() < 1e-9);
+        assert_eq!(seq.latency_us.unwrap().p99, 150.528);
+        assert!((seq.repetitions[0].cpu_s - 0.02).abs() < 1e-9);
+        let rnd = &run.results[1];
+        assert_eq!(
+            (rnd.test, rnd.variant.as_str()),
+            (TestId::FourKWrite, "RND4K-Q32T2")
+        );
+        assert_eq!((rnd.method, rnd.block_size_bytes), (Method::Fsync, 4096));
+        assert!(rnd.warnings.iter().any(|w| w.contains("page cache")));
+    }
+
+    #[test]
+    fn what_is_not_an_fio_result_is_refused_in_words() {
+        assert!(
+            from_fio_json("{", None)
+                .unwrap_err()
+                .contains("not fio JSON")
+        );
+        assert!(
+            from_fio_json("{\"jobs\": []}", None)
+                .unwrap_err()
+                .contains("fio version")
+        );
+        let empty =
+            r#"{"fio version": "fio-3.33", "jobs": [{"jobname": "x", "read": {"io_bytes": 0}}]}"#;
+        assert!(from_fio_json(empty, None).unwrap_err().contains("no job"));
+        assert_eq!(fio_size("4k"), Some(4096));
+        assert_eq!(fio_size("1MiB"), Some(1 << 20));
+        assert_eq!(fio_size("lots"), None);
+    }
+}
