@@ -17,11 +17,11 @@ pub fn import_fio(args: &ImportFioArgs) -> Result<String> {
             "no history database to store the fio result in".into(),
         ));
     };
-    let (id, path) = db::store_run(target, &run)?;
+    let id = db::store_run(&target, &run)?;
     Ok(format!(
         "stored {} result(s) of {} as run {id} in {}\n",
         run.results.len(),
         args.file.display(),
-        path.display()
+        target.path().display()
     ))
 }
