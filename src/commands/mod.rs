@@ -9,6 +9,8 @@ mod export;
 mod history;
 mod info;
 mod list;
+#[cfg(feature = "mpi")]
+mod ranks;
 mod report;
 mod run;
 
@@ -40,6 +42,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         }
     };
     match cli.command {
+        // Under an MPI launcher every rank runs rank 0's command line (src/commands/ranks.rs).
+        #[cfg(feature = "mpi")]
+        Command::Run(_) if crate::cluster::launcher().is_some() => ranks::run(),
         Command::Run(args) => run::run(&args),
         Command::Estimate(args) => estimate::estimate(&args),
         Command::List => print(list::list()),

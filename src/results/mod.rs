@@ -5,6 +5,7 @@
 //! `lenient`), so documents of other versions load. Reports compute nothing of their own:
 //! everything they show is here.
 
+mod cluster;
 mod details;
 mod lenient;
 mod result;
@@ -14,6 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use cluster::{
+    Aggregate, AggregateRepetition, ClusterInfo, PerClient, RankRecord, RankWindow, ScalingPoint,
+};
 pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, ThrottledDetails};
 pub use result::{
     FileSetInfo, Method, OpKind, Repetition, RepetitionRecord, TestResult, TestResultParts, Unit,
@@ -126,6 +130,15 @@ pub struct RunReport {
     /// Which link holds the destination back, judged from the chain and the results.
     #[serde(deserialize_with = "lenient::option")]
     pub verdict: Option<Verdict>,
+    /// Clients that measured at once (MPI ranks); absent for one client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clients: Option<usize>,
+    /// A run of several clients: who, when, and the figures across them.
+    #[serde(
+        deserialize_with = "lenient::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cluster: Option<ClusterInfo>,
 }
 
 impl RunReport {
