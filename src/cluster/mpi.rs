@@ -91,6 +91,11 @@ impl Session {
         ))
     }
 
+    /// Waits for every rank (the last call before MPI is finalised).
+    pub fn barrier(&self) {
+        self.world.barrier();
+    }
+
     /// Every rank goes on only if every rank's `result` is Ok: rank 0 returns its own error
     /// (it alone prints), the others a quiet one. For what every rank computes alike (the plan)
     /// or rank 0 alone (the history database), so no rank waits for one that gave up.

@@ -16,6 +16,21 @@ use super::{db, progress};
 
 pub fn run() -> Result<ExitCode> {
     let (session, argv) = Session::start(std::env::args_os().collect())?;
+    let outcome = run_ranks(&session, argv);
+    // Rank 0 speaks before any rank leaves: the launcher may stop the job once one rank has
+    // exited with an error, and rank 0's message must not be lost with it.
+    let outcome = match outcome {
+        Err(e) if session.rank == 0 && !matches!(e, Error::ReportedByRankZero(_)) => {
+            eprintln!("destbench: {e}");
+            Err(Error::ReportedByRankZero(e.exit_code()))
+        }
+        other => other,
+    };
+    session.barrier();
+    outcome
+}
+
+fn run_ranks(session: &Session, argv: Vec<std::ffi::OsString>) -> Result<ExitCode> {
     let rank0 = session.rank == 0;
     // Every rank parses rank 0's command line the same way; only rank 0 reports a problem.
     let args = match Cli::try_parse_from(argv).map(|cli| cli.command) {

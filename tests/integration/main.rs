@@ -4,6 +4,8 @@ mod chain;
 mod estimate;
 mod history;
 mod html_report;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod run_files;
 mod run_input;
 mod run_null;

@@ -1,0 +1,349 @@
+//! destbench under MPI (feature `mpi`): three ranks on this machine, `mpirun --oversubscribe`.
+//! The aggregate against a 100 Mbit/s share and against what a local disk's own counters say,
+//! and one rank killed mid-run.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{self, num};
+use crate::testbed::Testbed;
+
+/// `mpirun -n N destbench ARGS...`, allowed as root (CI runs as root).
+fn mpirun(ranks: usize, args: &[&str]) -> Option<Command> {
+    if !support::have_program("mpirun") {
+        support::skip("needs mpirun (Debian: openmpi-bin)");
+        return None;
+    }
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["-n", &ranks.to_string(), "--oversubscribe"])
+        .arg(env!("CARGO_BIN_EXE_destbench"))
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("NO_COLOR", "1")
+        .env(
+            "DESTBENCH_DB",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("mpi-history.sqlite"),
+        );
+    Some(cmd)
+}
+
+/// Runs and parses rank 0's one JSON document.
+fn mpirun_json(ranks: usize, args: &[&str]) -> Option<Value> {
+    let output = mpirun(ranks, args)?.output().expect("run mpirun");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "mpirun {args:?}: {stderr}");
+    Some(serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON document ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    }))
+}
+
+fn aggregates(doc: &Value) -> &Vec<Value> {
+    doc["cluster"]["aggregates"].as_array().expect("aggregates")
+}
+
+/// Checks the document against its own records: `clients`, one window per rank and repetition,
+/// and every aggregate equal to the windows' bytes over latest end − earliest start.
+fn check_against_records(doc: &Value, clients: usize) {
+    assert_eq!(doc["clients"], clients);
+    let ranks = doc["cluster"]["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), clients);
+    for agg in aggregates(doc) {
+        for (rep, a) in agg["repetitions"].as_array().unwrap().iter().enumerate() {
+            let windows: Vec<&Value> = ranks
+                .iter()
+                .flat_map(|r| r["windows"].as_array().unwrap())
+                .filter(|w| w["test"] == agg["test"] && w["variant"] == agg["variant"])
+                .filter(|w| w["repetition"] == rep)
+                .collect();
+            assert_eq!(windows.len(), clients, "one window per rank");
+            let bytes: f64 = windows.iter().map(|w| num(&w["bytes"])).sum();
+            let start = windows
+                .iter()
+                .map(|w| num(&w["start_unix_s"]))
+                .fold(f64::MAX, f64::min);
+            let end = windows
+                .iter()
+                .map(|w| num(&w["end_unix_s"]))
+                .fold(0.0, f64::max);
+            let rate = bytes / 1e6 / (end - start);
+            assert!(
+                (num(&a["rate"]) - rate).abs() <= 1e-6 * rate,
+                "{a} vs {rate}"
+            );
+        }
+    }
+}
+
+/// A 100 Mbit/s share: its single-client rate measured with dd first; three clients' aggregate
+/// within 8% of it, each about a third; and the scaling table for 1-3 clients.
+#[test]
+fn mpi_three_clients_share_a_100mbit_nas() {
+    let Some((_alone, tb)) = Testbed::up_alone("nas", &["--link", "100mbit"]) else {
+        return;
+    };
+    let dd_file = tb.mount().join("dd.bin");
+    let started = Instant::now();
+    let dd = Command::new("dd")
+        .args([
+            "if=/dev/urandom",
+            "bs=1M",
+            "count=40",
+            "conv=fdatasync",
+            "status=none",
+        ])
+        .arg(format!("of={}", dd_file.display()))
+        .status()
+        .expect("dd");
+    let link = 40.0 * 1048576.0 / 1e6 / started.elapsed().as_secs_f64();
+    assert!(dd.success());
+    std::fs::remove_file(&dd_file).unwrap();
+    let mount = tb.mount().to_str().unwrap();
+    let Some(doc) = mpirun_json(
+        3,
+        &[
+            "run",
+            mount,
+            "--json",
+            "--no-history",
+            "--tests",
+            "seq-write:SEQ1M-Q8T1",
+            "--size",
+            "16M",
+            "--duration",
+            "3",
+            "--runs",
+            "2",
+            "--clients",
+            "1,2,3",
+        ],
+    ) else {
+        return;
+    };
+    check_against_records(&doc, 3);
+    eprintln!("nas 100mbit: dd alone {link:.2} MB/s");
+    eprintln!("clients  aggregate MB/s  per client median (min-max) MB/s");
+    let scaling = doc["cluster"]["scaling"].as_array().unwrap();
+    assert_eq!(scaling.len(), 3);
+    for point in scaling {
+        let agg = &point["aggregates"][0];
+        let pc = &agg["per_client"];
+        eprintln!(
+            "{:>7}  {:>14.2}  {:.2} ({:.2}-{:.2})",
+            point["clients"],
+            num(&agg["aggregate"]),
+            num(&pc["median"]),
+            num(&pc["min"]),
+            num(&pc["max"])
+        );
+    }
+    let three = &aggregates(&doc)[0];
+    let aggregate = num(&three["aggregate"]);
+    assert!(
+        (aggregate - link).abs() / link <= 0.08,
+        "3 clients {aggregate:.2} MB/s vs dd {link:.2}"
+    );
+    for key in ["min", "max"] {
+        let each = num(&three["per_client"][key]);
+        assert!(
+            (each - aggregate / 3.0).abs() / (aggregate / 3.0) <= 0.25,
+            "per client {key} {each:.2} MB/s is not about a third of {aggregate:.2}"
+        );
+    }
+    assert!(
+        support::entries(tb.mount()).is_empty(),
+        "{:?}",
+        support::entries(tb.mount())
+    );
+}
+
+/// The loop device's bytes-written counter (sectors of 512 bytes, /sys/block/loopN/stat).
+fn written(stat: &Path) -> u64 {
+    let text = std::fs::read_to_string(stat).unwrap();
+    let sectors: u64 = text.split_whitespace().nth(6).unwrap().parse().unwrap();
+    sectors * 512
+}
+
+/// A local disk: the aggregate within 10% of what the device's own counter says, the bytes it
+/// wrote over the time from outside (sampled every 2 ms) between the test files being laid
+/// down and the last timed write.
+#[test]
+fn mpi_local_disk_aggregate_matches_the_device_counter() {
+    let _alone = crate::testbed::exclusive();
+    let Some(disk) = support::LoopExt4::new(1024) else {
+        return;
+    };
+    let mount = disk.mount();
+    let source = Command::new("findmnt")
+        .args(["-n", "-o", "SOURCE"])
+        .arg(&mount)
+        .output()
+        .unwrap();
+    let device = String::from_utf8_lossy(&source.stdout).trim().to_string();
+    let stat = Path::new("/sys/block")
+        .join(device.trim_start_matches("/dev/"))
+        .join("stat");
+    let size = 16u64 << 20;
+    let Some(mut cmd) = mpirun(
+        3,
+        &[
+            "run",
+            mount.to_str().unwrap(),
+            "--json",
+            "--no-history",
+            "--tests",
+            "seq-write:SEQ1M-Q8T1",
+            "--size",
+            "16M",
+            "--duration",
+            "3",
+            "--runs",
+            "1",
+        ],
+    ) else {
+        return;
+    };
+    let before = written(&stat);
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let mut samples = Vec::new();
+    let child = poll_until_exit(child, |elapsed| {
+        samples.push((elapsed, written(&stat) - before))
+    });
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
+    check_against_records(&doc, 3);
+    let _ = t0;
+    // The three test files are laid down before the barrier; the timed writes follow them.
+    let prepared = 3 * size + (1 << 20);
+    let last = samples.last().unwrap().1;
+    let start = samples.iter().rev().find(|s| s.1 <= prepared).unwrap();
+    let end = samples.iter().find(|s| s.1 + (1 << 20) >= last).unwrap();
+    let outside = (end.1 - start.1) as f64 / 1e6 / (end.0 - start.0).as_secs_f64();
+    let aggregate = num(&aggregates(&doc)[0]["aggregate"]);
+    eprintln!("local disk: aggregate {aggregate:.1} MB/s, device counter {outside:.1} MB/s");
+    assert!(
+        (aggregate - outside).abs() / outside <= 0.10,
+        "{aggregate:.1} vs {outside:.1}"
+    );
+}
+
+/// Calls `sample` every 2 ms until the child exits (at most 5 minutes).
+fn poll_until_exit(mut child: Child, mut sample: impl FnMut(Duration)) -> Child {
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        sample(t0.elapsed());
+        assert!(t0.elapsed() < Duration::from_secs(300), "mpirun hangs");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    sample(t0.elapsed());
+    child
+}
+
+/// The pid of rank `rank` of a running job whose command line names `marker`.
+fn rank_pid(rank: usize, marker: &str) -> Option<i32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+        let environ = std::fs::read(e.path().join("environ")).ok()?;
+        let has = |hay: &[u8], needle: &str| hay.split(|&b| b == 0).any(|s| s == needle.as_bytes());
+        (has(&cmdline, marker)
+            && has(&environ, &want)
+            && cmdline.starts_with(env!("CARGO_BIN_EXE_destbench").as_bytes()))
+        .then_some(pid)
+    })
+}
+
+/// One rank gets SIGTERM mid-run: every rank stops, every scratch directory is removed, no
+/// document is printed, and rank 0 names the rank and why.
+#[test]
+fn mpi_one_rank_killed_ends_the_run_everywhere() {
+    let dir = tempfile::Builder::new()
+        .prefix("destbench-mpi-kill-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let path = dir.path().to_str().unwrap().to_string();
+    let Some(mut cmd) = mpirun(
+        3,
+        &[
+            "run",
+            &path,
+            "--json",
+            "--no-history",
+            "--tests",
+            "seq-write:SEQ1M-Q1T1",
+            "--size",
+            "8M",
+            "--duration",
+            "1",
+            "--runs",
+            "30",
+        ],
+    ) else {
+        return;
+    };
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let mut killed = None;
+    let child = poll_until_exit(child, |elapsed| {
+        let scratch = support::entries(dir.path())
+            .iter()
+            .filter(|n| n.starts_with(".destbench-r"))
+            .count();
+        if killed.is_none() && scratch == 3 && elapsed > Duration::from_secs(1) {
+            if let Some(pid) = rank_pid(1, &path) {
+                // Mid-run: the three clients are measuring.
+                std::thread::sleep(Duration::from_millis(1500));
+                rustix::process::kill_process(
+                    rustix::process::Pid::from_raw(pid).unwrap(),
+                    rustix::process::Signal::TERM,
+                )
+                .unwrap();
+                killed = Some(t0.elapsed());
+            }
+        }
+    });
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(killed.is_some(), "rank 1 was never seen running: {stderr}");
+    assert!(!output.status.success(), "{stderr}");
+    assert!(output.stdout.is_empty(), "no document after a failure");
+    assert!(
+        stderr.contains("rank 1 on ") && stderr.contains("interrupted by SIGTERM"),
+        "{stderr}"
+    );
+    assert!(
+        support::entries(dir.path()).is_empty(),
+        "{:?}",
+        support::entries(dir.path())
+    );
+    assert!(
+        rank_pid(0, &path).is_none() && rank_pid(2, &path).is_none(),
+        "ranks left running"
+    );
+    eprintln!(
+        "killed at {:?}, all stopped {:?} later",
+        killed.unwrap(),
+        t0.elapsed() - killed.unwrap()
+    );
+}
