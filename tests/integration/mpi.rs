@@ -82,7 +82,9 @@ fn check_against_records(doc: &Value, clients: usize) {
 }
 
 /// A 100 Mbit/s share: its single-client rate measured with dd first; three clients' aggregate
-/// within 8% of it, each about a third; and the scaling table for 1-3 clients.
+/// within 8% of it, each about a third (within 20%); and the scaling table for 1-3 clients.
+/// One request at a time per client (Q1): with 8 in flight each, sshfs serves the clients'
+/// queues unevenly (seen: 1.9 to 7.0 MB/s in one repetition), which is the server's doing.
 #[test]
 fn mpi_three_clients_share_a_100mbit_nas() {
     let Some((_alone, tb)) = Testbed::up_alone("nas", &["--link", "100mbit"]) else {
@@ -113,11 +115,11 @@ fn mpi_three_clients_share_a_100mbit_nas() {
             "--json",
             "--no-history",
             "--tests",
-            "seq-write:SEQ1M-Q8T1",
+            "seq-write:SEQ1M-Q1T1",
             "--size",
             "16M",
             "--duration",
-            "3",
+            "4",
             "--runs",
             "2",
             "--clients",
@@ -152,7 +154,7 @@ fn mpi_three_clients_share_a_100mbit_nas() {
     for key in ["min", "max"] {
         let each = num(&three["per_client"][key]);
         assert!(
-            (each - aggregate / 3.0).abs() / (aggregate / 3.0) <= 0.25,
+            (each - aggregate / 3.0).abs() / (aggregate / 3.0) <= 0.20,
             "per client {key} {each:.2} MB/s is not about a third of {aggregate:.2}"
         );
     }
