@@ -217,7 +217,6 @@ fn mpi_local_disk_aggregate_matches_the_device_counter() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
     let mut samples = Vec::new();
     let child = poll_until_exit(child, |elapsed| {
         samples.push((elapsed, written(&stat) - before))
@@ -230,7 +229,6 @@ fn mpi_local_disk_aggregate_matches_the_device_counter() {
     );
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     check_against_records(&doc, 3);
-    let _ = t0;
     // The three test files are laid down before the barrier; the timed writes follow them.
     let prepared = 3 * size + (1 << 20);
     let last = samples.last().unwrap().1;
@@ -312,17 +310,19 @@ fn mpi_one_rank_killed_ends_the_run_everywhere() {
             .iter()
             .filter(|n| n.starts_with(".destbench-r"))
             .count();
-        if killed.is_none() && scratch == 3 && elapsed > Duration::from_secs(1) {
-            if let Some(pid) = rank_pid(1, &path) {
-                // Mid-run: the three clients are measuring.
-                std::thread::sleep(Duration::from_millis(1500));
-                rustix::process::kill_process(
-                    rustix::process::Pid::from_raw(pid).unwrap(),
-                    rustix::process::Signal::TERM,
-                )
-                .unwrap();
-                killed = Some(t0.elapsed());
-            }
+        if killed.is_none()
+            && scratch == 3
+            && elapsed > Duration::from_secs(1)
+            && let Some(pid) = rank_pid(1, &path)
+        {
+            // Mid-run: the three clients are measuring.
+            std::thread::sleep(Duration::from_millis(1500));
+            rustix::process::kill_process(
+                rustix::process::Pid::from_raw(pid).unwrap(),
+                rustix::process::Signal::TERM,
+            )
+            .unwrap();
+            killed = Some(t0.elapsed());
         }
     });
     let output = child.wait_with_output().unwrap();
