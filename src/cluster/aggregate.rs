@@ -48,7 +48,7 @@ pub fn combine(parts: Vec<RankPart>, how: &Coordination) -> RunReport {
         .results
         .iter()
         .zip(&aggregates)
-        .map(|(own, agg)| aggregate_result(own, agg, parts.len()))
+        .map(|(own, agg)| aggregate_result(own, agg))
         .collect();
     doc.failures = parts
         .iter()
@@ -194,7 +194,7 @@ fn per_client(own: &[f64]) -> PerClient {
 
 /// Rank 0's result with the aggregates as its figures: the verdict, the tables, the history and
 /// `compare` then read the run's figure as that of all clients together.
-fn aggregate_result(own: &TestResult, agg: &Aggregate, clients: usize) -> TestResult {
+fn aggregate_result(own: &TestResult, agg: &Aggregate) -> TestResult {
     let samples: Vec<f64> = agg.repetitions.iter().map(|r| r.rate).collect();
     let summary = stats::summarize(&samples);
     let ops: Vec<f64> = agg
@@ -205,15 +205,6 @@ fn aggregate_result(own: &TestResult, agg: &Aggregate, clients: usize) -> TestRe
             if s > 0.0 { r.ops as f64 / s } else { 0.0 }
         })
         .collect();
-    let mut warnings = vec![format!(
-        "aggregate of {clients} clients: all their bytes over the earliest start to the latest end; per client {:.2} {} median ({:.2}-{:.2}, spread {:.0}%)",
-        agg.per_client.median,
-        agg.unit.as_str(),
-        agg.per_client.min,
-        agg.per_client.max,
-        agg.per_client.spread * 100.0
-    )];
-    warnings.extend(own.warnings.iter().cloned());
     TestResult {
         median: summary.as_ref().map_or(0.0, |s| s.median),
         min: summary.as_ref().map_or(0.0, |s| s.min),
@@ -241,7 +232,6 @@ fn aggregate_result(own: &TestResult, agg: &Aggregate, clients: usize) -> TestRe
                 passes: None,
             })
             .collect(),
-        warnings,
         ..own.clone()
     }
 }

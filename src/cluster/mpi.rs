@@ -64,7 +64,11 @@ impl Session {
         let host = mpi::environment::processor_name().unwrap_or_else(|_| "unknown".into());
         let mpi_library = mpi::environment::library_version()
             .ok()
-            .and_then(|v| v.lines().next().map(|l| l.trim().to_string()))
+            .and_then(|v| {
+                // "Open MPI v4.1.4, package: ...": the name and version are enough.
+                let first = v.lines().next()?;
+                Some(first.split(',').next().unwrap_or(first).trim().to_string())
+            })
             .unwrap_or_default();
         let joined: Vec<u8> = args
             .iter()

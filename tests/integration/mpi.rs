@@ -349,3 +349,62 @@ fn mpi_one_rank_killed_ends_the_run_everywhere() {
         t0.elapsed() - killed.unwrap()
     );
 }
+
+/// A single client and four clients stored in one history: `compare` sets them side by side,
+/// the four-client figures being their aggregate; alone, destbench says it runs as one client.
+#[test]
+fn mpi_compare_one_client_with_four() {
+    let dir = tempfile::Builder::new()
+        .prefix("destbench-mpi-compare-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let db = dir.path().join("history.sqlite");
+    let dest = dir.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let (db, dest) = (db.to_str().unwrap(), dest.to_str().unwrap());
+    let flags = [
+        "--tests",
+        "seq-write:SEQ1M-Q8T1",
+        "--size",
+        "8M",
+        "--duration",
+        "0.5",
+        "--runs",
+        "2",
+        "--db",
+        db,
+    ];
+    let mut alone = support::destbench();
+    alone.args(["run", dest]).args(flags);
+    let (_, stderr) = support::exits(&mut alone, 0);
+    assert!(
+        stderr.contains("not started by an MPI launcher"),
+        "{stderr}"
+    );
+    let Some(mut four) = mpirun(4, &["run", dest]) else {
+        return;
+    };
+    let output = four.args(flags).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("4 clients on"), "{text}");
+    let mut compare = support::destbench();
+    compare.args(["compare", "1", "2", "--json", "--db", db]);
+    let (out, _) = support::exits(&mut compare, 0);
+    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(cmp["runs"][0]["clients"], 1);
+    assert_eq!(cmp["runs"][1]["clients"], 4);
+    let mut compare = support::destbench();
+    compare.args(["compare", "1", "2", "--db", db]);
+    let (out, _) = support::exits(&mut compare, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("4 clients (aggregate figures)") && text.contains("SEQ1M-Q8T1"),
+        "{text}"
+    );
+    assert_eq!(support::entries(Path::new(dest)), Vec::<String>::new());
+}
