@@ -11,7 +11,7 @@ use crate::probe::{Bandwidth, Chain};
 use crate::results::TestResult;
 use crate::workload::TestId;
 
-fn figure(out: &mut String, kind: &str, svg: String) {
+pub(super) fn figure(out: &mut String, kind: &str, svg: String) {
     let _ = writeln!(
         out,
         "<figure class=\"chart\" data-chart=\"{kind}\">{svg}</figure>"

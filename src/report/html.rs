@@ -49,6 +49,7 @@ fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
     runs_table(&mut out, records);
     results(&mut out, cmp);
     figures::thread_scaling(&mut out, cmp);
+    super::clients::html(&mut out, records);
     figures::over_time(&mut out, records);
     figures::latencies(&mut out, records);
     figures::chains(&mut out, records);

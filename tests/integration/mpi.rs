@@ -352,6 +352,7 @@ fn mpi_one_rank_killed_ends_the_run_everywhere() {
 
 /// A single client and four clients stored in one history: `compare` sets them side by side,
 /// the four-client figures being their aggregate; alone, destbench says it runs as one client.
+/// The four-client run scales from 1 to 4 (`--clients 1,4`), and its HTML report draws that.
 #[test]
 fn mpi_compare_one_client_with_four() {
     let dir = tempfile::Builder::new()
@@ -381,7 +382,7 @@ fn mpi_compare_one_client_with_four() {
         stderr.contains("not started by an MPI launcher"),
         "{stderr}"
     );
-    let Some(mut four) = mpirun(4, &["run", dest]) else {
+    let Some(mut four) = mpirun(4, &["run", dest, "--clients", "1,4"]) else {
         return;
     };
     let output = four.args(flags).output().unwrap();
@@ -405,6 +406,16 @@ fn mpi_compare_one_client_with_four() {
     assert!(
         text.contains("4 clients (aggregate figures)") && text.contains("SEQ1M-Q8T1"),
         "{text}"
+    );
+    // The HTML report draws the scaling of the --clients run.
+    let html = dir.path().join("report.html");
+    let mut report = support::destbench();
+    report.args(["report", "2", "--html", html.to_str().unwrap(), "--db", db]);
+    support::exits(&mut report, 0);
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(
+        html.contains("data-chart=\"clients\"") && html.contains("by number of clients"),
+        "no scaling chart"
     );
     assert_eq!(support::entries(Path::new(dest)), Vec::<String>::new());
 }
