@@ -419,3 +419,73 @@ fn mpi_compare_one_client_with_four() {
     );
     assert_eq!(support::entries(Path::new(dest)), Vec::<String>::new());
 }
+
+/// `--stonewall` on a 100 Mbit/s share, with work of a fixed size (one buffered pass of 4 KiB
+/// random reads over each client's 4 MiB file: 1024 reads): in every repetition the first client
+/// to finish did all its reads, and the others stopped when it finished, with fewer reads done,
+/// which are what counts.
+#[test]
+fn mpi_stonewall_stops_every_client_when_the_first_finishes() {
+    let Some((_alone, tb)) = Testbed::up_alone("nas", &["--link", "100mbit"]) else {
+        return;
+    };
+    let Some(doc) = mpirun_json(
+        3,
+        &[
+            "run",
+            tb.mount().to_str().unwrap(),
+            "--json",
+            "--no-history",
+            "--tests",
+            "4k-read:RND4K-Q1T1",
+            "--size",
+            "4M",
+            "--duration",
+            "60",
+            "--runs",
+            "3",
+            "--buffered",
+            "--stonewall",
+        ],
+    ) else {
+        return;
+    };
+    check_against_records(&doc, 3);
+    assert_eq!(doc["cluster"]["stonewall"], true);
+    let windows: Vec<&Value> = doc["cluster"]["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["windows"].as_array().unwrap())
+        .collect();
+    let mut stopped = 0;
+    for rep in 0..3 {
+        let this: Vec<&&Value> = windows.iter().filter(|w| w["repetition"] == rep).collect();
+        let first_end = this
+            .iter()
+            .filter(|w| w["stonewalled"] == false)
+            .map(|w| {
+                assert_eq!(
+                    w["ops"], 1024,
+                    "a client that was not stopped did all its reads"
+                );
+                num(&w["end_unix_s"])
+            })
+            .fold(f64::MAX, f64::min);
+        assert!(
+            first_end < f64::MAX,
+            "repetition {rep}: no client finished its work"
+        );
+        for w in this.iter().filter(|w| w["stonewalled"] == true) {
+            stopped += 1;
+            assert!(num(&w["ops"]) < 1024.0, "{w}");
+            let late = num(&w["end_unix_s"]) - first_end;
+            assert!(
+                late < 0.2,
+                "stopped {late:.3} s after the first finished: {w}"
+            );
+        }
+    }
+    eprintln!("stonewall: {stopped} of 9 client repetitions stopped early");
+    assert!(stopped > 0, "no client was ever stopped early");
+}
