@@ -18,6 +18,7 @@ use mpi::traits::*;
 
 use super::{Coordination, RankPart, combine};
 use crate::error::{EXIT_RUNTIME, Error, Result};
+use crate::interrupt;
 use crate::probe::Chain;
 use crate::results::{RankWindow, Repetition, RunReport};
 use crate::runner::{self, Progress, RepetitionHook, RunPlan};
@@ -97,7 +98,7 @@ impl Session {
 
     /// Waits for every rank (the last call before MPI is finalised).
     pub fn barrier(&self) {
-        self.world.barrier();
+        interrupt::waiting_on_others(|| self.world.barrier());
     }
 
     /// Every rank goes on only if every rank's `result` is Ok: rank 0 returns its own error
@@ -301,7 +302,9 @@ impl RepetitionHook for MpiHook<'_> {
         if checkpoint(self.comm, false, false)[0] > 0 {
             return self.failed();
         }
-        Ok(())
+        // A signal that came during the wait (the watchdog may have removed the scratch
+        // directory meanwhile): stop before any I/O, named as the signal.
+        interrupt::check()
     }
 
     fn after(
@@ -372,7 +375,9 @@ impl RepetitionHook for MpiHook<'_> {
 fn checkpoint(comm: &SimpleCommunicator, failed: bool, sent: bool) -> [i64; 2] {
     let mine = [i64::from(failed), i64::from(sent)];
     let mut sum = [0i64; 2];
-    comm.all_reduce_into(&mine[..], &mut sum[..], SystemOperation::sum());
+    interrupt::waiting_on_others(|| {
+        comm.all_reduce_into(&mine[..], &mut sum[..], SystemOperation::sum())
+    });
     sum
 }
 
@@ -400,9 +405,10 @@ fn gather_bytes(
     }
     let mut all = vec![bytes];
     for other in 1..size {
-        let (got, _) = comm
-            .process_at_rank(other as i32)
-            .receive_vec_with_tag::<u8>(tag);
+        let (got, _) = interrupt::waiting_on_others(|| {
+            comm.process_at_rank(other as i32)
+                .receive_vec_with_tag::<u8>(tag)
+        });
         all.push(got);
     }
     all

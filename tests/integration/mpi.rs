@@ -270,16 +270,16 @@ fn rank_pid(rank: usize, marker: &str) -> Option<i32> {
     })
 }
 
-/// One rank gets SIGTERM mid-run: every rank stops, every scratch directory is removed, no
-/// document is printed, and rank 0 names the rank and why.
-#[test]
-fn mpi_one_rank_killed_ends_the_run_everywhere() {
+/// Runs 3 ranks with 30 repetitions and sends `signal` to rank 1 once all three are measuring:
+/// the job's output, its stderr, what is left in the destination, and how long the others took
+/// to stop.
+fn kill_rank_one(signal: rustix::process::Signal) -> Option<(std::process::Output, Vec<String>)> {
     let dir = tempfile::Builder::new()
         .prefix("destbench-mpi-kill-")
         .tempdir_in("/var/tmp")
         .unwrap();
     let path = dir.path().to_str().unwrap().to_string();
-    let Some(mut cmd) = mpirun(
+    let mut cmd = mpirun(
         3,
         &[
             "run",
@@ -295,9 +295,7 @@ fn mpi_one_rank_killed_ends_the_run_everywhere() {
             "--runs",
             "30",
         ],
-    ) else {
-        return;
-    };
+    )?;
     let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -317,37 +315,52 @@ fn mpi_one_rank_killed_ends_the_run_everywhere() {
         {
             // Mid-run: the three clients are measuring.
             std::thread::sleep(Duration::from_millis(1500));
-            rustix::process::kill_process(
-                rustix::process::Pid::from_raw(pid).unwrap(),
-                rustix::process::Signal::TERM,
-            )
-            .unwrap();
+            rustix::process::kill_process(rustix::process::Pid::from_raw(pid).unwrap(), signal)
+                .unwrap();
             killed = Some(t0.elapsed());
         }
     });
     let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(killed.is_some(), "rank 1 was never seen running: {stderr}");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let killed = killed.unwrap_or_else(|| panic!("rank 1 was never seen running: {stderr}"));
     assert!(!output.status.success(), "{stderr}");
     assert!(output.stdout.is_empty(), "no document after a failure");
-    assert!(
-        stderr.contains("rank 1 on ") && stderr.contains("interrupted by SIGTERM"),
-        "{stderr}"
-    );
-    assert!(
-        support::entries(dir.path()).is_empty(),
-        "{:?}",
-        support::entries(dir.path())
-    );
     assert!(
         rank_pid(0, &path).is_none() && rank_pid(2, &path).is_none(),
         "ranks left running"
     );
     eprintln!(
-        "killed at {:?}, all stopped {:?} later",
-        killed.unwrap(),
-        t0.elapsed() - killed.unwrap()
+        "{signal:?} at {killed:?}, all stopped {:?} later",
+        t0.elapsed() - killed
     );
+    Some((output, support::entries(dir.path())))
+}
+
+/// One rank gets SIGTERM mid-run: every rank stops, every scratch directory is removed, no
+/// document is printed, and rank 0 names the rank and why.
+#[test]
+fn mpi_one_rank_killed_ends_the_run_everywhere() {
+    let Some((output, left)) = kill_rank_one(rustix::process::Signal::TERM) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("rank 1 on ") && stderr.contains("interrupted by SIGTERM"),
+        "{stderr}"
+    );
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// One rank gets SIGKILL (it cannot clean up, and the launcher then signals and kills the
+/// others a second later, maybe while they wait for the dead one): the others still remove
+/// their scratch directories in time; only the killed rank's stays.
+#[test]
+fn mpi_one_rank_sigkilled_the_others_still_clean_up() {
+    let Some((_, left)) = kill_rank_one(rustix::process::Signal::KILL) else {
+        return;
+    };
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].starts_with(".destbench-r1-"), "{left:?}");
 }
 
 /// A single client and four clients stored in one history: `compare` sets them side by side,
