@@ -502,3 +502,34 @@ fn mpi_stonewall_stops_every_client_when_the_first_finishes() {
     eprintln!("stonewall: {stopped} of 9 client repetitions stopped early");
     assert!(stopped > 0, "no client was ever stopped early");
 }
+
+/// More clients asked for than ranks started: one line, from rank 0 alone, and exit 2.
+#[test]
+fn mpi_more_clients_than_ranks_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut cmd) = mpirun(
+        2,
+        &[
+            "run",
+            dir.path().to_str().unwrap(),
+            "--clients",
+            "1,3",
+            "--no-history",
+        ],
+    ) else {
+        return;
+    };
+    let output = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("destbench:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].contains("--clients 3: between 1 and the 2 ranks started"),
+        "{stderr}"
+    );
+    assert!(support::entries(dir.path()).is_empty());
+}
