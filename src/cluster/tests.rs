@@ -115,3 +115,25 @@ fn a_single_client_says_why() {
             .contains("not started by an MPI launcher")
     );
 }
+
+#[test]
+fn the_verdict_judges_the_aggregate_and_names_each_clients_share() {
+    let parts = vec![
+        part(0, vec![window(0, 0.0, 10.0, 40_000_000)]),
+        part(1, vec![window(0, 0.0, 10.0, 38_000_000)]),
+        part(2, vec![window(0, 0.0, 10.0, 39_000_000)]),
+    ];
+    let how = Coordination {
+        mpi_library: String::new(),
+        stonewall: false,
+    };
+    let doc = combine(parts, &how);
+    let verdict = crate::verdict::of(&doc);
+    assert!((verdict.write_mb_s.unwrap() - 11.7).abs() < 1e-9);
+    assert!(
+        verdict.details[0].starts_with("3 clients on 2 host(s) share the destination")
+            && verdict.details[0].contains("each client alone got 3.8-4 MB/s (median 3.9)"),
+        "{:?}",
+        verdict.details
+    );
+}
