@@ -39,6 +39,15 @@ pub enum Error {
     #[error("interrupted by {0}; scratch data removed")]
     Interrupted(&'static str),
 
+    /// Several clients (MPI ranks) could not run together: their destinations differ, or one of
+    /// them failed and every client stopped; the message names the rank, its host and why.
+    #[error("{0}")]
+    Cluster(String),
+
+    /// A client other than rank 0 stopped; rank 0 prints why (it alone speaks for the run).
+    #[error("stopped with the other clients (rank 0 says why)")]
+    ReportedByRankZero(u8),
+
     /// The history database cannot be used, or has no such run.
     #[error(transparent)]
     History(#[from] HistoryError),
@@ -74,6 +83,7 @@ impl Error {
         match self {
             Error::Usage(_) => EXIT_USAGE,
             Error::Interrupted(_) => EXIT_INTERRUPTED,
+            Error::ReportedByRankZero(code) => *code,
             _ => EXIT_RUNTIME,
         }
     }

@@ -4,10 +4,19 @@
 //! directory's `Drop` removes it, so the run ends cleanly with exit code 130. If a second signal
 //! arrives (an I/O hung on a dead share, say), the handler thread removes every registered scratch
 //! directory itself and exits at once.
+//!
+//! One client of several (MPI) may be blocked waiting for the others when the signal comes, and
+//! MPI cannot be interrupted: its launcher, once one rank died, signals the others and kills them
+//! a second later. So while the main thread waits on other clients ([`waiting_on_others`]), a
+//! watchdog started by the first signal removes the scratch directories if the wait lasts beyond
+//! [`WAIT_GRACE`]. It does not exit: if the others are alive the wait ends, the main thread finds
+//! the signal at its next check and tells them (nothing can be written into a removed
+//! directory meanwhile: it does no I/O while it waits).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::Duration;
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
@@ -16,6 +25,12 @@ use crate::error::{EXIT_INTERRUPTED, Error};
 
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 static SCRATCH_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The main thread is blocked waiting on other clients (an MPI collective).
+static WAITING: AtomicBool = AtomicBool::new(false);
+
+/// How long a signalled process may stay blocked on other clients before the watchdog removes
+/// its scratch: well under Open MPI's one second between SIGTERM and SIGKILL.
+pub const WAIT_GRACE: Duration = Duration::from_millis(300);
 
 /// Installs the handlers (once per process).
 pub fn install() -> std::io::Result<()> {
@@ -28,6 +43,9 @@ pub fn install() -> std::io::Result<()> {
                     remove_all_scratch();
                     std::process::exit(EXIT_INTERRUPTED.into());
                 }
+                let _ = std::thread::Builder::new()
+                    .name("watchdog".into())
+                    .spawn(watchdog);
             }
         })?;
     Ok(())
@@ -52,6 +70,33 @@ pub(crate) fn register_scratch(path: &Path) {
 pub(crate) fn unregister_scratch(path: &Path) {
     if let Ok(mut dirs) = SCRATCH_DIRS.lock() {
         dirs.retain(|p| p != path);
+    }
+}
+
+/// Runs `wait` (a call that blocks until other clients answer) marked as such for the watchdog.
+pub fn waiting_on_others<T>(wait: impl FnOnce() -> T) -> T {
+    WAITING.store(true, Ordering::SeqCst);
+    let result = wait();
+    WAITING.store(false, Ordering::SeqCst);
+    result
+}
+
+/// After a signal: removes the scratch directories once the main thread has been blocked on
+/// other clients for [`WAIT_GRACE`]; never while it works (it then stops and cleans up itself).
+fn watchdog() {
+    let step = Duration::from_millis(50);
+    let mut blocked = Duration::ZERO;
+    loop {
+        std::thread::sleep(step);
+        blocked = if WAITING.load(Ordering::SeqCst) {
+            blocked + step
+        } else {
+            Duration::ZERO
+        };
+        if blocked >= WAIT_GRACE {
+            remove_all_scratch();
+            return;
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! (summarised by `stats`) -> `report`.
 
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod engine;
 pub mod error;

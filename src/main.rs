@@ -6,7 +6,10 @@ fn main() -> ExitCode {
     match destbench::commands::main(std::env::args_os()) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("destbench: {err}");
+            // Under MPI only rank 0 speaks for the run; the other ranks just exit.
+            if !matches!(err, destbench::error::Error::ReportedByRankZero(_)) {
+                eprintln!("destbench: {err}");
+            }
             ExitCode::from(err.exit_code())
         }
     }

@@ -42,13 +42,23 @@ pub fn check_destination(destination: &Path) -> Result<()> {
 impl Scratch {
     /// Creates a fresh scratch directory inside `destination`.
     pub fn create(destination: &Path) -> Result<Scratch> {
+        Scratch::create_tagged(destination, None)
+    }
+
+    /// Creates a fresh scratch directory inside `destination`, `PREFIX<tag>-<random>` with a
+    /// tag (one client of several on a shared destination: its rank and host).
+    pub fn create_tagged(destination: &Path, tag: Option<&str>) -> Result<Scratch> {
         check_destination(destination)?;
         let problem = |problem: String| Error::Destination {
             path: destination.to_path_buf(),
             problem,
         };
         for _ in 0..16 {
-            let name = format!("{PREFIX}{:016x}", fastrand::u64(..));
+            let random = format!("{:016x}", fastrand::u64(..));
+            let name = match tag {
+                Some(tag) => format!("{PREFIX}{tag}-{random}"),
+                None => format!("{PREFIX}{random}"),
+            };
             let path = destination.join(&name);
             // Register before creating so a second Ctrl-C in between still removes it.
             interrupt::register_scratch(&path);

@@ -119,6 +119,17 @@ pub struct RunArgs {
     /// shown as declared, never as read.
     #[arg(long)]
     pub link_speed: Option<DeclaredLink>,
+
+    /// Under MPI (`mpirun -n N`, feature `mpi`): all clients stop when the first finishes its
+    /// work, and what each had done by then is counted (block tests).
+    #[arg(long)]
+    pub stonewall: bool,
+
+    /// Under MPI: run the tests with the first k ranks, for each k given (1,2,4,8), and report
+    /// the aggregate and per-client rates against the number of clients.
+    #[arg(long, value_delimiter = ',')]
+    pub clients: Vec<usize>,
+
     /// Do not store this run in the history database.
     #[arg(long)]
     pub no_history: bool,

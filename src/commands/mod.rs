@@ -12,6 +12,8 @@ mod history;
 mod import_fio;
 mod info;
 mod list;
+#[cfg(feature = "mpi")]
+mod ranks;
 mod report;
 mod run;
 
@@ -43,6 +45,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         }
     };
     match cli.command {
+        // Under an MPI launcher every rank runs rank 0's command line (src/commands/ranks.rs).
+        #[cfg(feature = "mpi")]
+        Command::Run(_) if crate::cluster::launcher().is_some() => ranks::run(),
         Command::Run(args) => run::run(&args),
         Command::Estimate(args) => estimate::estimate(&args),
         Command::List => print(list::list()),

@@ -7,9 +7,11 @@ use std::process::ExitCode;
 use crate::cli::{EngineArg, RunArgs};
 use crate::engine::{EngineChoice, NullTiming};
 use crate::error::{EXIT_RUNTIME, Error, Result};
+use crate::results::RunReport;
 use crate::settings::RunOptions;
-use crate::{probe, report, runner, verdict};
+use crate::{cluster, probe, report, runner, verdict};
 
+use super::db::RunStore;
 use super::{db, progress, write_stdout};
 
 /// The run the flags ask for, before validation.
@@ -51,13 +53,27 @@ pub fn options(args: &RunArgs) -> RunOptions {
 }
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    let launched = cluster::launcher();
+    let asked = args.stonewall || !args.clients.is_empty();
+    if let Some(note) = cluster::single_client_note(cfg!(feature = "mpi"), launched, asked) {
+        eprintln!("destbench: {note}");
+    }
     let plan = options(args).plan()?;
     let store = db::open_for_run(args.no_history, &args.history_db)?;
     crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
     // Probed once, before the run; a path that cannot be probed is left to the runner to
     // report (it names the problem the same way), so the chain is simply absent then.
     let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
-    let mut run_report = runner::run(&plan, chain, progress().as_mut())?;
+    let run_report = runner::run(&plan, chain, progress().as_mut())?;
+    finish(args, run_report, store)
+}
+
+/// Judges, prints and stores a finished run (one client's, or rank 0's for all clients).
+pub fn finish(
+    args: &RunArgs,
+    mut run_report: RunReport,
+    store: Option<RunStore>,
+) -> Result<ExitCode> {
     run_report.verdict = Some(verdict::of(&run_report));
     let text = if args.json {
         report::json::render(&run_report)

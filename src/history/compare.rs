@@ -17,6 +17,9 @@ pub struct RunColumn {
     pub name: String,
     pub destination: String,
     pub started_unix_s: i64,
+    /// Clients that measured at once (1 unless run under MPI): a 4-client run's figures are
+    /// the four clients' aggregates.
+    pub clients: usize,
 }
 
 /// One run's figure for one variant.
@@ -133,6 +136,7 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
                 name: r.name(),
                 destination: r.run.destination.path.display().to_string(),
                 started_unix_s: r.run.started_unix_s as i64,
+                clients: r.run.clients.unwrap_or(1),
             })
             .collect(),
         groups,

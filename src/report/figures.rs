@@ -15,7 +15,7 @@ use crate::workload::TestId;
 const PERCENTILES: [&str; 4] = ["p50", "p99", "p99.9", "max"];
 
 /// One chart and its legend (series `i` in colour `i`).
-fn figure(out: &mut String, kind: &str, svg: String, legend: &[&str]) {
+pub(super) fn figure(out: &mut String, kind: &str, svg: String, legend: &[&str]) {
     let _ = write!(
         out,
         "<figure class=\"chart\" data-chart=\"{kind}\">{svg}<ul class=\"legend\">"

@@ -136,12 +136,17 @@ pub fn compare(cmp: &Comparison) -> String {
     for (i, run) in cmp.runs.iter().enumerate() {
         let _ = writeln!(
             out,
-            "[{}] run {}: {} — {} ({})",
+            "[{}] run {}: {} — {} ({}){}",
             i + 1,
             run.id,
             escape::terminal(&run.name),
             escape::terminal(&run.destination),
-            utc(run.started_unix_s)
+            utc(run.started_unix_s),
+            if run.clients > 1 {
+                format!(", {} clients (aggregate figures)", run.clients)
+            } else {
+                String::new()
+            }
         );
     }
     let names: Vec<String> = (1..=cmp.runs.len()).map(|i| format!("[{i}]")).collect();

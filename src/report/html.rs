@@ -67,6 +67,7 @@ fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
     runs_table(&mut out, records);
     results(&mut out, cmp, records);
     figures::thread_scaling(&mut out, cmp);
+    super::clients::html(&mut out, records);
     figures::over_time(&mut out, records);
     figures::latencies(&mut out, records);
     notes(&mut out, records);

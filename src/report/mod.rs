@@ -5,6 +5,7 @@
 
 pub mod chain;
 mod charts;
+pub mod clients;
 pub mod csv;
 mod details;
 pub mod escape;

@@ -134,6 +134,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
     } else {
         let bold = |header: &str| style.paint(Ansi::new().bold(), header);
         out.push_str(&results_table(&report.results).text(&bold));
+        out.push_str(&super::clients::text(report.cluster.as_ref(), &bold));
     }
 
     let mut sets: Vec<String> = Vec::new();

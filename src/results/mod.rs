@@ -5,6 +5,7 @@
 //! `lenient`), so documents of other versions load. Reports compute nothing of their own:
 //! everything they show is here.
 
+mod cluster;
 mod details;
 pub mod fio;
 mod headline;
@@ -16,6 +17,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use cluster::{
+    Aggregate, AggregateRepetition, ClusterInfo, PerClient, RankRecord, RankWindow, ScalingPoint,
+};
 pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, ThrottledDetails};
 pub use headline::{HEADLINE_BLOCK, Headline};
 pub use result::{
@@ -134,6 +138,15 @@ pub struct RunReport {
     /// Which link holds the destination back, judged from the chain and the results.
     #[serde(deserialize_with = "lenient::option")]
     pub verdict: Option<Verdict>,
+    /// Clients that measured at once (MPI ranks); absent for one client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clients: Option<usize>,
+    /// A run of several clients: who, when, and the figures across them.
+    #[serde(
+        deserialize_with = "lenient::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cluster: Option<ClusterInfo>,
 }
 
 impl RunReport {

@@ -111,7 +111,12 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
     let mut sequential = 0u64;
     let mut random = RandomOrder::new(blocks, ctx.seed ^ rep as u64);
     let pattern = job.pattern;
+    // Stonewalling: another client finished its work, so this one stops and counts what it did.
+    let hook = ctx.hook;
     let next = move || {
+        if hook.stop_requested() {
+            return None;
+        }
         let index = match pattern {
             Pattern::Sequential => {
                 if !wrap && sequential == blocks {

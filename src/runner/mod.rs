@@ -3,6 +3,7 @@
 mod access;
 mod block;
 mod files;
+mod hook;
 mod meta;
 mod order;
 mod plan;
@@ -18,6 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use crate::settings::{RunPlan, SetPlan};
 pub use access::Access;
+pub use hook::{Alone, RepetitionHook};
 pub use progress::{NoProgress, Progress};
 
 use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
@@ -91,6 +93,8 @@ struct Ctx<'a> {
     sources: sources::Sources,
     /// The chain probed before the run (the throttled test reads the device's scheduler in it).
     chain: Option<&'a Chain>,
+    /// Around each repetition: nothing alone, the other clients' barrier under MPI.
+    hook: &'a dyn RepetitionHook,
 }
 
 impl Ctx<'_> {
@@ -114,6 +118,17 @@ impl Ctx<'_> {
 /// `chain` is the destination's chain as probed before the run (None when it could not be),
 /// recorded with the results and read, never probed again, by the tests that need it.
 pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) -> Result<RunReport> {
+    run_with(plan, chain, progress, &Alone)
+}
+
+/// [`run`] with a hook around every repetition (one client of several: `cluster`). With other
+/// clients a failing test ends the run (`RepetitionHook::failures_end_run`).
+pub fn run_with(
+    plan: &RunPlan,
+    chain: Option<Chain>,
+    progress: &mut dyn Progress,
+    hook: &dyn RepetitionHook,
+) -> Result<RunReport> {
     let started = SystemTime::now();
     let engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
     scratch::check_destination(&plan.destination)?;
@@ -123,7 +138,7 @@ pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) ->
     let capabilities = engines.capabilities();
     // Creating the scratch directory first is the real test of a read-only or unwritable
     // destination; the space check then removes it again if the run would not fit.
-    let scratch = Scratch::create(&plan.destination)?;
+    let scratch = Scratch::create_tagged(&plan.destination, hook.scratch_tag().as_deref())?;
     if capabilities.real_io && plan.check_space {
         plan::check_space(plan)?;
     }
@@ -166,6 +181,7 @@ pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) ->
         seed: plan.seed,
         sources: sources::Sources::default(),
         chain: chain.as_ref(),
+        hook,
     };
     progress.begin(plan.steps());
     let wall = std::time::Instant::now();
@@ -179,6 +195,7 @@ pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) ->
         match block::prepare_test_file(&mut ctx, plan.file_size) {
             Ok(()) => {}
             Err(e @ Error::Interrupted(_)) => return Err(e),
+            Err(e) if hook.failures_end_run() => return Err(e),
             Err(e) => {
                 // A partial file would only take space from the tests that can still run.
                 ctx.remove_file(block::TEST_FILE);
@@ -210,6 +227,7 @@ pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) ->
                 failures.extend(integrity.map(fail));
             }
             Err(e @ Error::Interrupted(_)) => return Err(e),
+            Err(e) if hook.failures_end_run() => return Err(e),
             Err(e) => failures.push(fail(e.to_string())),
         }
     }
@@ -252,6 +270,8 @@ pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) ->
         peak_rss_bytes: platform::peak_rss(),
         chain,
         verdict: None,
+        clients: None,
+        cluster: None,
     })
 }
 

@@ -1,6 +1,8 @@
 //! One variant of a test: its repetitions, their measurement by the test's own module, and the
 //! result they make together.
 
+use std::time::SystemTime;
+
 use crate::error::Result;
 use crate::interrupt;
 use crate::results::{Repetition, TestResult, TestResultParts, Unit};
@@ -63,7 +65,10 @@ pub(super) fn run_variant(
                 rep + 1,
                 runs
             ));
+            ctx.hook.before(variant, rep)?;
             let measured = measure(ctx, plan, variant, rep, restore.as_ref(), progress)?;
+            ctx.hook
+                .after(variant, rep, &measured.repetition, SystemTime::now())?;
             latency += &measured.latency;
             method = Some(measured.method);
             engine = Some(measured.engine);

@@ -238,6 +238,46 @@ fn push_cached(v: &mut Verdict) {
 
 /// The verdict of a finished run: judged from the chain its document carries (probed before
 /// the run) and its results. The run is only read.
+///
+/// With several clients (`cluster`) the results are their aggregates, so the narrowest link of
+/// the chain (the one they share, as far as rank 0 sees it) is judged against the aggregate; a
+/// detail then sets each client's own rate against the same link, as its own share of it.
 pub fn of(run: &RunReport) -> Verdict {
-    judge(run.chain.as_ref(), &run.results)
+    let mut verdict = judge(run.chain.as_ref(), &run.results);
+    if let Some(info) = run.cluster.as_ref().filter(|c| c.clients > 1) {
+        verdict.details.insert(0, clients_detail(&verdict, info));
+    }
+    verdict
+}
+
+/// "3 clients share it: ..." with the judged result's per-client rates.
+fn clients_detail(v: &Verdict, info: &crate::results::ClusterInfo) -> String {
+    let per_client = v.measured_by.as_ref().and_then(|by| {
+        info.aggregates
+            .iter()
+            .find(|a| format!("{} {}", a.test, a.variant) == *by)
+            .map(|a| &a.per_client)
+    });
+    let mut line = format!(
+        "{} clients on {} host(s) share the destination: the figure judged is their aggregate (all bytes over the earliest start to the latest end)",
+        info.clients,
+        info.hosts.len()
+    );
+    if let Some(pc) = per_client {
+        line.push_str(&format!(
+            "; each client alone got {}-{} MB/s (median {})",
+            round_mb_s(pc.min),
+            round_mb_s(pc.max),
+            round_mb_s(pc.median)
+        ));
+        if let Some(link) = &v.bottleneck {
+            line.push_str(&format!(
+                ", {:.0}% of {} per client, {:.0}% of it being the fair share",
+                pc.median / link.practical_mb_s * 100.0,
+                link.link,
+                100.0 / info.clients as f64
+            ));
+        }
+    }
+    line
 }

@@ -6,6 +6,8 @@ mod faults_history;
 mod fio_interop;
 mod history;
 mod html_report;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod run_files;
 mod run_input;
 mod run_null;

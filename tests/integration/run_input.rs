@@ -114,3 +114,35 @@ fn symlinked_scratch_name_cannot_redirect_writes() {
     );
     assert_eq!(entries(dir.path()), [".destbench-0000000000000000"]);
 }
+
+/// Started by mpirun but built without the `mpi` feature: one line says so, and the run is one
+/// client's (no `clients` in the document).
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn under_mpirun_without_the_feature_it_says_so_and_runs_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = destbench();
+    cmd.env("OMPI_COMM_WORLD_SIZE", "3").args([
+        "run",
+        dir.path().to_str().unwrap(),
+        "--engine",
+        "null",
+        "--tests",
+        "seq-write:SEQ1M-Q1T1",
+        "--runs",
+        "1",
+        "--duration",
+        "0.1",
+        "--json",
+        "--no-history",
+        "--stonewall",
+    ]);
+    let (out, stderr) = exits(&mut cmd, 0);
+    assert!(
+        stderr.contains("built without the `mpi` feature: running as one client"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc.get("clients").is_none() && doc.get("cluster").is_none());
+    assert!(entries(dir.path()).is_empty());
+}
