@@ -28,8 +28,9 @@ ul.legend { list-style: none; margin: 0.3em 0 0; padding: 0; display: flex; flex
 ul.legend svg.swatch { vertical-align: middle; margin-right: 0.35em; }
 section.summary { border: 2px solid #888; padding: 0.2em 1em 0.6em; margin-bottom: 1.5em; }
 p.verdict { font-size: 1.15em; }
-.chain { display: flex; flex-wrap: wrap; align-items: stretch; gap: 0.4em; margin: 0.6em 0; }
-.chain > div { border: 1px solid #999; border-radius: 4px; padding: 0.3em 0.6em; max-width: 22em; display: flex; flex-direction: column; gap: 0.2em; }
+.chain { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4em; margin: 0.6em 0; }
+.branches { display: flex; flex-direction: column; gap: 0.4em; }
+.chain > div:not(.branches) { border: 1px solid #999; border-radius: 4px; padding: 0.3em 0.6em; max-width: 22em; display: flex; flex-direction: column; gap: 0.2em; }
 .chain > div.part { border-style: dashed; color: #555; }
 .chain > div.unknown { background: #f6f6f6; }
 .chain > div.bottleneck { border: 2px solid #b00; }
