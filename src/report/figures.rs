@@ -80,38 +80,65 @@ fn without_threads(variant: &str, threads: usize) -> String {
         .join("-")
 }
 
-pub(super) fn thread_scaling(out: &mut String, cmp: &Comparison) {
-    let mut body = String::new();
-    for group in &cmp.groups {
+/// The thread-scaling lines of one test, per run: a line per variant family (the variant
+/// without its thread count), points at each thread count.
+fn scaling_lines(cmp: &Comparison, group: &Group) -> Vec<(String, Vec<Line>)> {
+    let mut runs = Vec::new();
+    for (i, run) in cmp.runs.iter().enumerate() {
         let mut series: Vec<Line> = Vec::new();
-        for (i, run) in cmp.runs.iter().enumerate() {
-            for row in &group.rows {
-                let (Some(threads), Some(cell)) = (row.threads, row.cells[i].as_ref()) else {
-                    continue;
-                };
-                let name = format!("{} {}", run.name, without_threads(&row.variant, threads));
-                match series.iter_mut().find(|l| l.name == name) {
-                    Some(line) => line.points.push((threads as f64, cell.median)),
-                    None => series.push(Line {
-                        name,
-                        points: vec![(threads as f64, cell.median)],
-                    }),
-                }
+        for row in &group.rows {
+            let (Some(threads), Some(cell)) = (row.threads, row.cells[i].as_ref()) else {
+                continue;
+            };
+            let name = without_threads(&row.variant, threads);
+            let point = (threads as f64, cell.median);
+            match series.iter_mut().find(|l| l.name == name) {
+                Some(line) => line.points.push(point),
+                None => series.push(Line {
+                    name,
+                    points: vec![point],
+                }),
             }
         }
         series.retain(|l| l.points.len() > 1);
-        if series.is_empty() {
-            continue;
-        }
         for line in &mut series {
             line.points.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
+        if !series.is_empty() {
+            runs.push((run.name.clone(), series));
+        }
+    }
+    runs
+}
+
+pub(super) fn thread_scaling(out: &mut String, cmp: &Comparison) {
+    let mut body = String::new();
+    for group in &cmp.groups {
+        let runs = scaling_lines(cmp, group);
+        // One chart for all runs while every line keeps a colour of its own; past that, one
+        // chart per run, so no two lines of a chart share a colour.
+        let lines: usize = runs.iter().map(|(_, s)| s.len()).sum();
+        let charts: Vec<(String, Vec<Line>)> = if runs.len() > 1 && lines <= charts::PALETTE.len() {
+            let merged = runs.into_iter().flat_map(|(run, series)| {
+                series.into_iter().map(move |l| Line {
+                    name: format!("{run} {}", l.name),
+                    points: l.points,
+                })
+            });
+            vec![(String::new(), merged.collect())]
+        } else {
+            runs.into_iter()
+                .map(|(run, series)| (format!("{run} — "), series))
+                .collect()
+        };
         // The group's own unit: files-delete counts files/s, the copies MB/s.
         let unit = group.rows.first().map_or("", |r| r.unit.as_str());
-        let title = format!("{} — median {unit} by threads", group.test);
-        let names: Vec<&str> = series.iter().map(|l| l.name.as_str()).collect();
-        let svg = charts::lines(&title, (XAxis::Integer, "threads"), unit, &series, false);
-        figure(&mut body, "threads", svg, &names);
+        for (run, series) in charts {
+            let title = format!("{run}{} — median {unit} by threads", group.test);
+            let names: Vec<&str> = series.iter().map(|l| l.name.as_str()).collect();
+            let svg = charts::lines(&title, (XAxis::Integer, "threads"), unit, &series, false);
+            figure(&mut body, "threads", svg, &names);
+        }
     }
     if !body.is_empty() {
         let _ = writeln!(out, "<h2>Thread scaling</h2>");

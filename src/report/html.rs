@@ -28,8 +28,9 @@ ul.legend { list-style: none; margin: 0.3em 0 0; padding: 0; display: flex; flex
 ul.legend svg.swatch { vertical-align: middle; margin-right: 0.35em; }
 section.summary { border: 2px solid #888; padding: 0.2em 1em 0.6em; margin-bottom: 1.5em; }
 p.verdict { font-size: 1.15em; }
-.chain { display: flex; flex-wrap: wrap; align-items: stretch; gap: 0.4em; margin: 0.6em 0; }
-.chain > div { border: 1px solid #999; border-radius: 4px; padding: 0.3em 0.6em; max-width: 22em; display: flex; flex-direction: column; gap: 0.2em; }
+.chain { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4em; margin: 0.6em 0; }
+.branches { display: flex; flex-direction: column; gap: 0.4em; }
+.chain > div:not(.branches) { border: 1px solid #999; border-radius: 4px; padding: 0.3em 0.6em; max-width: 22em; display: flex; flex-direction: column; gap: 0.2em; }
 .chain > div.part { border-style: dashed; color: #555; }
 .chain > div.unknown { background: #f6f6f6; }
 .chain > div.bottleneck { border: 2px solid #b00; }
@@ -236,16 +237,30 @@ mod tests {
             measured_by: Some("seq-write SEQ1M-Q8T1".into()),
             ..Verdict::default()
         });
-        let records = [record(1, run)];
+        let records = [record(1, run.clone()), record(2, run)];
         let html = Html.serialize(&records);
-        assert!(
-            html.contains("data-chart=\"threads\""),
-            "no thread-scaling chart"
+        assert_eq!(
+            html.matches("data-chart=\"threads\"").count(),
+            1,
+            "one thread-scaling chart for both runs' two lines"
         );
         assert!(
-            html.contains("nas small-cache-on"),
-            "one line for the 1..4-thread variants"
+            html.contains("</svg>nas small-cache-on</li>"),
+            "one line for the 1..4-thread variants: {html}"
         );
+        // Past eight lines, a chart per run: no two lines of a chart share a colour.
+        let mut many = records[0].clone();
+        many.run.results = (0..5)
+            .flat_map(|set| [1, 4].map(move |t| (set, t)))
+            .map(|(set, t)| {
+                serde_json::from_value(serde_json::json!({ "test": "files-copy",
+                    "variant": format!("s{set}-{t}t-cache-on"), "median": 1.0, "threads": t,
+                    "method": "syncfs", "engine": "sync" }))
+                .unwrap()
+            })
+            .collect();
+        let split = Html.serialize(&[many.clone(), many]);
+        assert_eq!(split.matches("data-chart=\"threads\"").count(), 2);
         assert!(html.contains("data-chart=\"chain\"") && html.contains("USB 2.0"));
         assert!(html.contains("<b>Verdict:</b> limited by USB 2.0 (BOT) (33.0 MB/s of ~35)"));
         // The summary comes first: the verdict before the runs table and every chart.

@@ -171,7 +171,13 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
 
 /// The run document of an fio JSON result; `Err` says in a few words what is wrong with it.
 pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, String> {
-    let doc: Value = serde_json::from_str(text)
+    // fio writes its errors and warnings ("fio: pid=..., err=...") into the output file ahead of
+    // the JSON document; the document starts at the first line that opens an object.
+    let json = text
+        .find("\n{")
+        .filter(|_| !text.starts_with('{'))
+        .map_or(text, |i| &text[i + 1..]);
+    let doc: Value = serde_json::from_str(json)
         .map_err(|e| format!("not fio JSON output (--output-format=json): {e}"))?;
     let version = doc["fio version"]
         .as_str()
@@ -183,8 +189,19 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
     let mut results = Vec::new();
     let mut engines: Vec<String> = Vec::new();
     let mut duration_s = 0.0;
+    let mut warnings = vec![format!(
+        "imported from {version} JSON: its figures are fio's, each job measured once; latencies are fio's completion latencies (clat)"
+    )];
     for job in jobs {
         let o = Options { job, global };
+        // A job that failed measured nothing worth keeping.
+        if let Some(error) = job["error"].as_i64().filter(|&e| e != 0) {
+            warnings.push(format!(
+                "fio job {} failed (error {error}): left out",
+                job["jobname"].as_str().unwrap_or("unnamed")
+            ));
+            continue;
+        }
         if let Some(e) = o.get("ioengine").map(str::to_string)
             && !engines.contains(&e)
         {
@@ -224,9 +241,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
         started_unix_s: doc["timestamp"].as_u64().unwrap_or(0),
         duration_s,
         results,
-        warnings: vec![format!(
-            "imported from {version} JSON: its figures are fio's, each job measured once; latencies are fio's completion latencies (clat)"
-        )],
+        warnings,
         ..RunReport::default()
     })
 }
@@ -284,6 +299,24 @@ mod tests {
 
     #[test]
     fn what_is_not_an_fio_result_is_refused_in_words() {
+        // fio's own complaints ahead of the document are skipped.
+        let noisy = format!("fio: pid=1, err=2/file:filesetup.c:805\n{FIO}");
+        assert_eq!(from_fio_json(&noisy, None).unwrap().results.len(), 2);
+        // A failed job is left out, and the run says so.
+        let failed = FIO.replacen(
+            "\"job_runtime\": 500,",
+            "\"job_runtime\": 500, \"error\": 2,",
+            1,
+        );
+        let run = from_fio_json(&failed, None).unwrap();
+        assert_eq!(run.results.len(), 1);
+        assert!(
+            run.warnings
+                .iter()
+                .any(|w| w.contains("seq-read.SEQ1M-Q8T1 failed (error 2)")),
+            "{:?}",
+            run.warnings
+        );
         assert!(
             from_fio_json("{", None)
                 .unwrap_err()
