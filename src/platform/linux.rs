@@ -13,10 +13,12 @@ use super::OpenHow;
 /// Opens (or creates, exclusively) `name` inside the directory `dir`, never following a symlink.
 pub fn open_in(dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<OwnedFd> {
     let mut flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
+    // A read-only open never blocks: a FIFO put where a file was expected opens and reads
+    // nothing instead of hanging (regular files ignore the flag).
     flags |= if how.write {
         OFlags::RDWR
     } else {
-        OFlags::RDONLY
+        OFlags::RDONLY | OFlags::NONBLOCK
     };
     if how.create {
         flags |= OFlags::CREATE | OFlags::EXCL;
@@ -32,17 +34,21 @@ pub fn open_in(dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<Owne
     )?)
 }
 
-/// Creates the directory `name` inside `parent` (failing if anything by that name exists) and
-/// opens it without following symlinks.
-pub fn create_dir_exclusive(parent: &Path, name: &str) -> io::Result<OwnedFd> {
-    let parent_fd = rustix::fs::open(
-        parent,
+/// Opens the directory at `path` (a path the user gave: symlinks in it are theirs).
+pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::open(
+        path,
         OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::RDONLY,
         Mode::empty(),
-    )?;
-    rustix::fs::mkdirat(&parent_fd, name, Mode::from_raw_mode(0o700))?;
+    )?)
+}
+
+/// Creates the directory `name` inside the open directory `parent` (failing if anything by that
+/// name exists) and opens it without following symlinks.
+pub fn create_dir_exclusive(parent: BorrowedFd<'_>, name: &str) -> io::Result<OwnedFd> {
+    rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o700))?;
     Ok(rustix::fs::openat(
-        &parent_fd,
+        parent,
         name,
         OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
         Mode::empty(),
@@ -310,4 +316,26 @@ pub fn set_background_io_priority() -> io::Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// This machine's host name (what a leftover's marker is compared with).
+pub fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Whether the process `pid` still exists (a zombie or another user's process counts).
+pub fn process_exists(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    !matches!(
+        rustix::process::test_kill_process(pid),
+        Err(rustix::io::Errno::SRCH)
+    )
 }

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::engine::EngineFactory;
-use crate::engine::tree::{SystemTree, TreeEngine};
+use crate::engine::tree::{Root, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::results::FileSetInfo;
@@ -22,11 +22,19 @@ use super::{Progress, RunPlan};
 /// Threads used for untimed preparation reads and copies.
 pub(super) const PREP_THREADS: usize = 4;
 
+/// A set's description and where it is: a root opened once, every task over the set reaching
+/// its files from that handle (a source swapped for a symlink later cannot redirect a read).
+#[derive(Clone)]
+pub(super) struct SourceSet {
+    pub info: FileSetInfo,
+    pub root: Root,
+}
+
 /// Source sets of the run, made on first use.
 #[derive(Default)]
 pub(super) struct Sources {
     area: Option<Scratch>,
-    sets: HashMap<SetName, FileSetInfo>,
+    sets: HashMap<SetName, SourceSet>,
 }
 
 impl Sources {
@@ -36,11 +44,11 @@ impl Sources {
         plan: &RunPlan,
         name: SetName,
         progress: &mut dyn Progress,
-    ) -> Result<FileSetInfo> {
-        if let Some(info) = self.sets.get(&name) {
-            return Ok(info.clone());
+    ) -> Result<SourceSet> {
+        if let Some(set) = self.sets.get(&name) {
+            return Ok(set.clone());
         }
-        let info = match name {
+        let set = match name {
             SetName::Source => user_source(plan, progress)?,
             SetName::Generated(kind) => {
                 let set = plan
@@ -60,9 +68,7 @@ impl Sources {
                     })?);
                 }
                 let area = self.area.as_ref().expect("source area");
-                let root = area.path().join(kind.as_str());
-                fs::create_dir(&root)
-                    .map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
+                let root = tree::make_dir(&area.root(), kind.as_str(), &EngineFactory::system())?;
                 progress.step(&format!("generating the {kind} file set"));
                 let spec = SetSpec {
                     kind,
@@ -71,13 +77,16 @@ impl Sources {
                     size_cap: set.size_cap,
                     seed: plan.seed,
                 };
-                let summary = fileset::generate(&spec, &root).map_err(|e| {
+                let summary = fileset::generate(&spec, &root.path()).map_err(|e| {
                     Error::io(
-                        format!("generating the {kind} file set in {}", root.display()),
+                        format!(
+                            "generating the {kind} file set in {}",
+                            root.path().display()
+                        ),
                         e,
                     )
                 })?;
-                FileSetInfo {
+                let info = FileSetInfo {
                     name: name.to_string(),
                     files: summary.files,
                     bytes: summary.bytes,
@@ -86,18 +95,19 @@ impl Sources {
                     file_size_p90_bytes: Some(summary.p90),
                     file_size_max_bytes: Some(summary.largest),
                     source_cached: residency(&root),
-                    source_path: root.display().to_string(),
+                    source_path: root.path().display().to_string(),
                     generated: true,
-                }
+                };
+                SourceSet { info, root }
             }
         };
-        self.sets.insert(name, info.clone());
-        Ok(info)
+        self.sets.insert(name, set.clone());
+        Ok(set)
     }
 }
 
 /// The page-cache residency of a sample of the tree's files (a source: read by system calls).
-fn residency(root: &Path) -> Option<f64> {
+fn residency(root: &Root) -> Option<f64> {
     let mut engine = SystemTree::new();
     let dir = engine.open_root(root).ok()?;
     let mut walk = tree::walk::Walk::new(&mut engine, dir, None).ok()?;
@@ -125,13 +135,17 @@ fn residency(root: &Path) -> Option<f64> {
 /// Reads the user's folder once, untimed, so it sits in the page cache as far as memory allows
 /// and the copy measures the destination rather than the source disk; how much of it stayed
 /// cached is reported with the results.
-fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInfo> {
+fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet> {
     let path = plan.source.as_ref().expect("--source given");
     check_source(path)?;
+    let root = Root::open(path).map_err(|e| Error::Destination {
+        path: path.to_path_buf(),
+        problem: format!("(--source) cannot be read: {e}"),
+    })?;
     progress.step("reading the --source folder into the page cache");
     let outcome = tree::run(
         &Task::Read,
-        path,
+        &root,
         &EngineFactory::system(),
         PREP_THREADS,
         plan.profile.series_interval,
@@ -142,7 +156,7 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInf
     let sizes = tree::scan::survey(path, PREP_THREADS)
         .map(|survey| survey.sizes)
         .unwrap_or_default();
-    Ok(FileSetInfo {
+    let info = FileSetInfo {
         name: "source".into(),
         files: outcome.files,
         bytes: outcome.bytes,
@@ -150,10 +164,11 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInf
         file_size_p50_bytes: sizes.quantile(0.5),
         file_size_p90_bytes: sizes.quantile(0.9),
         file_size_max_bytes: sizes.max(),
-        source_cached: residency(path),
+        source_cached: residency(&root),
         source_path: path.display().to_string(),
         generated: false,
-    })
+    };
+    Ok(SourceSet { info, root })
 }
 
 /// Checks the `--source` folder before anything runs: it must be a readable directory.

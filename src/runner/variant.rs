@@ -87,7 +87,7 @@ pub(super) fn run_variant(
         }
     }
     if restore.is_some() {
-        crate::tree::remove_all(ctx.scratch.path(), sets::RESTORE_DIR, ctx.engines);
+        crate::tree::remove_all(&ctx.scratch.root(), sets::RESTORE_DIR, ctx.engines);
     }
     outcome?;
     let (Some(method), Some(engine)) = (method, engine) else {

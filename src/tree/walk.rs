@@ -127,7 +127,9 @@ mod tests {
         fs::write(root.path().join("top"), b"2").unwrap();
         std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
         let mut engine = SystemTree::new();
-        let dir = engine.open_root(root.path()).unwrap();
+        let dir = engine
+            .open_root(&crate::engine::tree::Root::open(root.path()).unwrap())
+            .unwrap();
         let mut walk = Walk::new(&mut engine, dir, None).unwrap();
         let mut seen = Vec::new();
         while let Some(found) = walk.next(&mut engine) {

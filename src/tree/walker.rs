@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::engine::EngineFactory;
-use crate::engine::tree::{Dir, Stat, SystemTree, TreeEngine};
+use crate::engine::tree::{Dir, Root, Stat, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 
 use super::walk::{Found, Place, Walk};
@@ -36,8 +36,8 @@ pub(super) struct Walker {
 impl Walker {
     /// Opens the roots of `task` over `root`. Sources are walked with system calls; the tree the
     /// task is about, with the run's engines.
-    pub fn new(task: &Task, root: &Path, engines: &EngineFactory) -> Result<Walker> {
-        let reading = |e| Error::io(format!("reading {}", root.display()), e);
+    pub fn new(task: &Task, root: &Root, engines: &EngineFactory) -> Result<Walker> {
+        let reading = |e| Error::io(format!("reading {}", root.path().display()), e);
         let (mut walking, other): (Box<dyn TreeEngine>, Option<Box<dyn TreeEngine>>) = match task {
             Task::Copy { .. } => (Box::new(SystemTree::new()), Some(engines.build_tree(false))),
             Task::Verify { .. } => (engines.build_tree(false), Some(Box::new(SystemTree::new()))),
@@ -49,16 +49,16 @@ impl Walker {
             (Task::Copy { dst, .. }, Some(engine)) => {
                 let dir = engine
                     .open_root(dst)
-                    .map_err(|e| Error::io(format!("opening {}", dst.display()), e))?;
-                (Some(dir.clone()), Some((dir, dst.clone())))
+                    .map_err(|e| Error::io(format!("opening {}", dst.path().display()), e))?;
+                (Some(dir.clone()), Some((dir, dst.path())))
             }
             (Task::Verify { source }, Some(engine)) => {
                 let dir = engine
                     .open_root(source)
-                    .map_err(|e| Error::io(format!("reading {}", source.display()), e))?;
+                    .map_err(|e| Error::io(format!("reading {}", source.path().display()), e))?;
                 (Some(dir), None)
             }
-            (Task::Delete, _) => (None, Some((root_dir.clone(), root.to_path_buf()))),
+            (Task::Delete, _) => (None, Some((root_dir.clone(), root.path()))),
             _ => (None, None),
         };
         let walk = Walk::new(walking.as_mut(), root_dir, twin).map_err(reading)?;
@@ -122,7 +122,7 @@ impl Walker {
                     .map_err(|e| Error::io(format!("reading {}", place.rel.display()), e))?;
                 meta = Some(stat);
                 // Owner-writable until its files are in; the real mode is set at the end.
-                let path = dst.join(&place.rel);
+                let path = dst.path().join(&place.rel);
                 let parent = place.twin.as_ref().ok_or_else(|| {
                     Error::io(
                         format!("creating {}", path.display()),
@@ -150,7 +150,7 @@ impl Walker {
     }
 
     /// The link is copied as a link; its target is never followed.
-    fn copy_link(&mut self, place: &Place, dst: &Path) -> Result<()> {
+    fn copy_link(&mut self, place: &Place, dst: &Root) -> Result<()> {
         let target = match self.walking.read_link(&place.dir, &place.name) {
             Ok(target) => target,
             Err(e) => {
@@ -160,7 +160,7 @@ impl Walker {
                 return Ok(());
             }
         };
-        let path = dst.join(&place.rel);
+        let path = dst.path().join(&place.rel);
         let creating = |e| Error::io(format!("creating {}", path.display()), e);
         let parent = place
             .twin

@@ -5,7 +5,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -155,15 +155,6 @@ impl TreeEngine for SystemTree {
 
     fn now(&self) -> Duration {
         self.origin.elapsed()
-    }
-
-    fn open_root(&mut self, path: &Path) -> io::Result<Dir> {
-        let fd: OwnedFd = rustix::fs::open(
-            path,
-            OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::RDONLY,
-            Mode::empty(),
-        )?;
-        Ok(Dir::Real(Arc::new(fd)))
     }
 
     fn open_dir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
@@ -360,7 +351,9 @@ mod tests {
         let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(dir.path().join("src"), &data).unwrap();
         let mut engine = SystemTree::new();
-        let root = engine.open_root(dir.path()).unwrap();
+        let root = engine
+            .open_root(&crate::engine::tree::Root::open(dir.path()).unwrap())
+            .unwrap();
         for (name, spliced) in [("a", true), ("b", false)] {
             let source = std::fs::File::open(dir.path().join("src")).unwrap();
             let file = engine.create(&root, OsStr::new(name), 0o600).unwrap();

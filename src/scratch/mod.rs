@@ -1,0 +1,163 @@
+//! The scratch directory: the only place destbench writes.
+//!
+//! `PATH/.destbench-<random>/` is created exclusively (mkdir fails if anything has that name)
+//! relative to `PATH` opened once, and opened with `O_NOFOLLOW`; every file inside is reached
+//! from that descriptor ([`Scratch::root`]) with `O_NOFOLLOW` on every component, so no symlink
+//! can redirect a write, read or removal out of it. A marker inside ([`marker`]) says whose it is,
+//! so a leftover of a killed run can be found later ([`leftovers`]). It is removed when the
+//! [`Scratch`] is dropped (success, error, panic), through its descriptors and never across a
+//! mount point, and by the signal handler in [`crate::interrupt`] on a second Ctrl-C.
+
+pub mod leftovers;
+pub mod marker;
+
+use std::ffi::OsStr;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::engine::tree::Root;
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::platform;
+
+/// The prefix of every scratch directory, so a leftover can be recognised.
+pub const PREFIX: &str = ".destbench-";
+
+pub struct Scratch {
+    fd: Arc<OwnedFd>,
+    /// The directory it was made in, opened once, and its name there: the removal at the end
+    /// unlinks that name only if it is still this directory.
+    parent: OwnedFd,
+    name: String,
+    path: PathBuf,
+}
+
+/// Checks that `destination` is an existing directory, naming the problem if not.
+pub fn check_destination(destination: &Path) -> Result<()> {
+    let problem = |problem: &str| Error::Destination {
+        path: destination.to_path_buf(),
+        problem: problem.to_string(),
+    };
+    match std::fs::metadata(destination) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(problem("does not exist")),
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            Err(problem("permission denied (cannot look inside)"))
+        }
+        Err(e) => Err(problem(&format!("cannot be read: {e}"))),
+        Ok(meta) if !meta.is_dir() => Err(problem("is not a directory")),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// What a failure to create something in `destination` means, in one line.
+fn creating_problem(destination: &Path, e: &io::Error) -> Error {
+    let problem = match e.raw_os_error() {
+        Some(libc::EROFS) => "is on a read-only filesystem".into(),
+        Some(libc::EACCES) | Some(libc::EPERM) => "no permission to write here".into(),
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
+            "no space left (cannot even create a directory)".into()
+        }
+        _ => format!("cannot create a scratch directory: {e}"),
+    };
+    Error::Destination {
+        path: destination.to_path_buf(),
+        problem,
+    }
+}
+
+impl Scratch {
+    /// Creates a fresh scratch directory inside `destination`, with its marker.
+    pub fn create(destination: &Path) -> Result<Scratch> {
+        check_destination(destination)?;
+        let parent =
+            platform::open_dir(destination).map_err(|e| creating_problem(destination, &e))?;
+        for _ in 0..16 {
+            let name = format!("{PREFIX}{:016x}", fastrand::u64(..));
+            let path = destination.join(&name);
+            // Register before creating so a second Ctrl-C in between still removes it.
+            interrupt::register_scratch(&path);
+            match platform::create_dir_exclusive(parent.as_fd(), &name) {
+                Ok(fd) => {
+                    let scratch = Scratch {
+                        fd: Arc::new(fd),
+                        parent,
+                        name,
+                        path,
+                    };
+                    // Dropped (and so removed) if the marker cannot be written.
+                    marker::write(scratch.fd()).map_err(|e| creating_problem(destination, &e))?;
+                    return Ok(scratch);
+                }
+                Err(e) => {
+                    interrupt::unregister_scratch(&path);
+                    if e.raw_os_error() != Some(libc::EEXIST) {
+                        return Err(creating_problem(destination, &e));
+                    }
+                }
+            }
+        }
+        Err(Error::Destination {
+            path: destination.to_path_buf(),
+            problem: "could not find a free scratch directory name".into(),
+        })
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The scratch directory as the root of the trees made in it, reached from its descriptor.
+    pub fn root(&self) -> Root {
+        Root::of_fd(&self.path, self.fd.clone())
+    }
+
+    /// Whether `name` in the parent is still this directory (not something swapped in).
+    fn still_there(&self) -> bool {
+        let at = rustix::fs::statat(
+            self.parent.as_fd(),
+            OsStr::new(&self.name),
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        );
+        match (at, rustix::fs::fstat(self.fd.as_fd())) {
+            (Ok(at), Ok(ours)) => at.st_dev == ours.st_dev && at.st_ino == ours.st_ino,
+            _ => false,
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // Emptied through its own descriptor (wherever it is now), never following a symlink
+        // or crossing into another filesystem; its name removed only if it is still ours.
+        let emptied = platform::remove_contents(self.fd.as_fd());
+        let removed = match emptied {
+            Ok(done) if done.kept == 0 && self.still_there() => rustix::fs::unlinkat(
+                self.parent.as_fd(),
+                OsStr::new(&self.name),
+                rustix::fs::AtFlags::REMOVEDIR,
+            )
+            .map_err(io::Error::from),
+            Ok(done) if done.kept > 0 => Err(io::Error::other(format!(
+                "{} entries could not be removed",
+                done.kept
+            ))),
+            Ok(_) => Err(io::Error::other("it was moved or replaced")),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = removed
+            && e.kind() != io::ErrorKind::NotFound
+        {
+            eprintln!(
+                "destbench: could not remove scratch directory {}: {e}",
+                self.path.display()
+            );
+        }
+        interrupt::unregister_scratch(&self.path);
+    }
+}
