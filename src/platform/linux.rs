@@ -339,3 +339,50 @@ pub fn process_exists(pid: u32) -> bool {
         Err(rustix::io::Errno::SRCH)
     )
 }
+
+/// Opens the directory `rel` below the open directory `root`, never through a symlink and never
+/// out of `root`: one `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` (Linux 5.6+), or one
+/// `openat(O_NOFOLLOW)` per component where the kernel or a sandbox refuses it.
+pub fn open_beneath(root: BorrowedFd<'_>, rel: &Path) -> io::Result<OwnedFd> {
+    let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY;
+    let rel = if rel.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        rel
+    };
+    let resolve = rustix::fs::ResolveFlags::NO_SYMLINKS | rustix::fs::ResolveFlags::BENEATH;
+    match rustix::fs::openat2(root, rel, flags, Mode::empty(), resolve) {
+        Ok(fd) => Ok(fd),
+        Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+            let mut dir = rustix::fs::openat(root, ".", flags, Mode::empty())?;
+            for part in rel.components() {
+                match part {
+                    std::path::Component::Normal(name) => {
+                        dir = rustix::fs::openat(&dir, name, flags, Mode::empty())?;
+                    }
+                    std::path::Component::CurDir => {}
+                    _ => return Err(io::ErrorKind::InvalidInput.into()),
+                }
+            }
+            Ok(dir)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Creates the directory `name` in the open directory `dir`.
+pub fn mkdir_in(dir: BorrowedFd<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<()> {
+    Ok(rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(mode))?)
+}
+
+/// Creates the file `name` in the open directory `dir` for writing: it must not exist, and a
+/// symlink by that name is refused.
+pub fn create_in(dir: BorrowedFd<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<File> {
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode),
+    )?;
+    Ok(File::from(fd))
+}

@@ -77,15 +77,16 @@ impl Sources {
                     size_cap: set.size_cap,
                     seed: plan.seed,
                 };
-                let summary = fileset::generate(&spec, &root.path()).map_err(|e| {
-                    Error::io(
-                        format!(
-                            "generating the {kind} file set in {}",
-                            root.path().display()
-                        ),
-                        e,
-                    )
-                })?;
+                let summary = SystemTree::new()
+                    .open_root(&root)
+                    .and_then(|dir| fileset::generate_in(&spec, dir.fd()?))
+                    .map_err(|e| {
+                        let at = root.path();
+                        Error::io(
+                            format!("generating the {kind} file set in {}", at.display()),
+                            e,
+                        )
+                    })?;
                 let info = FileSetInfo {
                     name: name.to_string(),
                     files: summary.files,

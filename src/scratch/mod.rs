@@ -131,26 +131,41 @@ impl Scratch {
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // Emptied through its own descriptor (wherever it is now), never following a symlink
-        // or crossing into another filesystem; its name removed only if it is still ours.
-        let emptied = platform::remove_contents(self.fd.as_fd());
-        let removed = match emptied {
-            Ok(done) if done.kept == 0 && self.still_there() => rustix::fs::unlinkat(
+impl Scratch {
+    /// Empties the directory through its own descriptor (wherever it is now), never following
+    /// a symlink or crossing into another filesystem, then removes its name if that is still
+    /// this directory. Something that keeps adding entries meanwhile (another user renaming in it) gets up to 50
+    /// more tries.
+    fn remove(&self) -> io::Result<()> {
+        let mut tries = 0;
+        loop {
+            let done = platform::remove_contents(self.fd.as_fd())?;
+            if !self.still_there() {
+                return Err(io::Error::other("it was moved or replaced"));
+            }
+            let removed = rustix::fs::unlinkat(
                 self.parent.as_fd(),
                 OsStr::new(&self.name),
                 rustix::fs::AtFlags::REMOVEDIR,
-            )
-            .map_err(io::Error::from),
-            Ok(done) if done.kept > 0 => Err(io::Error::other(format!(
-                "{} entries could not be removed",
-                done.kept
-            ))),
-            Ok(_) => Err(io::Error::other("it was moved or replaced")),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = removed
+            );
+            match removed {
+                Ok(()) => return Ok(()),
+                Err(rustix::io::Errno::NOTEMPTY) if tries < 50 => tries += 1,
+                Err(e) if done.kept > 0 => {
+                    return Err(io::Error::other(format!(
+                        "{} entries could not be removed ({e})",
+                        done.kept
+                    )));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Err(e) = self.remove()
             && e.kind() != io::ErrorKind::NotFound
         {
             eprintln!(

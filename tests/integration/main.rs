@@ -2,6 +2,7 @@
 
 mod chain;
 mod estimate;
+mod faults;
 mod history;
 mod html_report;
 mod run_files;
@@ -14,3 +15,4 @@ mod support;
 mod sustained;
 mod testbed;
 mod testbed_checks;
+mod victim;

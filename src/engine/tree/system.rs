@@ -11,10 +11,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Timespec, Timestamps};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Timespec, Timestamps};
 
 use super::uring_batch::UringCopier;
-use super::{Batch, Copied, CopyError, Dir, Entry, Kind, Stat, TreeEngine, open_components};
+use super::{Batch, Copied, CopyError, Dir, Entry, Kind, Stat, TreeEngine};
 use crate::engine::{EngineKind, FileId, FileTable};
 use crate::platform::{self, SpliceError, SplicePipe};
 
@@ -161,26 +161,16 @@ impl TreeEngine for SystemTree {
         open_directory(parent.fd()?, name)
     }
 
-    /// One `openat2` that refuses every symlink and any way out of `root` (Linux 5.6+); one
-    /// `openat` per component where the kernel or a sandbox refuses it.
+    /// One `openat2` that refuses every symlink and any way out of `root` where the kernel
+    /// has it, one `openat` per component where not.
     fn open_path(&mut self, root: &Dir, rel: &Path) -> io::Result<Dir> {
         if rel.as_os_str().is_empty() {
             return Ok(root.clone());
         }
-        let opened = rustix::fs::openat2(
+        Ok(Dir::Real(Arc::new(platform::open_beneath(
             root.fd()?,
             rel,
-            OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
-            Mode::empty(),
-            ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH,
-        );
-        match opened {
-            Ok(fd) => Ok(Dir::Real(Arc::new(fd))),
-            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
-                open_components(self, root, rel)
-            }
-            Err(e) => Err(e.into()),
-        }
+        )?)))
     }
 
     fn mkdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
