@@ -2,6 +2,7 @@
 //! of `cli` to the library (settings, runner, history, report). This is the top of the crate:
 //! nothing below imports it.
 
+mod clean;
 mod compare;
 mod db;
 mod estimate;
@@ -50,6 +51,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         Command::Compare(args) => print(compare::compare(&args)),
         Command::Export(args) => print(export::export(&args)),
         Command::Report(args) => print(report::html_report(&args)),
+        Command::Clean(args) => print(clean::clean(&args)),
     }
 }
 

@@ -386,3 +386,26 @@ pub fn create_in(dir: BorrowedFd<'_>, name: &std::ffi::OsStr, mode: u32) -> io::
     )?;
     Ok(File::from(fd))
 }
+
+/// The name of the kernel pseudo-filesystem (proc, sysfs, ...) holding the open directory
+/// `dir`, if it is one: their files are not data (some block, some never end, some are the
+/// machine's memory), so they are never a source to read.
+pub fn pseudo_filesystem(dir: BorrowedFd<'_>) -> io::Result<Option<&'static str>> {
+    let magic = rustix::fs::fstatfs(dir)?.f_type as i64;
+    Ok(match magic {
+        0x9fa0 => Some("proc"),
+        0x6265_6572 => Some("sysfs"),
+        0x1cd1 => Some("devpts"),
+        0x6462_6720 => Some("debugfs"),
+        0x7472_6163 => Some("tracefs"),
+        0x0027_e0eb => Some("cgroup"),
+        0x6367_7270 => Some("cgroup2"),
+        0x7363_6673 => Some("securityfs"),
+        0xcafe_4a11 => Some("bpf"),
+        0x6165_676c => Some("pstore"),
+        0x6265_6570 => Some("configfs"),
+        0xde5e_81e4 => Some("efivarfs"),
+        0x6573_5543 => Some("fusectl"),
+        _ => None,
+    })
+}

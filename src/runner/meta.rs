@@ -52,6 +52,7 @@ pub(super) fn measure_meta(
         dirs: 1,
         symlinks: 0,
         special: Default::default(),
+        skipped: Default::default(),
         unreadable: Default::default(),
         mismatches: Default::default(),
         latency: timed.latency,

@@ -10,7 +10,7 @@ use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
 use crate::workload::{FileOp, SetName};
 
-use super::sources::{PREP_THREADS, SourceSet};
+use super::sources::{PREP_THREADS, SourceSet, skipped};
 use super::{Ctx, Measured, Progress, RunPlan};
 
 /// Residency above this after eviction means the eviction did not work.
@@ -33,29 +33,6 @@ fn prepare_copy(ctx: &Ctx<'_>, source: &SourceSet, name: &str) -> Result<Root> {
         &mut |_| {},
     )?;
     Ok(dst)
-}
-
-/// Warnings about what a source walk skipped.
-fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<String> {
-    [
-        (&outcome.unreadable, "unreadable entries", "skipped"),
-        (
-            &outcome.special,
-            "special files (sockets, FIFOs, devices)",
-            "not copied",
-        ),
-    ]
-    .into_iter()
-    .filter(|(listed, ..)| listed.count > 0)
-    .map(|(listed, what, fate)| {
-        format!(
-            "{} {what} in the {} set were {fate}: {}",
-            listed.count,
-            set.name,
-            listed.examples.join("; ")
-        )
-    })
-    .collect()
 }
 
 /// A repetition of a tree task: its rate in `unit`, counts, series and latencies.
@@ -164,6 +141,11 @@ pub(super) fn measure_file_set(
     } else {
         Unit::MegabytesPerSecond
     };
+    for note in &source.notes {
+        if !warnings.contains(note) {
+            warnings.push(note.clone());
+        }
+    }
     let mut m = measured(total, unit, method, source.info.clone(), warnings);
     m.repetition.passes = Some(passes);
     // Content can only be compared where the engine keeps it.

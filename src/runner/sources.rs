@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::platform;
 use crate::results::FileSetInfo;
 use crate::scratch::{self, Scratch};
-use crate::tree::{self, Task};
+use crate::tree::{self, Outcome, Task};
 use crate::workload::SetName;
 use crate::workload::fileset::{self, SetSpec};
 
@@ -28,6 +28,9 @@ pub(super) const PREP_THREADS: usize = 4;
 pub(super) struct SourceSet {
     pub info: FileSetInfo,
     pub root: Root,
+    /// What reading it first left out (a `--source`'s symlinks, FIFOs, mount points...), for
+    /// the warnings of every result that uses it.
+    pub notes: Vec<String>,
 }
 
 /// Source sets of the run, made on first use.
@@ -99,7 +102,11 @@ impl Sources {
                     source_path: root.path().display().to_string(),
                     generated: true,
                 };
-                SourceSet { info, root }
+                SourceSet {
+                    info,
+                    root,
+                    notes: Vec::new(),
+                }
             }
         };
         self.sets.insert(name, set.clone());
@@ -139,10 +146,12 @@ fn residency(root: &Root) -> Option<f64> {
 fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet> {
     let path = plan.source.as_ref().expect("--source given");
     check_source(path)?;
-    let root = Root::open(path).map_err(|e| Error::Destination {
-        path: path.to_path_buf(),
-        problem: format!("(--source) cannot be read: {e}"),
-    })?;
+    let root = Root::open(path)
+        .map_err(|e| Error::Destination {
+            path: path.to_path_buf(),
+            problem: format!("(--source) cannot be read: {e}"),
+        })?
+        .crossing(plan.cross_filesystems);
     progress.step("reading the --source folder into the page cache");
     let outcome = tree::run(
         &Task::Read,
@@ -154,7 +163,7 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet>
         &mut |_| {},
     )?;
     // The read keeps no sizes; a survey (metadata only, now cached) gives their percentiles.
-    let sizes = tree::scan::survey(path, PREP_THREADS)
+    let sizes = tree::scan::survey(path, PREP_THREADS, plan.cross_filesystems)
         .map(|survey| survey.sizes)
         .unwrap_or_default();
     let info = FileSetInfo {
@@ -169,22 +178,49 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet>
         source_path: path.display().to_string(),
         generated: false,
     };
-    Ok(SourceSet { info, root })
+    let notes = skipped(&outcome, &info);
+    Ok(SourceSet { info, root, notes })
 }
 
-/// Checks the `--source` folder before anything runs: it must be a readable directory.
+/// Checks the `--source` folder before anything runs: it must be a readable directory, and not
+/// on a kernel pseudo-filesystem.
 pub(super) fn check_source(path: &Path) -> Result<()> {
-    scratch::check_destination(path).map_err(|e| match e {
+    let named = |e| match e {
         Error::Destination { path, problem } => Error::Destination {
             path,
             problem: format!("(--source) {problem}"),
         },
         other => other,
-    })?;
+    };
+    scratch::check_destination(path).map_err(named)?;
+    if let Ok(dir) = platform::open_dir(path) {
+        tree::scan::refuse_pseudo(path, &dir).map_err(named)?;
+    }
     fs::read_dir(path)
         .map(drop)
         .map_err(|e| Error::Destination {
             path: path.to_path_buf(),
             problem: format!("(--source) cannot be read: {e}"),
         })
+}
+
+/// The warning about what a walk of the set skipped, by kind, with a few of them named.
+pub(super) fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<String> {
+    let Some(counts) = outcome.skipped.describe() else {
+        return Vec::new();
+    };
+    let examples: Vec<&str> = outcome
+        .special
+        .examples
+        .iter()
+        .chain(&outcome.unreadable.examples)
+        .map(String::as_str)
+        .take(10)
+        .collect();
+    let named = if examples.is_empty() {
+        String::new()
+    } else {
+        format!(" (e.g. {})", examples.join("; "))
+    };
+    vec![format!("skipped in the {} set: {counts}{named}", set.name)]
 }

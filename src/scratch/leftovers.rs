@@ -101,3 +101,69 @@ pub fn summary(found: &[Leftover], clean: &str) -> Option<String> {
         places.join(", ")
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch directory of a process that is gone is found and removed; one of a live
+    /// process, one of another host and one without a marker are neither.
+    #[test]
+    fn only_stale_scratch_directories_of_this_host_are_found_and_removed() {
+        let place = tempfile::tempdir().unwrap();
+        let ours = Marker::ours();
+        let write = |name: &str, marker: Option<Marker>| {
+            let dir = place.path().join(name);
+            std::fs::create_dir_all(dir.join("sub")).unwrap();
+            std::fs::write(dir.join("sub/data"), vec![7u8; 1000]).unwrap();
+            if let Some(m) = marker {
+                std::fs::write(
+                    dir.join(marker::NAME),
+                    format!(
+                        "destbench scratch\npid={}\nhost={}\nstarted={}\nversion={}\n",
+                        m.pid, m.host, m.started, m.version
+                    ),
+                )
+                .unwrap();
+            }
+        };
+        let gone = Marker {
+            pid: u32::MAX - 7,
+            ..ours.clone()
+        };
+        write(".destbench-stale", Some(gone.clone()));
+        write(".destbench-live", Some(ours.clone()));
+        write(
+            ".destbench-elsewhere",
+            Some(Marker {
+                host: format!("{}-other", ours.host),
+                ..gone.clone()
+            }),
+        );
+        write(".destbench-unmarked", None);
+        write("not-ours", Some(gone));
+        let found = find(place.path());
+        let names: Vec<_> = found.iter().map(|l| l.path.file_name().unwrap()).collect();
+        assert_eq!(names, [".destbench-stale"]);
+        let marker_len =
+            std::fs::metadata(place.path().join(".destbench-stale").join(marker::NAME))
+                .unwrap()
+                .len();
+        assert_eq!((found[0].entries, found[0].bytes), (3, 1000 + marker_len));
+        assert_eq!(remove(&found[0]).unwrap().kept, 0);
+        let mut left = std::fs::read_dir(place.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect::<Vec<_>>();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".destbench-elsewhere",
+                ".destbench-live",
+                ".destbench-unmarked",
+                "not-ours"
+            ]
+        );
+    }
+}

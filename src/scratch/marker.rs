@@ -68,6 +68,21 @@ impl Marker {
         })
     }
 
+    /// How long ago it was made, roughly ("3 h").
+    pub fn age(&self) -> String {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let s = now.saturating_sub(self.started);
+        match s {
+            0..120 => format!("{s} s"),
+            120..7200 => format!("{} min", s / 60),
+            7200..172_800 => format!("{} h", s / 3600),
+            _ => format!("{} days", s / 86_400),
+        }
+    }
+
     /// Whether the run that made it is over: made on this host by a process that is gone.
     /// A marker of another host is never stale here (that machine may still be running).
     pub fn is_stale(&self) -> bool {

@@ -12,6 +12,7 @@
 mod file;
 mod lanes;
 pub mod scan;
+mod skipped;
 mod threads;
 pub mod walk;
 mod walker;
@@ -28,6 +29,7 @@ use crate::platform;
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::units::format_bytes;
 use file::Done;
+pub use skipped::Skipped;
 
 /// Up to this many example paths are kept for each kind of problem.
 const EXAMPLES: usize = 10;
@@ -81,6 +83,8 @@ pub struct Outcome {
     pub symlinks: u64,
     pub special: Listed,
     pub unreadable: Listed,
+    /// What the task left out, by kind (the unreadable ones included).
+    pub skipped: Skipped,
     pub mismatches: Listed,
     pub latency: LatencyHistogram,
     pub series: ThroughputSeries,
@@ -232,6 +236,7 @@ pub fn run(
         symlinks: walked.symlinks,
         special: walked.special,
         unreadable: walked.unreadable,
+        skipped: walked.skipped,
         mismatches: Listed::default(),
         latency: LatencyHistogram::default(),
         series: ThroughputSeries::new(series_interval),
@@ -242,6 +247,7 @@ pub fn run(
     for w in workers {
         outcome.files += w.files;
         outcome.bytes += w.bytes;
+        outcome.skipped.unreadable += w.unreadable.count;
         outcome.unreadable.merge(w.unreadable);
         outcome.mismatches.merge(w.mismatches);
         outcome.latency += &w.latency;

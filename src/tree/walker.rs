@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::engine::EngineFactory;
-use crate::engine::tree::{Dir, Root, Stat, SystemTree, TreeEngine};
+use crate::engine::tree::{Dir, Kind, Root, Stat, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 
 use super::walk::{Found, Place, Walk};
@@ -20,6 +20,7 @@ pub(super) struct Walked {
     pub symlinks: u64,
     pub special: Listed,
     pub unreadable: Listed,
+    pub skipped: super::Skipped,
 }
 
 pub(super) struct Walker {
@@ -61,7 +62,10 @@ impl Walker {
             (Task::Delete, _) => (None, Some((root_dir.clone(), root.path()))),
             _ => (None, None),
         };
-        let walk = Walk::new(walking.as_mut(), root_dir, twin).map_err(reading)?;
+        let mut walk = Walk::new(walking.as_mut(), root_dir, twin).map_err(reading)?;
+        if root.crosses() {
+            walk.cross_filesystems();
+        }
         Ok(Walker {
             walking,
             other,
@@ -99,14 +103,29 @@ impl Walker {
                     match task {
                         Task::Copy { dst, .. } => self.copy_link(&place, dst)?,
                         Task::Delete => return Ok(Some(place)),
-                        Task::Read | Task::Verify { .. } => {}
+                        Task::Read | Task::Verify { .. } => self.walked.skipped.symlinks += 1,
                     }
                 }
-                Found::Special(rel) => self.walked.special.add(rel.display().to_string()),
-                Found::Unreadable(rel, e) => self
-                    .walked
-                    .unreadable
-                    .add(format!("{}: {e}", rel.display())),
+                Found::Special(rel, kind) => {
+                    let skipped = &mut self.walked.skipped;
+                    match kind {
+                        Kind::Fifo => skipped.fifos += 1,
+                        Kind::Socket => skipped.sockets += 1,
+                        _ => skipped.devices += 1,
+                    }
+                    self.walked.special.add(rel.display().to_string());
+                }
+                Found::OtherFilesystem(rel) => {
+                    self.walked.skipped.other_filesystems += 1;
+                    let shown = format!("{} (another filesystem)", rel.display());
+                    self.walked.special.add(shown);
+                }
+                Found::Unreadable(rel, e) => {
+                    self.walked.skipped.unreadable += 1;
+                    self.walked
+                        .unreadable
+                        .add(format!("{}: {e}", rel.display()));
+                }
             }
         }
         Ok(None)

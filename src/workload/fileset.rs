@@ -405,7 +405,7 @@ mod tests {
             sa.largest <= 1_000_000,
             "a quarter of the set at most: {sa:?}"
         );
-        let survey = crate::tree::scan::survey(a.path(), 1).unwrap();
+        let survey = crate::tree::scan::survey(a.path(), 1, false).unwrap();
         assert_eq!(survey.histogram.total_files(), sa.files);
         assert_eq!(survey.histogram.total_bytes(), sa.bytes);
         assert_eq!(

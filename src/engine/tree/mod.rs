@@ -57,6 +57,8 @@ impl Dir {
 pub struct Root {
     base: Arc<Base>,
     rel: PathBuf,
+    /// Whether a walk of it may enter directories of other filesystems (`--cross-filesystems`).
+    cross: bool,
 }
 
 #[derive(Debug)]
@@ -82,6 +84,7 @@ impl Root {
                 fd: Some(fd),
             }),
             rel: PathBuf::new(),
+            cross: false,
         }
     }
 
@@ -93,6 +96,7 @@ impl Root {
                 fd: None,
             }),
             rel: PathBuf::new(),
+            cross: false,
         }
     }
 
@@ -101,7 +105,18 @@ impl Root {
         Root {
             base: self.base.clone(),
             rel: self.rel.join(name),
+            cross: self.cross,
         }
+    }
+
+    /// The same root, its walks entering other filesystems or not (the default: as `find -xdev`).
+    pub fn crossing(mut self, cross: bool) -> Root {
+        self.cross = cross;
+        self
+    }
+
+    pub fn crosses(&self) -> bool {
+        self.cross
     }
 
     /// Its path, for messages and for the `null` engine's virtual tree.
@@ -132,8 +147,10 @@ pub enum Kind {
     Dir,
     File,
     Symlink,
-    /// A socket, FIFO or device.
-    Special,
+    /// Never opened: a FIFO or a device could block or never end, a socket holds no data.
+    Fifo,
+    Socket,
+    Device,
 }
 
 /// One entry of a directory listing.
@@ -236,6 +253,11 @@ pub trait TreeEngine: Send {
 
     /// Removes the empty directory `name` from `parent`.
     fn rmdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<()>;
+
+    /// The filesystem (device number) `dir` is on, where the engine knows one.
+    fn device(&mut self, _dir: &Dir) -> io::Result<Option<u64>> {
+        Ok(None)
+    }
 
     /// The entries of `dir` (without `.` and `..`), in the directory's order.
     fn list(&mut self, dir: &Dir) -> io::Result<Vec<Entry>>;

@@ -120,7 +120,9 @@ fn kind_of(t: FileType) -> Kind {
         FileType::Directory => Kind::Dir,
         FileType::RegularFile => Kind::File,
         FileType::Symlink => Kind::Symlink,
-        _ => Kind::Special,
+        FileType::Fifo => Kind::Fifo,
+        FileType::Socket => Kind::Socket,
+        _ => Kind::Device,
     }
 }
 
@@ -229,8 +231,23 @@ impl TreeEngine for SystemTree {
         )
     }
 
+    /// Non-blocking, so that a FIFO or device swapped in after the listing cannot hang the
+    /// open; anything but a regular file is then refused.
     fn open(&mut self, dir: &Dir, name: &OsStr) -> io::Result<FileId> {
-        self.open_at(dir, name, OFlags::RDONLY, 0)
+        let file = self.open_at(dir, name, OFlags::RDONLY | OFlags::NONBLOCK, 0)?;
+        match self.fstat(file) {
+            Ok(stat) if stat.kind == Kind::File => Ok(file),
+            other => {
+                let _ = self.close(file);
+                Err(other.err().unwrap_or_else(|| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")
+                }))
+            }
+        }
+    }
+
+    fn device(&mut self, dir: &Dir) -> io::Result<Option<u64>> {
+        Ok(Some(rustix::fs::fstat(dir.fd()?)?.st_dev))
     }
 
     fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
