@@ -42,7 +42,7 @@ pub fn remove_contents(dir: BorrowedFd<'_>) -> io::Result<Removed> {
 pub fn remove_tree(parent: BorrowedFd<'_>, name: &OsStr) -> io::Result<Removed> {
     let dev = rustix::fs::fstat(parent)?.st_dev;
     let mut done = Removed::default();
-    remove_entry(parent, name, dev, &mut done)?;
+    remove_entry(parent, name, dev, &mut done);
     Ok(done)
 }
 
@@ -56,48 +56,44 @@ fn remove_inside(dir: BorrowedFd<'_>, dev: u64, done: &mut Removed) -> io::Resul
         }
     }
     for name in names {
-        remove_entry(dir, &name, dev, done)?;
+        remove_entry(dir, &name, dev, done);
     }
     Ok(())
 }
 
-fn remove_entry(
-    parent: BorrowedFd<'_>,
-    name: &OsStr,
-    dev: u64,
-    done: &mut Removed,
-) -> io::Result<()> {
+fn remove_entry(parent: BorrowedFd<'_>, name: &OsStr, dev: u64, done: &mut Removed) {
     let kind = match rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => FileType::from_raw_mode(st.st_mode),
-        Err(Errno::NOENT) => return Ok(()),
+        Err(Errno::NOENT) => return,
         Err(_) => {
             done.kept += 1;
-            return Ok(());
+            return;
         }
     };
     if kind == FileType::Directory {
         match open_dir_nofollow(parent, name) {
             Ok(sub) => {
-                if rustix::fs::fstat(&sub)?.st_dev != dev {
-                    // A mount point inside: not ours to empty.
+                let same_fs = rustix::fs::fstat(&sub).is_ok_and(|st| st.st_dev == dev);
+                // A mount point inside is not ours to empty; a directory that cannot be
+                // listed keeps what is in it.
+                if !same_fs || remove_inside(sub.as_fd(), dev, done).is_err() {
                     done.kept += 1;
-                    return Ok(());
+                    return;
                 }
-                remove_inside(sub.as_fd(), dev, done)?;
                 drop(sub);
                 match rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR) {
                     Ok(()) => done.removed += 1,
                     Err(Errno::NOENT) => {}
                     Err(_) => done.kept += 1,
                 }
-                return Ok(());
+                return;
             }
             // Swapped for a symlink or a file since the stat: remove that instead.
             Err(Errno::LOOP | Errno::NOTDIR) => {}
-            Err(Errno::NOENT) => return Ok(()),
+            Err(Errno::NOENT) => return,
             Err(_) => {
                 done.kept += 1;
-                return Ok(());
+                return;
             }
         }
     }
@@ -106,7 +102,6 @@ fn remove_entry(
         Err(Errno::NOENT) => {}
         Err(_) => done.kept += 1,
     }
-    Ok(())
 }
 
 /// Entries and bytes (of regular files) inside the open directory `dir`, counted the way

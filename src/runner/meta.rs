@@ -24,7 +24,7 @@ pub(super) fn measure_meta(
     count: usize,
     rep: usize,
 ) -> Result<Measured> {
-    let name = format!("meta-{rep}");
+    let name = ctx.scratch.fresh_name(&format!("meta-{rep}"));
     let scratch = ctx.scratch.root();
     let dir = tree::make_dir(&scratch, &name, ctx.engines)?;
     let mut engine = ctx.engines.build_tree(false);

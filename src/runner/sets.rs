@@ -73,10 +73,9 @@ pub(super) fn measured(
 /// The copied set a restore variant reads, made once for all its repetitions.
 pub(super) struct RestoreCopy {
     pub root: Root,
+    /// Its name in the scratch directory, for its removal.
+    pub name: String,
 }
-
-/// The scratch directory of the restore copy.
-pub(super) const RESTORE_DIR: &str = "restore";
 
 pub(super) fn prepare_restore(
     ctx: &mut Ctx<'_>,
@@ -86,8 +85,10 @@ pub(super) fn prepare_restore(
 ) -> Result<RestoreCopy> {
     let source = ctx.sources.get(plan, set, progress)?;
     progress.step(&format!("copying the {set} set for the restore test"));
+    let name = ctx.scratch.fresh_name("restore");
     Ok(RestoreCopy {
-        root: prepare_copy(ctx, &source, RESTORE_DIR)?,
+        root: prepare_copy(ctx, &source, &name)?,
+        name,
     })
 }
 
@@ -187,7 +188,7 @@ fn one_pass(
     };
     match op {
         FileOp::Copy { cache_on } => {
-            let name = format!("copy-{rep}-{pass}");
+            let name = ctx.scratch.fresh_name(&format!("copy-{rep}-{pass}"));
             let scratch = ctx.scratch.root();
             let dst = tree::make_dir(&scratch, &name, ctx.engines)?;
             let task = Task::Copy {
@@ -230,7 +231,7 @@ fn one_pass(
             Ok((outcome, method, warnings))
         }
         FileOp::Delete => {
-            let name = format!("delete-{rep}-{pass}");
+            let name = ctx.scratch.fresh_name(&format!("delete-{rep}-{pass}"));
             let copy = prepare_copy(ctx, source, &name)?;
             let outcome = tree::run(
                 &Task::Delete,

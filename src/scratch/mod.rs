@@ -16,6 +16,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::tree::Root;
 use crate::error::{Error, Result};
@@ -32,6 +33,8 @@ pub struct Scratch {
     parent: OwnedFd,
     name: String,
     path: PathBuf,
+    /// Numbers the directories made in it, so no two ever share a name.
+    made: AtomicU64,
 }
 
 /// Checks that `destination` is an existing directory, naming the problem if not.
@@ -85,6 +88,7 @@ impl Scratch {
                         parent,
                         name,
                         path,
+                        made: AtomicU64::new(0),
                     };
                     // Dropped (and so removed) if the marker cannot be written.
                     marker::write(scratch.fd()).map_err(|e| creating_problem(destination, &e))?;
@@ -115,6 +119,13 @@ impl Scratch {
     /// The scratch directory as the root of the trees made in it, reached from its descriptor.
     pub fn root(&self) -> Root {
         Root::of_fd(&self.path, self.fd.clone())
+    }
+
+    /// A name used once in this scratch directory: `what-N`. A directory whose removal failed
+    /// (a failing disk) then cannot make the next one fail with "File exists" instead of the
+    /// disk's own error.
+    pub fn fresh_name(&self, what: &str) -> String {
+        format!("{what}-{}", self.made.fetch_add(1, Ordering::Relaxed))
     }
 
     /// Whether `name` in the parent is still this directory (not something swapped in).

@@ -15,4 +15,3 @@ mod support;
 mod sustained;
 mod testbed;
 mod testbed_checks;
-mod victim;

@@ -79,12 +79,19 @@ impl Victim {
     }
 
     /// Events inotify saw on the victim since it was made (opens, reads, writes, creations,
-    /// deletions), and whether its listing and hashes are still those it started with.
+    /// deletions; each named on stderr), and whether its listing and hashes are still those it
+    /// started with.
     pub fn touched(&self) -> (u64, bool) {
         let mut buf = [MaybeUninit::<u8>::uninit(); 8192];
         let mut reader = inotify::Reader::new(&self.watch, &mut buf);
         let mut events = 0;
-        while reader.next().is_ok() {
+        while let Ok(event) = reader.next() {
+            eprintln!(
+                "victim event: watch {} {:?} {:?}",
+                event.wd(),
+                event.events(),
+                event.file_name()
+            );
             events += 1;
         }
         (events, listing(self.path()) == self.before)

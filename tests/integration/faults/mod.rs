@@ -9,7 +9,12 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::{destbench, entries, require_root_and};
-use crate::victim::{Swapper, Victim};
+mod failing;
+mod leftovers;
+mod sources;
+mod victim;
+
+use victim::{Swapper, Victim};
 
 /// Swaps each symlink case must survive.
 const SWAPS: u64 = 200;
@@ -61,13 +66,23 @@ impl Matrix {
 }
 
 /// How a process ended, as the table shows it.
-fn ended(status: ExitStatus) -> String {
+pub fn ended(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit {code}"),
         (_, Some(signal)) => format!("signal {signal}"),
         _ => "?".into(),
     }
+}
+
+/// A quick `destbench run` on the null engine (no I/O on `destination`; the set is still made).
+pub fn null_run(destination: &Path) -> Command {
+    let mut cmd = destbench();
+    cmd.arg("run").arg(destination).args(
+        "--engine null --tests files-copy --sets small --set-size 1MB --runs 1 --min-time 0"
+            .split(' '),
+    );
+    cmd
 }
 
 /// `destbench run` of a small generated set on `destination`, its sets made in `sources`.
@@ -101,8 +116,9 @@ fn small_run(destination: &Path, sources: &Path, tests: &str) -> Command {
     cmd
 }
 
-/// Runs `cmd`, killing it after `limit`; its status, None if it had to be killed.
-fn run_within(
+/// Runs `cmd`, killing it after `limit` (after a SIGTERM at `signal_after`); its status, None if
+/// it had to be killed.
+pub fn run_within(
     cmd: &mut Command,
     limit: Duration,
     signal_after: Option<Duration>,
@@ -181,33 +197,20 @@ fn swap_case(matrix: &mut Matrix, case: &str, tests: &str, terminate: bool) {
 
 #[test]
 fn fault_matrix() {
-    if !require_root_and(&[]) {
+    if !require_root_and(&["mount", "umount", "setpriv"]) {
         return;
     }
     let mut matrix = Matrix::default();
-    swap_case(
-        &mut matrix,
-        "symlink swaps during files-copy",
-        "files-copy",
-        false,
-    );
-    swap_case(
-        &mut matrix,
-        "symlink swaps during files-restore",
-        "files-restore",
-        false,
-    );
-    swap_case(
-        &mut matrix,
-        "symlink swaps during files-delete",
-        "files-delete",
-        false,
-    );
-    swap_case(
-        &mut matrix,
-        "symlink swaps during cleanup (SIGTERM)",
-        "files-copy",
-        true,
-    );
+    for (case, tests, terminate) in [
+        ("symlink swaps during files-copy", "files-copy", false),
+        ("symlink swaps during files-restore", "files-restore", false),
+        ("symlink swaps during files-delete", "files-delete", false),
+        ("symlink swaps during cleanup (SIGTERM)", "files-copy", true),
+    ] {
+        swap_case(&mut matrix, case, tests, terminate);
+    }
+    sources::cases(&mut matrix);
+    leftovers::case(&mut matrix);
+    failing::case(&mut matrix);
     matrix.finish();
 }
