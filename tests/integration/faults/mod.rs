@@ -42,15 +42,19 @@ impl Matrix {
         });
     }
 
-    /// Prints the table, then fails naming the cases that did not hold.
+    /// Prints the table (and writes it to `target/tmp/fault-matrix.txt`, which `.ci/run`
+    /// shows), then fails naming the cases that did not hold.
     pub fn finish(self) {
         let width = |f: fn(&Row) -> &str| self.rows.iter().map(|r| f(r).len()).max().unwrap_or(0);
         let (c, e) = (width(|r| &r.case), width(|r| &r.expected));
-        println!("\n{:c$}  {:e$}  got", "case", "expected");
+        let mut table = format!("{:c$}  {:e$}  got\n", "case", "expected");
         for r in &self.rows {
             let mark = if r.ok { "" } else { "  <-- FAILED" };
-            println!("{:c$}  {:e$}  {}{mark}", r.case, r.expected, r.got);
+            table += &format!("{:c$}  {:e$}  {}{mark}\n", r.case, r.expected, r.got);
         }
+        println!("\n{table}");
+        let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fault-matrix.txt");
+        std::fs::write(&file, &table).unwrap();
         let failed: Vec<&str> = self
             .rows
             .iter()
