@@ -103,7 +103,13 @@ fn watchdog() {
 fn remove_all_scratch() {
     if let Ok(dirs) = SCRATCH_DIRS.lock() {
         for dir in dirs.iter() {
-            let _ = std::fs::remove_dir_all(dir);
+            // Through the parent's descriptor, never following a symlink or leaving the
+            // filesystem (what the scratch's own Drop does).
+            if let (Some(parent), Some(name)) = (dir.parent(), dir.file_name())
+                && let Ok(parent) = crate::platform::open_dir(parent)
+            {
+                let _ = crate::platform::remove_tree(std::os::fd::AsFd::as_fd(&parent), name);
+            }
         }
     }
 }

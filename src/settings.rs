@@ -43,6 +43,8 @@ pub struct RunPlan {
     pub file_sets: Vec<SetPlan>,
     /// The user's folder to use as the file set (read-only).
     pub source: Option<PathBuf>,
+    /// Whether walks of `source` enter other filesystems.
+    pub cross_filesystems: bool,
     /// Where generated file sets are made.
     pub source_dir: PathBuf,
     /// Verify restored files against the source.
@@ -93,6 +95,8 @@ pub struct RunOptions {
     pub set_size: Option<ByteSize>,
     pub files: Option<u64>,
     pub source: Option<PathBuf>,
+    /// `--cross-filesystems`.
+    pub cross_filesystems: bool,
     pub source_dir: Option<PathBuf>,
     /// `--verify` / `--no-verify`; `None` for the profile's choice.
     pub verify: Option<bool>,
@@ -254,6 +258,7 @@ fn run_plan(args: &RunOptions) -> Result<RunPlan> {
         check_space: !args.skip_space_check,
         file_sets,
         source: args.source.clone(),
+        cross_filesystems: args.cross_filesystems,
         source_dir: args.source_dir.clone().unwrap_or_else(std::env::temp_dir),
         verify,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),

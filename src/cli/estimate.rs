@@ -9,6 +9,11 @@ pub struct EstimateArgs {
     /// The folder to back up (only surveyed: names and sizes, never contents).
     pub source: PathBuf,
 
+    /// Enter directories on other filesystems (mount points); by default they are skipped and
+    /// counted, as `find -xdev` does.
+    #[arg(long)]
+    pub cross_filesystems: bool,
+
     /// Measure this destination now (a short files-copy of a small-file and a large-file set,
     /// about 30 s) and estimate for it; repeat for several.
     #[arg(long, value_name = "PATH")]

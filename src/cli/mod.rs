@@ -59,6 +59,21 @@ pub enum Command {
     /// How long a first full backup of SOURCE will take on a destination, from its measured
     /// per-file cost and bandwidth.
     Estimate(Box<EstimateArgs>),
+    /// Remove the leftovers of destbench runs that were killed (SIGKILL, a power cut, a share
+    /// that dropped): their scratch directories and generated file sets. Only directories with
+    /// destbench's marker, made on this host by a process that is gone, are touched.
+    Clean(CleanArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CleanArgs {
+    /// Where to look: destinations of earlier runs, --source-dir folders (default: the system's
+    /// temp directory, where generated file sets are made).
+    pub paths: Vec<PathBuf>,
+
+    /// Only list what would be removed.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -92,6 +92,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub source: Option<PathBuf>,
 
+    /// Let --source enter directories on other filesystems (mount points); by default they are
+    /// skipped and counted, as `find -xdev` does.
+    #[arg(long)]
+    pub cross_filesystems: bool,
+
     /// Where generated file sets are made (default: the system's temp directory; choose a fast
     /// local disk).
     #[arg(long)]

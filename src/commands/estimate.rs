@@ -68,8 +68,9 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
             ));
         }
     }
-    let survey = scan::survey(&args.source, SURVEY_THREADS)?;
+    // Before the survey: a SIGTERM then stops it cleanly at once.
     crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
+    let survey = scan::survey(&args.source, SURVEY_THREADS, args.cross_filesystems)?;
     for target in targets {
         let report = measure(target, args)?;
         gathered.push((

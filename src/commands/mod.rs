@@ -2,6 +2,7 @@
 //! of `cli` to the library (settings, runner, history, report). This is the top of the crate:
 //! nothing below imports it.
 
+mod clean;
 mod compare;
 mod db;
 mod estimate;
@@ -59,6 +60,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         Command::Export(args) => print(export::export(&args)),
         Command::Report(args) => print(report::html_report(&args)),
         Command::ImportFio(args) => print(import_fio::import_fio(&args)),
+        Command::Clean(args) => print(clean::clean(&args)),
     }
 }
 

@@ -39,6 +39,7 @@ pub fn options(args: &RunArgs) -> RunOptions {
         set_size: args.set_size,
         files: args.files,
         source: args.source.clone(),
+        cross_filesystems: args.cross_filesystems,
         source_dir: args.source_dir.clone(),
         verify: if args.no_verify {
             Some(false)

@@ -13,10 +13,12 @@ use super::OpenHow;
 /// Opens (or creates, exclusively) `name` inside the directory `dir`, never following a symlink.
 pub fn open_in(dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<OwnedFd> {
     let mut flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
+    // A read-only open never blocks: a FIFO put where a file was expected opens and reads
+    // nothing instead of hanging (regular files ignore the flag).
     flags |= if how.write {
         OFlags::RDWR
     } else {
-        OFlags::RDONLY
+        OFlags::RDONLY | OFlags::NONBLOCK
     };
     if how.create {
         flags |= OFlags::CREATE | OFlags::EXCL;
@@ -32,17 +34,21 @@ pub fn open_in(dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<Owne
     )?)
 }
 
-/// Creates the directory `name` inside `parent` (failing if anything by that name exists) and
-/// opens it without following symlinks.
-pub fn create_dir_exclusive(parent: &Path, name: &str) -> io::Result<OwnedFd> {
-    let parent_fd = rustix::fs::open(
-        parent,
+/// Opens the directory at `path` (a path the user gave: symlinks in it are theirs).
+pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::open(
+        path,
         OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::RDONLY,
         Mode::empty(),
-    )?;
-    rustix::fs::mkdirat(&parent_fd, name, Mode::from_raw_mode(0o700))?;
+    )?)
+}
+
+/// Creates the directory `name` inside the open directory `parent` (failing if anything by that
+/// name exists) and opens it without following symlinks.
+pub fn create_dir_exclusive(parent: BorrowedFd<'_>, name: &str) -> io::Result<OwnedFd> {
+    rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o700))?;
     Ok(rustix::fs::openat(
-        &parent_fd,
+        parent,
         name,
         OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
         Mode::empty(),
@@ -310,4 +316,96 @@ pub fn set_background_io_priority() -> io::Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// This machine's host name (what a leftover's marker is compared with).
+pub fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Whether the process `pid` still exists (a zombie or another user's process counts).
+pub fn process_exists(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    !matches!(
+        rustix::process::test_kill_process(pid),
+        Err(rustix::io::Errno::SRCH)
+    )
+}
+
+/// Opens the directory `rel` below the open directory `root`, never through a symlink and never
+/// out of `root`: one `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` (Linux 5.6+), or one
+/// `openat(O_NOFOLLOW)` per component where the kernel or a sandbox refuses it.
+pub fn open_beneath(root: BorrowedFd<'_>, rel: &Path) -> io::Result<OwnedFd> {
+    let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY;
+    let rel = if rel.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        rel
+    };
+    let resolve = rustix::fs::ResolveFlags::NO_SYMLINKS | rustix::fs::ResolveFlags::BENEATH;
+    match rustix::fs::openat2(root, rel, flags, Mode::empty(), resolve) {
+        Ok(fd) => Ok(fd),
+        Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+            let mut dir = rustix::fs::openat(root, ".", flags, Mode::empty())?;
+            for part in rel.components() {
+                match part {
+                    std::path::Component::Normal(name) => {
+                        dir = rustix::fs::openat(&dir, name, flags, Mode::empty())?;
+                    }
+                    std::path::Component::CurDir => {}
+                    _ => return Err(io::ErrorKind::InvalidInput.into()),
+                }
+            }
+            Ok(dir)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Creates the directory `name` in the open directory `dir`.
+pub fn mkdir_in(dir: BorrowedFd<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<()> {
+    Ok(rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(mode))?)
+}
+
+/// Creates the file `name` in the open directory `dir` for writing: it must not exist, and a
+/// symlink by that name is refused.
+pub fn create_in(dir: BorrowedFd<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<File> {
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode),
+    )?;
+    Ok(File::from(fd))
+}
+
+/// The name of the kernel pseudo-filesystem (proc, sysfs, ...) holding the open directory
+/// `dir`, if it is one: their files are not data (some block, some never end, some are the
+/// machine's memory), so they are never a source to read.
+pub fn pseudo_filesystem(dir: BorrowedFd<'_>) -> io::Result<Option<&'static str>> {
+    let magic = rustix::fs::fstatfs(dir)?.f_type as i64;
+    Ok(match magic {
+        0x9fa0 => Some("proc"),
+        0x6265_6572 => Some("sysfs"),
+        0x1cd1 => Some("devpts"),
+        0x6462_6720 => Some("debugfs"),
+        0x7472_6163 => Some("tracefs"),
+        0x0027_e0eb => Some("cgroup"),
+        0x6367_7270 => Some("cgroup2"),
+        0x7363_6673 => Some("securityfs"),
+        0xcafe_4a11 => Some("bpf"),
+        0x6165_676c => Some("pstore"),
+        0x6265_6570 => Some("configfs"),
+        0xde5e_81e4 => Some("efivarfs"),
+        0x6573_5543 => Some("fusectl"),
+        _ => None,
+    })
 }

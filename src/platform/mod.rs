@@ -14,6 +14,10 @@
 mod linux;
 #[cfg(target_os = "linux")]
 pub use linux::*;
+#[cfg(target_os = "linux")]
+mod remove;
+#[cfg(target_os = "linux")]
+pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
 
 /// How a file is opened inside the scratch directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::tree::Listed;
 use crate::tree::scan::{SizeHistogram, Survey};
+use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
 use crate::verdict::estimate::{
     ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, Origin, Range,
@@ -70,12 +70,11 @@ pub fn render(
         survey.dirs,
         survey.elapsed.as_secs_f64()
     );
-    if survey.symlinks + survey.special > 0 {
-        let _ = writeln!(
-            out,
-            "  also {} symlinks and {} special files (no data to copy)",
-            survey.symlinks, survey.special
-        );
+    let mut left_out = survey.skipped;
+    // Unreadable entries have a line of their own below.
+    left_out.unreadable = 0;
+    if let Some(counts) = left_out.describe() {
+        let _ = writeln!(out, "  skipped (no data a backup copies): {counts}");
     }
     if survey.unreadable.count > 0 {
         let _ = writeln!(
@@ -171,6 +170,8 @@ struct SourceDoc<'a> {
     dirs: u64,
     symlinks: u64,
     special: u64,
+    /// Everything left out, by kind.
+    skipped: &'a Skipped,
     unreadable: &'a Listed,
     survey_s: f64,
     classes: Vec<SourceClass>,
@@ -213,6 +214,7 @@ pub fn render_json(
             dirs: survey.dirs,
             symlinks: survey.symlinks,
             special: survey.special,
+            skipped: &survey.skipped,
             unreadable: &survey.unreadable,
             survey_s: survey.elapsed.as_secs_f64(),
             classes: (0..h.files.len())

@@ -24,14 +24,15 @@ pub(super) fn measure_meta(
     count: usize,
     rep: usize,
 ) -> Result<Measured> {
-    let name = format!("meta-{rep}");
-    let dir = tree::make_dir(ctx.scratch.path(), &name, ctx.engines)?;
+    let name = ctx.scratch.fresh_name(&format!("meta-{rep}"));
+    let scratch = ctx.scratch.root();
+    let dir = tree::make_dir(&scratch, &name, ctx.engines)?;
     let mut engine = ctx.engines.build_tree(false);
     let outcome = engine
         .open_root(&dir)
-        .map_err(|e| Error::io(format!("opening {}", dir.display()), e))
-        .and_then(|handle| meta_ops(ctx, engine.as_mut(), (&handle, &dir), op, count));
-    tree::remove_all(ctx.scratch.path(), &name, ctx.engines);
+        .map_err(|e| Error::io(format!("opening {}", dir.path().display()), e))
+        .and_then(|handle| meta_ops(ctx, engine.as_mut(), (&handle, &dir.path()), op, count));
+    tree::remove_all(&scratch, &name, ctx.engines);
     let timed = outcome?;
     let info = FileSetInfo {
         name: format!("{count} empty files"),
@@ -51,6 +52,7 @@ pub(super) fn measure_meta(
         dirs: 1,
         symlinks: 0,
         special: Default::default(),
+        skipped: Default::default(),
         unreadable: Default::default(),
         mismatches: Default::default(),
         latency: timed.latency,

@@ -149,6 +149,24 @@ pub fn run_with(
         plan.allow_drop_caches,
     );
     let mut warnings = Vec::new();
+    // Leftovers of killed runs where this one works: said once, removed only by `clean`.
+    let mut places = vec![plan.destination.clone()];
+    if plan.source.is_none() && plan.source_dir != plan.destination {
+        places.push(plan.source_dir.clone());
+    }
+    let found: Vec<_> = places
+        .iter()
+        .flat_map(|p| scratch::leftovers::find(p))
+        .collect();
+    let clean = format!(
+        "destbench clean {}",
+        places
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    warnings.extend(scratch::leftovers::summary(&found, &clean));
     if access.memory_backed {
         warnings.push(access.note.clone());
     }

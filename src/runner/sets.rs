@@ -2,8 +2,7 @@
 //! through the run's tree engine. Sources stay in the page cache when they fit (see `sources`),
 //! so a copy measures the destination.
 
-use std::path::{Path, PathBuf};
-
+use crate::engine::tree::Root;
 use crate::error::Result;
 use crate::platform;
 use crate::results::{FileSetInfo, Method, Repetition, Unit};
@@ -11,22 +10,22 @@ use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
 use crate::workload::{FileOp, SetName};
 
-use super::sources::PREP_THREADS;
+use super::sources::{PREP_THREADS, SourceSet, skipped};
 use super::{Ctx, Measured, Progress, RunPlan};
 
 /// Residency above this after eviction means the eviction did not work.
 const RESIDENT_LIMIT: f64 = 0.01;
 
 /// Copies `source` into a new directory of the scratch, untimed, durable.
-fn prepare_copy(ctx: &Ctx<'_>, source: &FileSetInfo, name: &str) -> Result<PathBuf> {
-    let dst = tree::make_dir(ctx.scratch.path(), name, ctx.engines)?;
+fn prepare_copy(ctx: &Ctx<'_>, source: &SourceSet, name: &str) -> Result<Root> {
+    let dst = tree::make_dir(&ctx.scratch.root(), name, ctx.engines)?;
     let task = Task::Copy {
         dst: dst.clone(),
         durable_each: false,
     };
     tree::run(
         &task,
-        Path::new(&source.source_path),
+        &source.root,
         ctx.engines,
         PREP_THREADS,
         ctx.series_interval,
@@ -34,29 +33,6 @@ fn prepare_copy(ctx: &Ctx<'_>, source: &FileSetInfo, name: &str) -> Result<PathB
         &mut |_| {},
     )?;
     Ok(dst)
-}
-
-/// Warnings about what a source walk skipped.
-fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<String> {
-    [
-        (&outcome.unreadable, "unreadable entries", "skipped"),
-        (
-            &outcome.special,
-            "special files (sockets, FIFOs, devices)",
-            "not copied",
-        ),
-    ]
-    .into_iter()
-    .filter(|(listed, ..)| listed.count > 0)
-    .map(|(listed, what, fate)| {
-        format!(
-            "{} {what} in the {} set were {fate}: {}",
-            listed.count,
-            set.name,
-            listed.examples.join("; ")
-        )
-    })
-    .collect()
 }
 
 /// A repetition of a tree task: its rate in `unit`, counts, series and latencies.
@@ -96,11 +72,10 @@ pub(super) fn measured(
 
 /// The copied set a restore variant reads, made once for all its repetitions.
 pub(super) struct RestoreCopy {
-    pub path: PathBuf,
+    pub root: Root,
+    /// Its name in the scratch directory, for its removal.
+    pub name: String,
 }
-
-/// The scratch directory of the restore copy.
-pub(super) const RESTORE_DIR: &str = "restore";
 
 pub(super) fn prepare_restore(
     ctx: &mut Ctx<'_>,
@@ -110,8 +85,10 @@ pub(super) fn prepare_restore(
 ) -> Result<RestoreCopy> {
     let source = ctx.sources.get(plan, set, progress)?;
     progress.step(&format!("copying the {set} set for the restore test"));
+    let name = ctx.scratch.fresh_name("restore");
     Ok(RestoreCopy {
-        path: prepare_copy(ctx, &source, RESTORE_DIR)?,
+        root: prepare_copy(ctx, &source, &name)?,
+        name,
     })
 }
 
@@ -165,11 +142,16 @@ pub(super) fn measure_file_set(
     } else {
         Unit::MegabytesPerSecond
     };
-    let mut m = measured(total, unit, method, source.clone(), warnings);
+    for note in &source.notes {
+        if !warnings.contains(note) {
+            warnings.push(note.clone());
+        }
+    }
+    let mut m = measured(total, unit, method, source.info.clone(), warnings);
     m.repetition.passes = Some(passes);
     // Content can only be compared where the engine keeps it.
     if job.op == FileOp::Restore && plan.verify && rep + 1 == plan.runs && ctx.access.real_io {
-        let copy = &restore.expect("restore copy prepared").path;
+        let copy = &restore.expect("restore copy prepared").root;
         m.integrity_error = verify(ctx, copy, &source)?;
     }
     Ok(m)
@@ -192,7 +174,7 @@ fn one_pass(
     rep: usize,
     pass: u64,
     restore: Option<&RestoreCopy>,
-    source: &FileSetInfo,
+    source: &SourceSet,
     progress: &mut dyn Progress,
 ) -> Result<(Outcome, Method, Vec<String>)> {
     let FileSetJob { op, set, threads } = job;
@@ -206,15 +188,16 @@ fn one_pass(
     };
     match op {
         FileOp::Copy { cache_on } => {
-            let name = format!("copy-{rep}-{pass}");
-            let dst = tree::make_dir(ctx.scratch.path(), &name, ctx.engines)?;
+            let name = ctx.scratch.fresh_name(&format!("copy-{rep}-{pass}"));
+            let scratch = ctx.scratch.root();
+            let dst = tree::make_dir(&scratch, &name, ctx.engines)?;
             let task = Task::Copy {
                 dst,
                 durable_each: !cache_on,
             };
             let outcome = tree::run(
                 &task,
-                Path::new(&source.source_path),
+                &source.root,
                 ctx.engines,
                 threads,
                 ctx.series_interval,
@@ -222,9 +205,9 @@ fn one_pass(
                 &mut tick,
             );
             // Untimed and synced: the copy goes before the next pass or repetition, success or not.
-            tree::remove_all(ctx.scratch.path(), &name, ctx.engines);
+            tree::remove_all(&scratch, &name, ctx.engines);
             let outcome = outcome?;
-            let warnings = skipped(&outcome, source);
+            let warnings = skipped(&outcome, &source.info);
             let method = ctx.access.method(if cache_on {
                 Method::Syncfs
             } else {
@@ -233,7 +216,7 @@ fn one_pass(
             Ok((outcome, method, warnings))
         }
         FileOp::Restore => {
-            let copy = &restore.expect("restore copy prepared").path;
+            let copy = &restore.expect("restore copy prepared").root;
             let (method, mut warnings) = evict(ctx, copy)?;
             let outcome = tree::run(
                 &Task::Read,
@@ -244,11 +227,11 @@ fn one_pass(
                 &format!("reading the {set} set back"),
                 &mut tick,
             )?;
-            warnings.extend(skipped(&outcome, source));
+            warnings.extend(skipped(&outcome, &source.info));
             Ok((outcome, method, warnings))
         }
         FileOp::Delete => {
-            let name = format!("delete-{rep}-{pass}");
+            let name = ctx.scratch.fresh_name(&format!("delete-{rep}-{pass}"));
             let copy = prepare_copy(ctx, source, &name)?;
             let outcome = tree::run(
                 &Task::Delete,
@@ -259,14 +242,14 @@ fn one_pass(
                 &format!("deleting the {set} set"),
                 &mut tick,
             );
-            tree::remove_all(ctx.scratch.path(), &name, ctx.engines);
+            tree::remove_all(&ctx.scratch.root(), &name, ctx.engines);
             Ok((outcome?, ctx.access.method(Method::Syncfs), Vec::new()))
         }
     }
 }
 
 /// Evicts a copied tree before a timed read; says how well that worked.
-fn evict(ctx: &Ctx<'_>, root: &Path) -> Result<(Method, Vec<String>)> {
+fn evict(ctx: &Ctx<'_>, root: &Root) -> Result<(Method, Vec<String>)> {
     if !ctx.access.real_io {
         return Ok((Method::Null, Vec::new()));
     }
@@ -291,11 +274,12 @@ fn evict(ctx: &Ctx<'_>, root: &Path) -> Result<(Method, Vec<String>)> {
 
 /// Compares the copy with its source (untimed), after evicting the copy so the device's data is
 /// what gets checked. Returns the data-integrity failure, if any.
-fn verify(ctx: &Ctx<'_>, copy: &Path, source: &FileSetInfo) -> Result<Option<String>> {
+fn verify(ctx: &Ctx<'_>, copy: &Root, source: &SourceSet) -> Result<Option<String>> {
     let _ = evict(ctx, copy)?;
     let task = Task::Verify {
-        source: PathBuf::from(&source.source_path),
+        source: source.root.clone(),
     };
+    let source = &source.info;
     let outcome = tree::run(
         &task,
         copy,

@@ -8,12 +8,12 @@ use std::fs;
 use std::path::Path;
 
 use crate::engine::EngineFactory;
-use crate::engine::tree::{SystemTree, TreeEngine};
+use crate::engine::tree::{Root, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::results::FileSetInfo;
 use crate::scratch::{self, Scratch};
-use crate::tree::{self, Task};
+use crate::tree::{self, Outcome, Task};
 use crate::workload::SetName;
 use crate::workload::fileset::{self, SetSpec};
 
@@ -22,11 +22,22 @@ use super::{Progress, RunPlan};
 /// Threads used for untimed preparation reads and copies.
 pub(super) const PREP_THREADS: usize = 4;
 
+/// A set's description and where it is: a root opened once, every task over the set reaching
+/// its files from that handle (a source swapped for a symlink later cannot redirect a read).
+#[derive(Clone)]
+pub(super) struct SourceSet {
+    pub info: FileSetInfo,
+    pub root: Root,
+    /// What reading it first left out (a `--source`'s symlinks, FIFOs, mount points...), for
+    /// the warnings of every result that uses it.
+    pub notes: Vec<String>,
+}
+
 /// Source sets of the run, made on first use.
 #[derive(Default)]
 pub(super) struct Sources {
     area: Option<Scratch>,
-    sets: HashMap<SetName, FileSetInfo>,
+    sets: HashMap<SetName, SourceSet>,
 }
 
 impl Sources {
@@ -36,11 +47,11 @@ impl Sources {
         plan: &RunPlan,
         name: SetName,
         progress: &mut dyn Progress,
-    ) -> Result<FileSetInfo> {
-        if let Some(info) = self.sets.get(&name) {
-            return Ok(info.clone());
+    ) -> Result<SourceSet> {
+        if let Some(set) = self.sets.get(&name) {
+            return Ok(set.clone());
         }
-        let info = match name {
+        let set = match name {
             SetName::Source => user_source(plan, progress)?,
             SetName::Generated(kind) => {
                 let set = plan
@@ -60,9 +71,7 @@ impl Sources {
                     })?);
                 }
                 let area = self.area.as_ref().expect("source area");
-                let root = area.path().join(kind.as_str());
-                fs::create_dir(&root)
-                    .map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
+                let root = tree::make_dir(&area.root(), kind.as_str(), &EngineFactory::system())?;
                 progress.step(&format!("generating the {kind} file set"));
                 let spec = SetSpec {
                     kind,
@@ -71,13 +80,17 @@ impl Sources {
                     size_cap: set.size_cap,
                     seed: plan.seed,
                 };
-                let summary = fileset::generate(&spec, &root).map_err(|e| {
-                    Error::io(
-                        format!("generating the {kind} file set in {}", root.display()),
-                        e,
-                    )
-                })?;
-                FileSetInfo {
+                let summary = SystemTree::new()
+                    .open_root(&root)
+                    .and_then(|dir| fileset::generate_in(&spec, dir.fd()?))
+                    .map_err(|e| {
+                        let at = root.path();
+                        Error::io(
+                            format!("generating the {kind} file set in {}", at.display()),
+                            e,
+                        )
+                    })?;
+                let info = FileSetInfo {
                     name: name.to_string(),
                     files: summary.files,
                     bytes: summary.bytes,
@@ -86,18 +99,23 @@ impl Sources {
                     file_size_p90_bytes: Some(summary.p90),
                     file_size_max_bytes: Some(summary.largest),
                     source_cached: residency(&root),
-                    source_path: root.display().to_string(),
+                    source_path: root.path().display().to_string(),
                     generated: true,
+                };
+                SourceSet {
+                    info,
+                    root,
+                    notes: Vec::new(),
                 }
             }
         };
-        self.sets.insert(name, info.clone());
-        Ok(info)
+        self.sets.insert(name, set.clone());
+        Ok(set)
     }
 }
 
 /// The page-cache residency of a sample of the tree's files (a source: read by system calls).
-fn residency(root: &Path) -> Option<f64> {
+fn residency(root: &Root) -> Option<f64> {
     let mut engine = SystemTree::new();
     let dir = engine.open_root(root).ok()?;
     let mut walk = tree::walk::Walk::new(&mut engine, dir, None).ok()?;
@@ -125,13 +143,19 @@ fn residency(root: &Path) -> Option<f64> {
 /// Reads the user's folder once, untimed, so it sits in the page cache as far as memory allows
 /// and the copy measures the destination rather than the source disk; how much of it stayed
 /// cached is reported with the results.
-fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInfo> {
+fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet> {
     let path = plan.source.as_ref().expect("--source given");
     check_source(path)?;
+    let root = Root::open(path)
+        .map_err(|e| Error::Destination {
+            path: path.to_path_buf(),
+            problem: format!("(--source) cannot be read: {e}"),
+        })?
+        .crossing(plan.cross_filesystems);
     progress.step("reading the --source folder into the page cache");
     let outcome = tree::run(
         &Task::Read,
-        path,
+        &root,
         &EngineFactory::system(),
         PREP_THREADS,
         plan.profile.series_interval,
@@ -139,10 +163,10 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInf
         &mut |_| {},
     )?;
     // The read keeps no sizes; a survey (metadata only, now cached) gives their percentiles.
-    let sizes = tree::scan::survey(path, PREP_THREADS)
+    let sizes = tree::scan::survey(path, PREP_THREADS, plan.cross_filesystems)
         .map(|survey| survey.sizes)
         .unwrap_or_default();
-    Ok(FileSetInfo {
+    let info = FileSetInfo {
         name: "source".into(),
         files: outcome.files,
         bytes: outcome.bytes,
@@ -150,25 +174,53 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInf
         file_size_p50_bytes: sizes.quantile(0.5),
         file_size_p90_bytes: sizes.quantile(0.9),
         file_size_max_bytes: sizes.max(),
-        source_cached: residency(path),
+        source_cached: residency(&root),
         source_path: path.display().to_string(),
         generated: false,
-    })
+    };
+    let notes = skipped(&outcome, &info);
+    Ok(SourceSet { info, root, notes })
 }
 
-/// Checks the `--source` folder before anything runs: it must be a readable directory.
+/// Checks the `--source` folder before anything runs: it must be a readable directory, and not
+/// on a kernel pseudo-filesystem.
 pub(super) fn check_source(path: &Path) -> Result<()> {
-    scratch::check_destination(path).map_err(|e| match e {
+    let named = |e| match e {
         Error::Destination { path, problem } => Error::Destination {
             path,
             problem: format!("(--source) {problem}"),
         },
         other => other,
-    })?;
+    };
+    scratch::check_destination(path).map_err(named)?;
+    if let Ok(dir) = platform::open_dir(path) {
+        tree::scan::refuse_pseudo(path, &dir).map_err(named)?;
+    }
     fs::read_dir(path)
         .map(drop)
         .map_err(|e| Error::Destination {
             path: path.to_path_buf(),
             problem: format!("(--source) cannot be read: {e}"),
         })
+}
+
+/// The warning about what a walk of the set skipped, by kind, with a few of them named.
+pub(super) fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<String> {
+    let Some(counts) = outcome.skipped.describe() else {
+        return Vec::new();
+    };
+    let examples: Vec<&str> = outcome
+        .special
+        .examples
+        .iter()
+        .chain(&outcome.unreadable.examples)
+        .map(String::as_str)
+        .take(10)
+        .collect();
+    let named = if examples.is_empty() {
+        String::new()
+    } else {
+        format!(" (e.g. {})", examples.join("; "))
+    };
+    vec![format!("skipped in the {} set: {counts}{named}", set.name)]
 }

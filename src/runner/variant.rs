@@ -91,8 +91,8 @@ pub(super) fn run_variant(
             ctx.remove_file(&files::read_file_name(index));
         }
     }
-    if restore.is_some() {
-        crate::tree::remove_all(ctx.scratch.path(), sets::RESTORE_DIR, ctx.engines);
+    if let Some(restore) = &restore {
+        crate::tree::remove_all(&ctx.scratch.root(), &restore.name, ctx.engines);
     }
     outcome?;
     let (Some(method), Some(engine)) = (method, engine) else {

@@ -12,22 +12,24 @@
 mod file;
 mod lanes;
 pub mod scan;
+mod skipped;
 mod threads;
 pub mod walk;
 mod walker;
 
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::engine::tree::{CopyError, Dir, Kind, TreeEngine};
+use crate::engine::tree::{CopyError, Dir, Kind, Root, TreeEngine};
 use crate::engine::{EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::units::format_bytes;
 use file::Done;
+pub use skipped::Skipped;
 
 /// Up to this many example paths are kept for each kind of problem.
 const EXAMPLES: usize = 10;
@@ -63,11 +65,11 @@ pub enum Task {
     /// `durable_each`, every file is fsync'd before its thread takes the next ("write cache
     /// off"); otherwise one syncfs at the end makes the whole copy durable ("cache on").
     /// Under `--engine uring`, small files go through io_uring in batches.
-    Copy { dst: PathBuf, durable_each: bool },
+    Copy { dst: Root, durable_each: bool },
     /// Read every file to the end.
     Read,
     /// Compare every file's blake3 with the file at the same place under `source`.
-    Verify { source: PathBuf },
+    Verify { source: Root },
     /// Delete every file and directory under root (not root itself), then syncfs.
     Delete,
 }
@@ -81,6 +83,8 @@ pub struct Outcome {
     pub symlinks: u64,
     pub special: Listed,
     pub unreadable: Listed,
+    /// What the task left out, by kind (the unreadable ones included).
+    pub skipped: Skipped,
     pub mismatches: Listed,
     pub latency: LatencyHistogram,
     pub series: ThroughputSeries,
@@ -157,7 +161,7 @@ impl WorkerResult {
 /// A task to run, as the threads and the lanes both take it.
 struct Job<'a> {
     task: &'a Task,
-    root: &'a Path,
+    root: &'a Root,
     engines: &'a EngineFactory,
     threads: usize,
     series_interval: Duration,
@@ -184,7 +188,7 @@ struct Ran {
 /// `tick` is called now and then with the live counters (for progress).
 pub fn run(
     task: &Task,
-    root: &Path,
+    root: &Root,
     engines: &EngineFactory,
     threads: usize,
     series_interval: Duration,
@@ -232,6 +236,7 @@ pub fn run(
         symlinks: walked.symlinks,
         special: walked.special,
         unreadable: walked.unreadable,
+        skipped: walked.skipped,
         mismatches: Listed::default(),
         latency: LatencyHistogram::default(),
         series: ThroughputSeries::new(series_interval),
@@ -242,6 +247,7 @@ pub fn run(
     for w in workers {
         outcome.files += w.files;
         outcome.bytes += w.bytes;
+        outcome.skipped.unreadable += w.unreadable.count;
         outcome.unreadable.merge(w.unreadable);
         outcome.mismatches.merge(w.mismatches);
         outcome.latency += &w.latency;
@@ -253,8 +259,8 @@ pub fn run(
 
 /// Drops every file of the tree from the page cache; returns the fraction of the first files'
 /// pages still resident afterwards (None if nothing could be checked).
-pub fn evict(root: &Path, engines: &EngineFactory) -> Result<Option<f64>> {
-    let reading = |e| Error::io(format!("reading {}", root.display()), e);
+pub fn evict(root: &Root, engines: &EngineFactory) -> Result<Option<f64>> {
+    let reading = |e| Error::io(format!("reading {}", root.path().display()), e);
     let mut engine = engines.build_tree(false);
     let dir = engine.open_root(root).map_err(reading)?;
     let mut walk = walk::Walk::new(engine.as_mut(), dir, None).map_err(reading)?;
@@ -281,28 +287,30 @@ pub fn evict(root: &Path, engines: &EngineFactory) -> Result<Option<f64>> {
     }
     if let Some(e) = problem {
         return Err(Error::io(
-            format!("evicting files under {}", root.display()),
+            format!("evicting files under {}", root.path().display()),
             e,
         ));
     }
     Ok((sampled > 0).then(|| resident / sampled as f64))
 }
 
-/// Makes the directory `name` in the directory at `parent`, through the run's engine.
-pub fn make_dir(parent: &Path, name: &str, engines: &EngineFactory) -> Result<PathBuf> {
-    let path = parent.join(name);
+/// Makes the directory `name` in `parent`, through the run's engine.
+pub fn make_dir(parent: &Root, name: &str, engines: &EngineFactory) -> Result<Root> {
+    let made = parent.join(name);
     let mut engine = engines.build_tree(false);
     engine
         .open_root(parent)
         .and_then(|dir| engine.mkdir(&dir, name.as_ref()))
-        .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
-    Ok(path)
+        .map_err(|e| Error::io(format!("creating {}", made.path().display()), e))?;
+    Ok(made)
 }
 
-/// Removes the directory `name` in the directory at `parent` and everything in it, untimed,
-/// through the run's engine (best effort: what cannot be removed stays), then syncs the
-/// filesystem, so the removal (its journal, its discards) is over before whatever is timed next.
-pub fn remove_all(parent: &Path, name: &str, engines: &EngineFactory) {
+/// Removes the directory `name` in `parent` and everything in it, untimed, through the run's
+/// engine (best effort: what cannot be removed stays), then syncs the filesystem, so the removal
+/// (its journal, its discards) is over before whatever is timed next. Every directory is opened
+/// from its parent's handle without following a symlink: a directory swapped for a link is
+/// unlinked as a link, never entered.
+pub fn remove_all(parent: &Root, name: &str, engines: &EngineFactory) {
     fn remove(engine: &mut dyn TreeEngine, parent: &Dir, name: &OsStr) {
         if let Ok(dir) = engine.open_dir(parent, name) {
             for entry in engine.list(&dir).unwrap_or_default() {
@@ -313,7 +321,10 @@ pub fn remove_all(parent: &Path, name: &str, engines: &EngineFactory) {
                 }
             }
         }
-        let _ = engine.rmdir(parent, name);
+        if engine.rmdir(parent, name).is_err() {
+            // A symlink (or file) put where the directory was: it goes, what it points at stays.
+            let _ = engine.unlink(parent, name);
+        }
     }
     let mut engine = engines.build_tree(false);
     if let Ok(dir) = engine.open_root(parent) {

@@ -5,19 +5,26 @@
 //! `lstat`s its entries (through the directory entry, so `statx` relative to the open directory).
 //! Only the size histogram, the counters and the pending directories are kept: memory grows with
 //! the number of directories waiting to be listed, never with the number of files, so a
-//! million-file tree is surveyed in a few megabytes. Symlinks are never followed; a directory that
-//! cannot be listed is counted and a few are named, and the survey goes on.
+//! million-file tree is surveyed in a few megabytes. Symlinks are never followed and every
+//! directory is opened from its parent's handle (`O_NOFOLLOW`), so a tree changed under the
+//! survey cannot lead it elsewhere; it stays on the root's filesystem unless asked to cross (as
+//! `find -xdev`); a directory that cannot be listed is counted and a few are named, and the
+//! survey goes on.
 
-use std::fs;
+use std::ffi::{OsStr, OsString};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::platform;
 use crate::workload::fileset::FileSizes;
+use rustix::fs::FileType;
 
-use super::Listed;
+use super::{Listed, Skipped};
 
 /// File-size classes the survey counts, by upper bound (exclusive); the last one is open. The
 /// bounds are powers of 16 from 4 KiB so each class spans a factor of 16 in size: narrow enough
@@ -81,6 +88,8 @@ pub struct Survey {
     pub special: u64,
     /// Directories or entries that could not be read: not counted in the histogram.
     pub unreadable: Listed,
+    /// Everything left out, by kind.
+    pub skipped: Skipped,
     pub elapsed: Duration,
 }
 
@@ -92,34 +101,52 @@ impl Survey {
         self.symlinks += other.symlinks;
         self.special += other.special;
         self.unreadable.merge(other.unreadable);
+        self.skipped.merge(&other.skipped);
     }
+}
+
+/// A directory still to list: its name in a parent already open, and its path for messages.
+struct Pending {
+    parent: Arc<OwnedFd>,
+    name: OsString,
+    rel: PathBuf,
 }
 
 /// Directories still to list and how many threads are listing one (the survey ends when both
 /// are zero).
 struct Queue {
-    pending: Vec<PathBuf>,
+    /// The root itself (listed first), then directories found.
+    root: Option<Arc<OwnedFd>>,
+    pending: Vec<Pending>,
     busy: usize,
     stopped: bool,
 }
 
-/// Surveys the tree at `root` with `threads` threads. Fails only when `root` itself cannot be
-/// listed or on interruption.
-pub fn survey(root: &Path, threads: usize) -> Result<Survey> {
+/// Surveys the tree at `root` with `threads` threads, entering other filesystems only when
+/// `cross`. Fails only when `root` itself cannot be listed or on interruption.
+pub fn survey(root: &Path, threads: usize, cross: bool) -> Result<Survey> {
     let start = Instant::now();
-    fs::read_dir(root).map_err(|e| Error::Destination {
+    let unreadable = |e: std::io::Error| Error::Destination {
         path: root.to_path_buf(),
         problem: format!("cannot be read: {e}"),
-    })?;
+    };
+    let root_fd = platform::open_dir(root).map_err(unreadable)?;
+    refuse_pseudo(root, &root_fd)?;
+    let device = rustix::fs::fstat(&root_fd)
+        .map_err(|e| unreadable(e.into()))?
+        .st_dev;
+    rustix::fs::Dir::read_from(&root_fd).map_err(|e| unreadable(e.into()))?;
     let queue = Mutex::new(Queue {
-        pending: vec![root.to_path_buf()],
+        root: Some(Arc::new(root_fd)),
+        pending: Vec::new(),
         busy: 0,
         stopped: false,
     });
+    let device = (!cross).then_some(device);
     let wake = Condvar::new();
     let parts: Vec<Survey> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads.max(1))
-            .map(|_| scope.spawn(|| lister(root, &queue, &wake)))
+            .map(|_| scope.spawn(|| lister(device, &queue, &wake)))
             .collect();
         handles
             .into_iter()
@@ -135,19 +162,43 @@ pub fn survey(root: &Path, threads: usize) -> Result<Survey> {
     Ok(total)
 }
 
-fn lister(root: &Path, queue: &Mutex<Queue>, wake: &Condvar) -> Survey {
+/// Refuses a tree on a kernel pseudo-filesystem (`/proc`, `/sys`...): nothing there is data to
+/// back up, and some of its files block or never end.
+pub fn refuse_pseudo(root: &Path, dir: &OwnedFd) -> Result<()> {
+    match platform::pseudo_filesystem(dir.as_fd()) {
+        Ok(Some(kind)) => Err(Error::Destination {
+            path: root.to_path_buf(),
+            problem: format!(
+                "is on the kernel's {kind} filesystem, not a folder of files to back up"
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// What a lister takes off the queue: the root, already open, or a directory to open.
+enum Next {
+    Root(Arc<OwnedFd>),
+    Dir(Pending),
+}
+
+fn lister(device: Option<u64>, queue: &Mutex<Queue>, wake: &Condvar) -> Survey {
     let mut mine = Survey::default();
     let lock = || queue.lock().unwrap_or_else(|e| e.into_inner());
     loop {
-        let dir = {
+        let next = {
             let mut q = lock();
             loop {
                 if q.stopped {
                     return mine;
                 }
+                if let Some(root) = q.root.take() {
+                    q.busy += 1;
+                    break Next::Root(root);
+                }
                 if let Some(dir) = q.pending.pop() {
                     q.busy += 1;
-                    break dir;
+                    break Next::Dir(dir);
                 }
                 if q.busy == 0 {
                     q.stopped = true;
@@ -157,7 +208,13 @@ fn lister(root: &Path, queue: &Mutex<Queue>, wake: &Condvar) -> Survey {
                 q = wake.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
-        let found = list(root, &dir, &mut mine);
+        let found = match next {
+            Next::Root(fd) => list(fd, Path::new(""), &mut mine),
+            Next::Dir(dir) => match open(&dir, device, &mut mine) {
+                Some(fd) => list(fd, &dir.rel, &mut mine),
+                None => Vec::new(),
+            },
+        };
         let mut q = lock();
         q.busy -= 1;
         if interrupt::check().is_err() {
@@ -168,13 +225,45 @@ fn lister(root: &Path, queue: &Mutex<Queue>, wake: &Condvar) -> Survey {
     }
 }
 
-/// Lists one directory into `survey`; returns its subdirectories.
-fn list(root: &Path, dir: &Path, survey: &mut Survey) -> Vec<PathBuf> {
-    let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
-    let entries = match fs::read_dir(dir) {
+/// Opens a pending directory from its parent, without following a symlink; None (counted) if it
+/// cannot be opened or is on another filesystem than the root's.
+fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<OwnedFd>> {
+    let opened = rustix::fs::openat(
+        dir.parent.as_fd(),
+        &dir.name,
+        rustix::fs::OFlags::DIRECTORY
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::CLOEXEC
+            | rustix::fs::OFlags::RDONLY,
+        rustix::fs::Mode::empty(),
+    );
+    let fd = match opened {
+        Ok(fd) => fd,
+        Err(e) => {
+            survey.skipped.unreadable += 1;
+            survey.unreadable.add(format!("{}: {e}", dir.rel.display()));
+            return None;
+        }
+    };
+    if let Some(root) = device
+        && rustix::fs::fstat(&fd).is_ok_and(|st| st.st_dev != root)
+    {
+        survey.skipped.other_filesystems += 1;
+        return None;
+    }
+    Some(Arc::new(fd))
+}
+
+/// Lists one open directory into `survey`; returns its subdirectories.
+fn list(dir: Arc<OwnedFd>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
+    let problem = |what: &Path, e: rustix::io::Errno, survey: &mut Survey| {
+        survey.skipped.unreadable += 1;
+        survey.unreadable.add(format!("{}: {e}", what.display()));
+    };
+    let entries = match rustix::fs::Dir::read_from(dir.as_fd()) {
         Ok(entries) => entries,
         Err(e) => {
-            survey.unreadable.add(format!("{}: {e}", shown(dir)));
+            problem(rel, e, survey);
             return Vec::new();
         }
     };
@@ -184,28 +273,57 @@ fn list(root: &Path, dir: &Path, survey: &mut Survey) -> Vec<PathBuf> {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {
-                survey.unreadable.add(format!("{}: {e}", shown(dir)));
-                continue;
+                problem(rel, e, survey);
+                break;
             }
         };
-        // The entry's type comes from the directory listing (no stat); only regular files
-        // need one, for their size.
-        match entry.file_type() {
-            Ok(t) if t.is_dir() => subdirs.push(entry.path()),
-            Ok(t) if t.is_symlink() => survey.symlinks += 1,
-            Ok(t) if t.is_file() => match entry.metadata() {
-                Ok(meta) => {
-                    survey.histogram.add(meta.len());
-                    survey.sizes.record(meta.len());
+        let name = OsStr::from_bytes(entry.file_name().to_bytes());
+        if name == "." || name == ".." {
+            continue;
+        }
+        // The entry's type comes from the directory listing; only regular files (and entries
+        // of filesystems that leave the type out) need a stat.
+        let mut kind = entry.file_type();
+        let mut size = None;
+        if matches!(kind, FileType::RegularFile | FileType::Unknown) {
+            match rustix::fs::statat(dir.as_fd(), name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => {
+                    kind = FileType::from_raw_mode(st.st_mode);
+                    size = Some(st.st_size as u64);
                 }
-                Err(e) => survey
-                    .unreadable
-                    .add(format!("{}: {e}", shown(&entry.path()))),
-            },
-            Ok(_) => survey.special += 1,
-            Err(e) => survey
-                .unreadable
-                .add(format!("{}: {e}", shown(&entry.path()))),
+                Err(e) => {
+                    problem(&rel.join(name), e, survey);
+                    continue;
+                }
+            }
+        }
+        match kind {
+            FileType::Directory => subdirs.push(Pending {
+                parent: dir.clone(),
+                name: name.to_os_string(),
+                rel: rel.join(name),
+            }),
+            FileType::Symlink => {
+                survey.symlinks += 1;
+                survey.skipped.symlinks += 1;
+            }
+            FileType::RegularFile => {
+                let size = size.unwrap_or(0);
+                survey.histogram.add(size);
+                survey.sizes.record(size);
+            }
+            FileType::Fifo => {
+                survey.special += 1;
+                survey.skipped.fifos += 1;
+            }
+            FileType::Socket => {
+                survey.special += 1;
+                survey.skipped.sockets += 1;
+            }
+            _ => {
+                survey.special += 1;
+                survey.skipped.devices += 1;
+            }
         }
     }
     subdirs
@@ -214,6 +332,7 @@ fn list(root: &Path, dir: &Path, survey: &mut Survey) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
@@ -248,7 +367,7 @@ mod tests {
         }
         std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
         for threads in [1, 4] {
-            let s = survey(root.path(), threads).unwrap();
+            let s = survey(root.path(), threads, false).unwrap();
             assert_eq!(s.histogram, expected, "{threads} threads");
             assert_eq!((s.dirs, s.symlinks, s.unreadable.count), (41, 1, 0));
         }
@@ -267,7 +386,7 @@ mod tests {
         fs::write(closed.join("hidden"), b"x").unwrap();
         fs::write(root.path().join("seen"), b"xy").unwrap();
         fs::set_permissions(&closed, fs::Permissions::from_mode(0o000)).unwrap();
-        let s = survey(root.path(), 2).unwrap();
+        let s = survey(root.path(), 2, false).unwrap();
         fs::set_permissions(&closed, fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(s.histogram.total_files(), 1);
         assert_eq!(s.unreadable.count, 1);

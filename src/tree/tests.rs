@@ -16,7 +16,16 @@ fn uring() -> EngineFactory {
         .unwrap_or_else(|_| EngineFactory::system())
 }
 
+/// The directory at `path`, opened as a task's root.
+fn at(path: &Path) -> Root {
+    Root::open(path).unwrap()
+}
+
 fn run_on(engines: &EngineFactory, task: &Task, root: &Path, threads: usize) -> Outcome {
+    run_at(engines, task, &at(root), threads)
+}
+
+fn run_at(engines: &EngineFactory, task: &Task, root: &Root, threads: usize) -> Outcome {
     run(
         task,
         root,
@@ -63,7 +72,7 @@ fn copy_keeps_content_mode_times_and_links_and_lists_special_files() {
         let copy = dst.path().join(format!("copy{threads}"));
         fs::create_dir(&copy).unwrap();
         let task = Task::Copy {
-            dst: copy.clone(),
+            dst: at(&copy),
             durable_each: threads == 1,
         };
         let engines = if threads == 4 {
@@ -89,7 +98,7 @@ fn copy_keeps_content_mode_times_and_links_and_lists_special_files() {
         );
         let verify = run_task(
             &Task::Verify {
-                source: src.path().to_path_buf(),
+                source: at(src.path()),
             },
             &copy,
             threads,
@@ -107,7 +116,7 @@ fn verify_finds_a_changed_byte() {
     run_on(
         &uring(),
         &Task::Copy {
-            dst: dst.path().to_path_buf(),
+            dst: at(dst.path()),
             durable_each: false,
         },
         src.path(),
@@ -119,7 +128,7 @@ fn verify_finds_a_changed_byte() {
     fs::write(&victim, bytes).unwrap();
     let out = run_task(
         &Task::Verify {
-            source: src.path().to_path_buf(),
+            source: at(src.path()),
         },
         dst.path(),
         3,
@@ -152,7 +161,7 @@ fn null_engine_copies_restores_and_deletes_in_exact_virtual_time() {
     let set = small_set(src.path(), 300);
     let engines =
         EngineFactory::new(crate::engine::EngineChoice::Null(Default::default())).unwrap();
-    let dst = make_dir(scratch.path(), "copy", &engines).unwrap();
+    let dst = make_dir(&at(scratch.path()), "copy", &engines).unwrap();
     let task = Task::Copy {
         dst: dst.clone(),
         durable_each: false,
@@ -165,13 +174,13 @@ fn null_engine_copies_restores_and_deletes_in_exact_virtual_time() {
     );
     assert_eq!(copied.elapsed, 75 * us(110) + us(1000));
     assert_eq!(copied.engine, EngineKind::Null);
-    assert!(!dst.exists(), "the null engine wrote nothing");
+    assert!(!dst.path().exists(), "the null engine wrote nothing");
 
-    let read = run_on(&engines, &Task::Read, &dst, 3);
+    let read = run_at(&engines, &Task::Read, &dst, 3);
     assert_eq!((read.files, read.bytes), (set.files, set.bytes));
     assert_eq!(read.elapsed, 100 * us(110));
 
-    let deleted = run_on(&engines, &Task::Delete, &dst, 1);
+    let deleted = run_at(&engines, &Task::Delete, &dst, 1);
     assert_eq!(deleted.files, set.files);
     // 300 unlinks, then the directories removed and one syncfs.
     assert_eq!(
@@ -188,14 +197,14 @@ fn a_full_destination_stops_the_copy_and_says_how_far_it_got() {
     small_set(src.path(), 300);
     let tree = crate::engine::tree::VirtualTree::with_capacity(100_000);
     let engines = EngineFactory::null_on(Default::default(), tree);
-    let dst = make_dir(scratch.path(), "copy", &engines).unwrap();
+    let dst = make_dir(&at(scratch.path()), "copy", &engines).unwrap();
     let task = Task::Copy {
         dst,
         durable_each: false,
     };
     let error = run(
         &task,
-        src.path(),
+        &at(src.path()),
         &engines,
         2,
         Duration::from_millis(100),
@@ -222,7 +231,7 @@ fn tree_times_are_not_rounded_to_a_polling_tick() {
     for _ in 0..3 {
         let dst = tempfile::tempdir().unwrap();
         let copy = Task::Copy {
-            dst: dst.path().to_path_buf(),
+            dst: at(dst.path()),
             durable_each: false,
         };
         times.push(run_task(&copy, src.path(), 2).elapsed);

@@ -1,5 +1,7 @@
 //! A streaming, depth-first walk of a directory tree through a tree engine, never following a
-//! symlink: every directory is opened relative to its parent's handle.
+//! symlink: every directory is opened relative to its parent's handle. It stays on the root's
+//! filesystem (as `find -xdev`) unless told to cross: a directory on another one is reported,
+//! not entered.
 //!
 //! Memory is bounded by the directories being walked (one open directory and its listing per
 //! level of depth), never by the number of files in the tree, so a million-file set in
@@ -32,8 +34,10 @@ pub enum Found {
     Dir(Place),
     File(Place),
     Symlink(Place),
-    /// A socket, FIFO or device: never copied.
-    Special(PathBuf),
+    /// A socket, FIFO or device: never opened, never copied.
+    Special(PathBuf, Kind),
+    /// A directory on another filesystem than the root's (a mount point): not entered.
+    OtherFilesystem(PathBuf),
     /// A directory that could not be opened or listed.
     Unreadable(PathBuf, io::Error),
 }
@@ -48,13 +52,17 @@ struct Level {
 /// A walk in progress; call [`Walk::next`] until it returns None.
 pub struct Walk {
     stack: Vec<Level>,
+    /// The root's filesystem, when the walk must stay on it and the engine can tell.
+    device: Option<u64>,
 }
 
 impl Walk {
     /// Starts at `root` (not reported itself), whose twin is `twin`.
     pub fn new(engine: &mut dyn TreeEngine, root: Dir, twin: Option<Dir>) -> io::Result<Walk> {
         let entries = engine.list(&root)?.into_iter();
+        let device = engine.device(&root)?;
         Ok(Walk {
+            device,
             stack: vec![Level {
                 rel: PathBuf::new(),
                 dir: root,
@@ -62,6 +70,11 @@ impl Walk {
                 entries,
             }],
         })
+    }
+
+    /// Lets the walk enter directories of other filesystems.
+    pub fn cross_filesystems(&mut self) {
+        self.device = None;
     }
 
     /// The next entry, depth-first.
@@ -80,9 +93,13 @@ impl Walk {
             };
             return Some(match entry.kind {
                 Kind::Dir => {
-                    let opened = engine
-                        .open_dir(&place.dir, &place.name)
-                        .and_then(|dir| Ok((engine.list(&dir)?, dir)));
+                    let opened = engine.open_dir(&place.dir, &place.name);
+                    if let (Some(root), Ok(dir)) = (self.device, &opened)
+                        && engine.device(dir).ok().flatten().is_some_and(|d| d != root)
+                    {
+                        return Some(Found::OtherFilesystem(place.rel));
+                    }
+                    let opened = opened.and_then(|dir| Ok((engine.list(&dir)?, dir)));
                     match opened {
                         Ok((entries, dir)) => {
                             self.stack.push(Level {
@@ -98,7 +115,7 @@ impl Walk {
                 }
                 Kind::File => Found::File(place),
                 Kind::Symlink => Found::Symlink(place),
-                Kind::Special => Found::Special(place.rel),
+                Kind::Fifo | Kind::Socket | Kind::Device => Found::Special(place.rel, entry.kind),
             });
         }
     }
@@ -127,7 +144,9 @@ mod tests {
         fs::write(root.path().join("top"), b"2").unwrap();
         std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
         let mut engine = SystemTree::new();
-        let dir = engine.open_root(root.path()).unwrap();
+        let dir = engine
+            .open_root(&crate::engine::tree::Root::open(root.path()).unwrap())
+            .unwrap();
         let mut walk = Walk::new(&mut engine, dir, None).unwrap();
         let mut seen = Vec::new();
         while let Some(found) = walk.next(&mut engine) {
@@ -135,7 +154,8 @@ mod tests {
                 Found::Dir(p) => format!("dir {}", p.rel.display()),
                 Found::File(p) => format!("file {}", p.rel.display()),
                 Found::Symlink(p) => format!("link {}", p.rel.display()),
-                Found::Special(p) => format!("special {}", p.display()),
+                Found::Special(p, _) => format!("special {}", p.display()),
+                Found::OtherFilesystem(p) => format!("mount {}", p.display()),
                 Found::Unreadable(p, _) => format!("unreadable {}", p.display()),
             });
         }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::engine::EngineFactory;
-use crate::engine::tree::{Dir, Stat, SystemTree, TreeEngine};
+use crate::engine::tree::{Dir, Kind, Root, Stat, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 
 use super::walk::{Found, Place, Walk};
@@ -20,6 +20,7 @@ pub(super) struct Walked {
     pub symlinks: u64,
     pub special: Listed,
     pub unreadable: Listed,
+    pub skipped: super::Skipped,
 }
 
 pub(super) struct Walker {
@@ -36,8 +37,8 @@ pub(super) struct Walker {
 impl Walker {
     /// Opens the roots of `task` over `root`. Sources are walked with system calls; the tree the
     /// task is about, with the run's engines.
-    pub fn new(task: &Task, root: &Path, engines: &EngineFactory) -> Result<Walker> {
-        let reading = |e| Error::io(format!("reading {}", root.display()), e);
+    pub fn new(task: &Task, root: &Root, engines: &EngineFactory) -> Result<Walker> {
+        let reading = |e| Error::io(format!("reading {}", root.path().display()), e);
         let (mut walking, other): (Box<dyn TreeEngine>, Option<Box<dyn TreeEngine>>) = match task {
             Task::Copy { .. } => (Box::new(SystemTree::new()), Some(engines.build_tree(false))),
             Task::Verify { .. } => (engines.build_tree(false), Some(Box::new(SystemTree::new()))),
@@ -49,19 +50,22 @@ impl Walker {
             (Task::Copy { dst, .. }, Some(engine)) => {
                 let dir = engine
                     .open_root(dst)
-                    .map_err(|e| Error::io(format!("opening {}", dst.display()), e))?;
-                (Some(dir.clone()), Some((dir, dst.clone())))
+                    .map_err(|e| Error::io(format!("opening {}", dst.path().display()), e))?;
+                (Some(dir.clone()), Some((dir, dst.path())))
             }
             (Task::Verify { source }, Some(engine)) => {
                 let dir = engine
                     .open_root(source)
-                    .map_err(|e| Error::io(format!("reading {}", source.display()), e))?;
+                    .map_err(|e| Error::io(format!("reading {}", source.path().display()), e))?;
                 (Some(dir), None)
             }
-            (Task::Delete, _) => (None, Some((root_dir.clone(), root.to_path_buf()))),
+            (Task::Delete, _) => (None, Some((root_dir.clone(), root.path()))),
             _ => (None, None),
         };
-        let walk = Walk::new(walking.as_mut(), root_dir, twin).map_err(reading)?;
+        let mut walk = Walk::new(walking.as_mut(), root_dir, twin).map_err(reading)?;
+        if root.crosses() {
+            walk.cross_filesystems();
+        }
         Ok(Walker {
             walking,
             other,
@@ -99,14 +103,29 @@ impl Walker {
                     match task {
                         Task::Copy { dst, .. } => self.copy_link(&place, dst)?,
                         Task::Delete => return Ok(Some(place)),
-                        Task::Read | Task::Verify { .. } => {}
+                        Task::Read | Task::Verify { .. } => self.walked.skipped.symlinks += 1,
                     }
                 }
-                Found::Special(rel) => self.walked.special.add(rel.display().to_string()),
-                Found::Unreadable(rel, e) => self
-                    .walked
-                    .unreadable
-                    .add(format!("{}: {e}", rel.display())),
+                Found::Special(rel, kind) => {
+                    let skipped = &mut self.walked.skipped;
+                    match kind {
+                        Kind::Fifo => skipped.fifos += 1,
+                        Kind::Socket => skipped.sockets += 1,
+                        _ => skipped.devices += 1,
+                    }
+                    self.walked.special.add(rel.display().to_string());
+                }
+                Found::OtherFilesystem(rel) => {
+                    self.walked.skipped.other_filesystems += 1;
+                    let shown = format!("{} (another filesystem)", rel.display());
+                    self.walked.special.add(shown);
+                }
+                Found::Unreadable(rel, e) => {
+                    self.walked.skipped.unreadable += 1;
+                    self.walked
+                        .unreadable
+                        .add(format!("{}: {e}", rel.display()));
+                }
             }
         }
         Ok(None)
@@ -122,7 +141,7 @@ impl Walker {
                     .map_err(|e| Error::io(format!("reading {}", place.rel.display()), e))?;
                 meta = Some(stat);
                 // Owner-writable until its files are in; the real mode is set at the end.
-                let path = dst.join(&place.rel);
+                let path = dst.path().join(&place.rel);
                 let parent = place.twin.as_ref().ok_or_else(|| {
                     Error::io(
                         format!("creating {}", path.display()),
@@ -150,7 +169,7 @@ impl Walker {
     }
 
     /// The link is copied as a link; its target is never followed.
-    fn copy_link(&mut self, place: &Place, dst: &Path) -> Result<()> {
+    fn copy_link(&mut self, place: &Place, dst: &Root) -> Result<()> {
         let target = match self.walking.read_link(&place.dir, &place.name) {
             Ok(target) => target,
             Err(e) => {
@@ -160,7 +179,7 @@ impl Walker {
                 return Ok(());
             }
         };
-        let path = dst.join(&place.rel);
+        let path = dst.path().join(&place.rel);
         let creating = |e| Error::io(format!("creating {}", path.display()), e);
         let parent = place
             .twin

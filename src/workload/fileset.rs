@@ -18,14 +18,16 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use hdrhistogram::Histogram;
 
 use super::DataStamper;
 use super::desktop::{Entry, MixedPlan};
+use crate::platform;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -181,7 +183,14 @@ impl SizeSampler {
 /// Generates the set under `root` (which must exist and be empty): files of incompressible
 /// data with mode 0644 and the fixed [`GENERATED_MTIME`], in directories shaped by the kind.
 pub fn generate(spec: &SetSpec, root: &Path) -> io::Result<SetSummary> {
-    let mut out = Writer::new(spec.seed);
+    generate_in(spec, platform::open_dir(root)?.as_fd())
+}
+
+/// [`generate`] in the open directory `root`: every directory and file is made relative to it,
+/// never through a symlink, so a directory swapped for a link cannot send a file elsewhere.
+pub fn generate_in(spec: &SetSpec, root: BorrowedFd<'_>) -> io::Result<SetSummary> {
+    let mut out = Writer::new(spec.seed, root);
+    let root = Path::new("");
     match spec.kind {
         SetKind::Mixed => generate_mixed(spec, root, &mut out)?,
         _ => generate_ranged(spec, root, &mut out)?,
@@ -193,19 +202,25 @@ pub fn generate(spec: &SetSpec, root: &Path) -> io::Result<SetSummary> {
 }
 
 /// Writes the files of a set and counts them.
-struct Writer {
+/// Paths given to it are relative to the set's root, which it reaches through its descriptor.
+struct Writer<'a> {
+    root: BorrowedFd<'a>,
+    /// The directory files went into last (files mostly come in runs of one directory).
+    last_dir: Option<(PathBuf, OwnedFd)>,
     stamper: DataStamper,
     buffer: Vec<u8>,
     summary: SetSummary,
     sizes: FileSizes,
 }
 
-impl Writer {
-    fn new(seed: u64) -> Self {
+impl<'a> Writer<'a> {
+    fn new(seed: u64, root: BorrowedFd<'a>) -> Self {
         let mut stamper = DataStamper::new(seed);
         let mut buffer = vec![0u8; 1 << 20];
         stamper.fill(&mut buffer);
         Writer {
+            root,
+            last_dir: None,
             stamper,
             buffer,
             summary: SetSummary::default(),
@@ -213,8 +228,27 @@ impl Writer {
         }
     }
 
+    /// The directory holding `path`, opened beneath the root, and `path`'s name in it.
+    fn parent_of<'p>(
+        &mut self,
+        path: &'p Path,
+    ) -> io::Result<(BorrowedFd<'_>, &'p std::ffi::OsStr)> {
+        let parent = path.parent().unwrap_or(Path::new(""));
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+        if self.last_dir.as_ref().is_none_or(|(p, _)| p != parent) {
+            let fd = platform::open_beneath(self.root, parent)?;
+            self.last_dir = Some((parent.to_path_buf(), fd));
+        }
+        let (_, fd) = self.last_dir.as_ref().expect("just opened");
+        Ok((fd.as_fd(), name))
+    }
+
     fn file(&mut self, path: &Path, size: u64) -> io::Result<()> {
-        write_file(path, size, &mut self.stamper, &mut self.buffer)?;
+        let (dir, name) = self.parent_of(path)?;
+        let file = platform::create_in(dir, name, 0o644)?;
+        write_file(file, size, &mut self.stamper, &mut self.buffer)?;
         self.summary.files += 1;
         self.summary.bytes += size;
         self.summary.largest = self.summary.largest.max(size);
@@ -223,7 +257,8 @@ impl Writer {
     }
 
     fn dir(&mut self, path: &Path) -> io::Result<()> {
-        fs::create_dir(path)?;
+        let (dir, name) = self.parent_of(path)?;
+        platform::mkdir_in(dir, name, 0o755)?;
         self.summary.dirs += 1;
         Ok(())
     }
@@ -291,16 +326,11 @@ fn generate_ranged(spec: &SetSpec, root: &Path, out: &mut Writer) -> io::Result<
 }
 
 fn write_file(
-    path: &Path,
+    mut file: fs::File,
     size: u64,
     stamper: &mut DataStamper,
     buffer: &mut [u8],
 ) -> io::Result<()> {
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .open(path)?;
     let mut left = size;
     while left > 0 {
         let n = left.min(buffer.len() as u64) as usize;
@@ -375,7 +405,7 @@ mod tests {
             sa.largest <= 1_000_000,
             "a quarter of the set at most: {sa:?}"
         );
-        let survey = crate::tree::scan::survey(a.path(), 1).unwrap();
+        let survey = crate::tree::scan::survey(a.path(), 1, false).unwrap();
         assert_eq!(survey.histogram.total_files(), sa.files);
         assert_eq!(survey.histogram.total_bytes(), sa.bytes);
         assert_eq!(

@@ -2,6 +2,7 @@
 
 mod chain;
 mod estimate;
+mod faults;
 mod faults_history;
 mod fio_interop;
 mod history;

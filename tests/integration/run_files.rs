@@ -148,11 +148,11 @@ fn user_source_is_read_only_and_its_odd_entries_are_listed() {
     );
     let warnings = copy["warnings"].to_string();
     assert!(
-        warnings.contains("1 unreadable entries") && warnings.contains("secret"),
+        warnings.contains("1 unreadable") && warnings.contains("secret"),
         "{warnings}"
     );
     assert!(
-        warnings.contains("1 special files") && warnings.contains("pipe"),
+        warnings.contains("1 FIFO") && warnings.contains("pipe"),
         "{warnings}"
     );
     assert_eq!(

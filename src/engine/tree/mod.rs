@@ -19,7 +19,7 @@ mod uring_batch;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -49,14 +49,108 @@ impl Dir {
     }
 }
 
+/// Where a tree the run works on is: a directory opened once, by the path the user gave (the
+/// scratch directory, a generated set's area, a `--source`), and a path below it. Everything
+/// below the base is reached from the base's descriptor without following a symlink, so a
+/// directory swapped for a symlink after the base was opened cannot lead a task out of it.
+#[derive(Debug, Clone)]
+pub struct Root {
+    base: Arc<Base>,
+    rel: PathBuf,
+    /// Whether a walk of it may enter directories of other filesystems (`--cross-filesystems`).
+    cross: bool,
+}
+
+#[derive(Debug)]
+struct Base {
+    path: PathBuf,
+    /// None only for a virtual root of the `null` engine that no real directory backs.
+    fd: Option<Arc<OwnedFd>>,
+}
+
+impl Root {
+    /// The directory at `path`, opened now. Symlinks in `path` itself are the user's choice and
+    /// followed; nothing below it will be.
+    pub fn open(path: &Path) -> io::Result<Root> {
+        let fd = crate::platform::open_dir(path)?;
+        Ok(Root::of_fd(path, Arc::new(fd)))
+    }
+
+    /// A directory already open at `path` (the scratch directory, opened as it was made).
+    pub fn of_fd(path: &Path, fd: Arc<OwnedFd>) -> Root {
+        Root {
+            base: Arc::new(Base {
+                path: path.to_path_buf(),
+                fd: Some(fd),
+            }),
+            rel: PathBuf::new(),
+            cross: false,
+        }
+    }
+
+    /// A root known only by its path, which only the `null` engine can open (tests of it).
+    pub fn virtual_at(path: &Path) -> Root {
+        Root {
+            base: Arc::new(Base {
+                path: path.to_path_buf(),
+                fd: None,
+            }),
+            rel: PathBuf::new(),
+            cross: false,
+        }
+    }
+
+    /// The directory `name` below this one (nothing is opened).
+    pub fn join(&self, name: impl AsRef<Path>) -> Root {
+        Root {
+            base: self.base.clone(),
+            rel: self.rel.join(name),
+            cross: self.cross,
+        }
+    }
+
+    /// The same root, its walks entering other filesystems or not (the default: as `find -xdev`).
+    pub fn crossing(mut self, cross: bool) -> Root {
+        self.cross = cross;
+        self
+    }
+
+    pub fn crosses(&self) -> bool {
+        self.cross
+    }
+
+    /// Its path, for messages and for the `null` engine's virtual tree.
+    pub fn path(&self) -> PathBuf {
+        self.base.path.join(&self.rel)
+    }
+
+    /// The path below the base.
+    pub fn rel(&self) -> &Path {
+        &self.rel
+    }
+
+    /// The base directory's handle.
+    pub fn base(&self) -> io::Result<Dir> {
+        match &self.base.fd {
+            Some(fd) => Ok(Dir::Real(fd.clone())),
+            None => Err(io::Error::other(format!(
+                "{} is a virtual directory of the null engine",
+                self.base.path.display()
+            ))),
+        }
+    }
+}
+
 /// What an entry is, as its directory (or an lstat) says; symlinks are never followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Dir,
     File,
     Symlink,
-    /// A socket, FIFO or device.
-    Special,
+    /// Never opened: a FIFO or a device could block or never end, a socket holds no data.
+    Fifo,
+    Socket,
+    Device,
 }
 
 /// One entry of a directory listing.
@@ -139,8 +233,11 @@ pub trait TreeEngine: Send {
     /// Monotonic time: the tree tests time themselves with it, so `null` gives exact figures.
     fn now(&self) -> Duration;
 
-    /// Opens the directory at `path` (a root the run made or was given).
-    fn open_root(&mut self, path: &Path) -> io::Result<Dir>;
+    /// Opens the directory `root`: from its base's handle, never through a symlink.
+    fn open_root(&mut self, root: &Root) -> io::Result<Dir> {
+        let base = root.base()?;
+        self.open_path(&base, root.rel())
+    }
 
     /// Opens the directory `name` in `parent`, refusing a symlink.
     fn open_dir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir>;
@@ -156,6 +253,11 @@ pub trait TreeEngine: Send {
 
     /// Removes the empty directory `name` from `parent`.
     fn rmdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<()>;
+
+    /// The filesystem (device number) `dir` is on, where the engine knows one.
+    fn device(&mut self, _dir: &Dir) -> io::Result<Option<u64>> {
+        Ok(None)
+    }
 
     /// The entries of `dir` (without `.` and `..`), in the directory's order.
     fn list(&mut self, dir: &Dir) -> io::Result<Vec<Entry>>;

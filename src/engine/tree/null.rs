@@ -12,11 +12,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::BorrowedFd;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{CopyError, Dir, Entry, Kind, Stat, TreeEngine};
+use super::{CopyError, Dir, Entry, Kind, Root, Stat, TreeEngine};
 use crate::engine::{EngineKind, FileId, NullTiming};
 
 /// The data unit the null engine charges `io_latency` for (the copy and read buffer size of the
@@ -203,7 +203,8 @@ impl TreeEngine for NullTree {
         self.clock
     }
 
-    fn open_root(&mut self, path: &Path) -> io::Result<Dir> {
+    fn open_root(&mut self, root: &Root) -> io::Result<Dir> {
+        let path = &root.path();
         // A path below a root already known is that root's directory (the run makes its
         // directories in the scratch, then opens them by path); any other path is a new root.
         let known = {
@@ -425,7 +426,9 @@ mod tests {
         let tree = Arc::new(Mutex::new(VirtualTree::default()));
         let timing = NullTiming::default();
         let mut writer = NullTree::new(timing, Arc::clone(&tree));
-        let root = writer.open_root(Path::new("/scratch")).unwrap();
+        let root = writer
+            .open_root(&Root::virtual_at(std::path::Path::new("/scratch")))
+            .unwrap();
         let dir = writer.mkdir(&root, OsStr::new("d")).unwrap();
         let file = writer.create(&dir, OsStr::new("f"), 0o644).unwrap();
         let stdin = std::io::stdin();
@@ -439,7 +442,9 @@ mod tests {
         );
 
         let mut reader = NullTree::new(timing, tree);
-        let root = reader.open_root(Path::new("/scratch")).unwrap();
+        let root = reader
+            .open_root(&Root::virtual_at(std::path::Path::new("/scratch")))
+            .unwrap();
         let dir = reader.open_dir(&root, OsStr::new("d")).unwrap();
         let names: Vec<_> = reader
             .list(&dir)
@@ -461,7 +466,9 @@ mod tests {
     #[test]
     fn rename_and_unlink() {
         let mut engine = engine();
-        let root = engine.open_root(Path::new("/m")).unwrap();
+        let root = engine
+            .open_root(&Root::virtual_at(std::path::Path::new("/m")))
+            .unwrap();
         let file = engine.create(&root, OsStr::new("a"), 0o600).unwrap();
         engine.close(file).unwrap();
         engine

@@ -5,16 +5,16 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Timespec, Timestamps};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Timespec, Timestamps};
 
 use super::uring_batch::UringCopier;
-use super::{Batch, Copied, CopyError, Dir, Entry, Kind, Stat, TreeEngine, open_components};
+use super::{Batch, Copied, CopyError, Dir, Entry, Kind, Stat, TreeEngine};
 use crate::engine::{EngineKind, FileId, FileTable};
 use crate::platform::{self, SpliceError, SplicePipe};
 
@@ -120,7 +120,9 @@ fn kind_of(t: FileType) -> Kind {
         FileType::Directory => Kind::Dir,
         FileType::RegularFile => Kind::File,
         FileType::Symlink => Kind::Symlink,
-        _ => Kind::Special,
+        FileType::Fifo => Kind::Fifo,
+        FileType::Socket => Kind::Socket,
+        _ => Kind::Device,
     }
 }
 
@@ -157,39 +159,20 @@ impl TreeEngine for SystemTree {
         self.origin.elapsed()
     }
 
-    fn open_root(&mut self, path: &Path) -> io::Result<Dir> {
-        let fd: OwnedFd = rustix::fs::open(
-            path,
-            OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::RDONLY,
-            Mode::empty(),
-        )?;
-        Ok(Dir::Real(Arc::new(fd)))
-    }
-
     fn open_dir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
         open_directory(parent.fd()?, name)
     }
 
-    /// One `openat2` that refuses every symlink and any way out of `root` (Linux 5.6+); one
-    /// `openat` per component where the kernel or a sandbox refuses it.
+    /// One `openat2` that refuses every symlink and any way out of `root` where the kernel
+    /// has it, one `openat` per component where not.
     fn open_path(&mut self, root: &Dir, rel: &Path) -> io::Result<Dir> {
         if rel.as_os_str().is_empty() {
             return Ok(root.clone());
         }
-        let opened = rustix::fs::openat2(
+        Ok(Dir::Real(Arc::new(platform::open_beneath(
             root.fd()?,
             rel,
-            OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
-            Mode::empty(),
-            ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH,
-        );
-        match opened {
-            Ok(fd) => Ok(Dir::Real(Arc::new(fd))),
-            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
-                open_components(self, root, rel)
-            }
-            Err(e) => Err(e.into()),
-        }
+        )?)))
     }
 
     fn mkdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
@@ -248,8 +231,23 @@ impl TreeEngine for SystemTree {
         )
     }
 
+    /// Non-blocking, so that a FIFO or device swapped in after the listing cannot hang the
+    /// open; anything but a regular file is then refused.
     fn open(&mut self, dir: &Dir, name: &OsStr) -> io::Result<FileId> {
-        self.open_at(dir, name, OFlags::RDONLY, 0)
+        let file = self.open_at(dir, name, OFlags::RDONLY | OFlags::NONBLOCK, 0)?;
+        match self.fstat(file) {
+            Ok(stat) if stat.kind == Kind::File => Ok(file),
+            other => {
+                let _ = self.close(file);
+                Err(other.err().unwrap_or_else(|| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")
+                }))
+            }
+        }
+    }
+
+    fn device(&mut self, dir: &Dir) -> io::Result<Option<u64>> {
+        Ok(Some(rustix::fs::fstat(dir.fd()?)?.st_dev))
     }
 
     fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
@@ -360,7 +358,9 @@ mod tests {
         let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(dir.path().join("src"), &data).unwrap();
         let mut engine = SystemTree::new();
-        let root = engine.open_root(dir.path()).unwrap();
+        let root = engine
+            .open_root(&crate::engine::tree::Root::open(dir.path()).unwrap())
+            .unwrap();
         for (name, spliced) in [("a", true), ("b", false)] {
             let source = std::fs::File::open(dir.path().join("src")).unwrap();
             let file = engine.create(&root, OsStr::new(name), 0o600).unwrap();

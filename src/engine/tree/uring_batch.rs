@@ -145,8 +145,8 @@ impl UringCopier {
             first.push(
                 opcode::OpenAt::new(src_dir, src.as_ptr())
                     // No O_CLOEXEC: direct descriptors are not in the fd table, and io_uring
-                    // refuses the flag for them.
-                    .flags(libc::O_RDONLY | libc::O_NOFOLLOW)
+                    // refuses the flag for them. O_NONBLOCK: a FIFO swapped in cannot block.
+                    .flags(libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK)
                     .file_index(Some(slot))
                     .build()
                     .flags(squeue::Flags::IO_LINK)
@@ -236,7 +236,7 @@ impl UringCopier {
         // SAFETY: as for the first submission.
         if let Err(e) = unsafe { self.run(&second, &mut results) } {
             self.poison(paths);
-            return fail_all(out, e);
+            return fail_created(out, &e);
         }
 
         // 3: the outcome of each copy, and its times (and mode, if the umask changed it).
@@ -309,7 +309,21 @@ impl UringCopier {
     }
 }
 
-/// When the ring itself failed, every file not yet decided goes back to the ordinary path.
+/// When the ring failed after the destination files may have been created, every file not yet
+/// decided fails with the ring's error: copied again file by file, its create would fail with
+/// "File exists" and hide what really happened (a failing disk's EIO).
+fn fail_created(out: Vec<Option<Copied>>, error: &io::Error) -> Vec<Copied> {
+    let again = || match error.raw_os_error() {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None => io::Error::new(error.kind(), error.to_string()),
+    };
+    out.into_iter()
+        .map(|c| c.unwrap_or_else(|| Copied::Failed(CopyError::Destination(again()))))
+        .collect()
+}
+
+/// When the ring itself failed before anything was created, every file not yet decided goes
+/// back to the ordinary path.
 fn fail_all(out: Vec<Option<Copied>>, _error: io::Error) -> Vec<Copied> {
     out.into_iter()
         .map(|c| c.unwrap_or(Copied::Ordinary))

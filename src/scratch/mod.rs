@@ -1,0 +1,199 @@
+//! The scratch directory: the only place destbench writes.
+//!
+//! `PATH/.destbench-<random>/` is created exclusively (mkdir fails if anything has that name)
+//! relative to `PATH` opened once, and opened with `O_NOFOLLOW`; every file inside is reached
+//! from that descriptor ([`Scratch::root`]) with `O_NOFOLLOW` on every component, so no symlink
+//! can redirect a write, read or removal out of it. A marker inside ([`marker`]) says whose it is,
+//! so a leftover of a killed run can be found later ([`leftovers`]). It is removed when the
+//! [`Scratch`] is dropped (success, error, panic), through its descriptors and never across a
+//! mount point, and by the signal handler in [`crate::interrupt`] on a second Ctrl-C.
+
+pub mod leftovers;
+pub mod marker;
+
+use std::ffi::OsStr;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::engine::tree::Root;
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::platform;
+
+/// The prefix of every scratch directory, so a leftover can be recognised.
+pub const PREFIX: &str = ".destbench-";
+
+pub struct Scratch {
+    fd: Arc<OwnedFd>,
+    /// The directory it was made in, opened once, and its name there: the removal at the end
+    /// unlinks that name only if it is still this directory.
+    parent: OwnedFd,
+    name: String,
+    path: PathBuf,
+    /// Numbers the directories made in it, so no two ever share a name.
+    made: AtomicU64,
+}
+
+/// Checks that `destination` is an existing directory, naming the problem if not.
+pub fn check_destination(destination: &Path) -> Result<()> {
+    let problem = |problem: &str| Error::Destination {
+        path: destination.to_path_buf(),
+        problem: problem.to_string(),
+    };
+    match std::fs::metadata(destination) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(problem("does not exist")),
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            Err(problem("permission denied (cannot look inside)"))
+        }
+        Err(e) => Err(problem(&format!("cannot be read: {e}"))),
+        Ok(meta) if !meta.is_dir() => Err(problem("is not a directory")),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// What a failure to create something in `destination` means, in one line.
+fn creating_problem(destination: &Path, e: &io::Error) -> Error {
+    let problem = match e.raw_os_error() {
+        Some(libc::EROFS) => "is on a read-only filesystem".into(),
+        Some(libc::EACCES) | Some(libc::EPERM) => "no permission to write here".into(),
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
+            "no space left (cannot even create a directory)".into()
+        }
+        _ => format!("cannot create a scratch directory: {e}"),
+    };
+    Error::Destination {
+        path: destination.to_path_buf(),
+        problem,
+    }
+}
+
+impl Scratch {
+    /// Creates a fresh scratch directory inside `destination`, with its marker.
+    pub fn create(destination: &Path) -> Result<Scratch> {
+        Scratch::create_tagged(destination, None)
+    }
+
+    /// Creates a fresh scratch directory inside `destination`, `PREFIX<tag>-<random>` with a
+    /// tag (one client of several on a shared destination: its rank and host).
+    pub fn create_tagged(destination: &Path, tag: Option<&str>) -> Result<Scratch> {
+        check_destination(destination)?;
+        let parent =
+            platform::open_dir(destination).map_err(|e| creating_problem(destination, &e))?;
+        for _ in 0..16 {
+            let random = format!("{:016x}", fastrand::u64(..));
+            let name = match tag {
+                Some(tag) => format!("{PREFIX}{tag}-{random}"),
+                None => format!("{PREFIX}{random}"),
+            };
+            let path = destination.join(&name);
+            // Register before creating so a second Ctrl-C in between still removes it.
+            interrupt::register_scratch(&path);
+            match platform::create_dir_exclusive(parent.as_fd(), &name) {
+                Ok(fd) => {
+                    let scratch = Scratch {
+                        fd: Arc::new(fd),
+                        parent,
+                        name,
+                        path,
+                        made: AtomicU64::new(0),
+                    };
+                    // Dropped (and so removed) if the marker cannot be written.
+                    marker::write(scratch.fd()).map_err(|e| creating_problem(destination, &e))?;
+                    return Ok(scratch);
+                }
+                Err(e) => {
+                    interrupt::unregister_scratch(&path);
+                    if e.raw_os_error() != Some(libc::EEXIST) {
+                        return Err(creating_problem(destination, &e));
+                    }
+                }
+            }
+        }
+        Err(Error::Destination {
+            path: destination.to_path_buf(),
+            problem: "could not find a free scratch directory name".into(),
+        })
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The scratch directory as the root of the trees made in it, reached from its descriptor.
+    pub fn root(&self) -> Root {
+        Root::of_fd(&self.path, self.fd.clone())
+    }
+
+    /// A name used once in this scratch directory: `what-N`. A directory whose removal failed
+    /// (a failing disk) then cannot make the next one fail with "File exists" instead of the
+    /// disk's own error.
+    pub fn fresh_name(&self, what: &str) -> String {
+        format!("{what}-{}", self.made.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Whether `name` in the parent is still this directory (not something swapped in).
+    fn still_there(&self) -> bool {
+        let at = rustix::fs::statat(
+            self.parent.as_fd(),
+            OsStr::new(&self.name),
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        );
+        match (at, rustix::fs::fstat(self.fd.as_fd())) {
+            (Ok(at), Ok(ours)) => at.st_dev == ours.st_dev && at.st_ino == ours.st_ino,
+            _ => false,
+        }
+    }
+}
+
+impl Scratch {
+    /// Empties the directory through its own descriptor (wherever it is now), never following
+    /// a symlink or crossing into another filesystem, then removes its name if that is still
+    /// this directory. Something that keeps adding entries meanwhile (another user renaming in it) gets up to 50
+    /// more tries.
+    fn remove(&self) -> io::Result<()> {
+        let mut tries = 0;
+        loop {
+            let done = platform::remove_contents(self.fd.as_fd())?;
+            if !self.still_there() {
+                return Err(io::Error::other("it was moved or replaced"));
+            }
+            let removed = rustix::fs::unlinkat(
+                self.parent.as_fd(),
+                OsStr::new(&self.name),
+                rustix::fs::AtFlags::REMOVEDIR,
+            );
+            match removed {
+                Ok(()) => return Ok(()),
+                Err(rustix::io::Errno::NOTEMPTY) if tries < 50 => tries += 1,
+                Err(e) if done.kept > 0 => {
+                    return Err(io::Error::other(format!(
+                        "{} entries could not be removed ({e})",
+                        done.kept
+                    )));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Err(e) = self.remove()
+            && e.kind() != io::ErrorKind::NotFound
+        {
+            eprintln!(
+                "destbench: could not remove scratch directory {}: {e}",
+                self.path.display()
+            );
+        }
+        interrupt::unregister_scratch(&self.path);
+    }
+}
