@@ -13,7 +13,8 @@ use clap::{Parser, Subcommand};
 
 pub use estimate::EstimateArgs;
 pub use history::{
-    CompareArgs, DbArg, ExportArgs, ExportFormat, ForgetArgs, HistoryArgs, ReportArgs, ShowArgs,
+    CompareArgs, DbArg, ExportArgs, ExportFormat, ForgetArgs, HistoryArgs, ReportArgs, RunId,
+    ShowArgs,
 };
 pub use run::{EngineArg, RunArgs};
 
@@ -24,7 +25,8 @@ use crate::probe::DeclaredLink;
     name = "destbench",
     version,
     about = "Benchmarks backup destinations the way backups use them",
-    propagate_version = true
+    propagate_version = true,
+    arg_required_else_help = true
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -55,6 +57,17 @@ pub enum Command {
     /// How long a first full backup of SOURCE will take on a destination, from its measured
     /// per-file cost and bandwidth.
     Estimate(Box<EstimateArgs>),
+    /// Print a shell completion script: `source <(destbench completions bash)`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff): `destbench man | man -l -`.
+    Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]
@@ -63,7 +76,7 @@ pub struct InfoArgs {
     pub path: PathBuf,
 
     /// Print one JSON document (schema destbench.chain/1) instead of the tree.
-    #[arg(long)]
+    #[arg(short, long)]
     pub json: bool,
 
     /// Declare the speed of a link the system cannot report (a shaped or virtual network
@@ -86,8 +99,9 @@ mod tests {
     /// The help is written from the tables the code runs: nothing in them can be missing.
     #[test]
     fn run_help_lists_every_test_profile_and_set() {
-        let mut cli = Cli::command();
-        let run = cli.find_subcommand_mut("run").unwrap();
+        // Unwrapped (the help wraps to the terminal), so that each entry is on one line.
+        let cli = Cli::command();
+        let mut run = cli.find_subcommand("run").unwrap().clone().term_width(0);
         let long = run.render_long_help().to_string();
         let short = run.render_help().to_string();
         for test in TestId::ALL {

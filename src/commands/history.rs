@@ -2,7 +2,6 @@
 
 use crate::cli::{ForgetArgs, HistoryArgs, ShowArgs};
 use crate::error::Result;
-use crate::history;
 use crate::report;
 
 use super::db;
@@ -25,15 +24,16 @@ pub fn show(args: &ShowArgs) -> Result<String> {
     Ok(if args.json {
         report::Exporter::serialize(&report::json::Json, &records)
     } else {
-        report::history::show(&records[0])
+        report::history::show(&records[0], args.verbose)
     })
 }
 
 pub fn forget(args: &ForgetArgs) -> Result<String> {
     let (path, store) = db::open_existing(&args.db)?;
     let Some(mut store) = store else {
-        return Err(history::HistoryError::UnknownRun { id: args.id, path }.into());
+        return Err(db::no_run(Some(args.id), path));
     };
-    store.forget(args.id)?;
-    Ok(format!("forgot run {}\n", args.id))
+    let id = db::resolve(&store, args.id)?;
+    store.forget(id)?;
+    Ok(format!("forgot run {id}\n"))
 }

@@ -244,6 +244,13 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(self.fail())
     }
 
+    /// The newest run's id, if any run is stored.
+    pub fn latest_id(&self) -> Result<Option<i64>, HistoryError> {
+        self.conn
+            .query_row("SELECT max(id) FROM runs", [], |row| row.get(0))
+            .map_err(self.fail())
+    }
+
     /// One stored run; an unknown id is [`HistoryError::UnknownRun`].
     pub fn get(&self, id: i64) -> Result<RunRecord, HistoryError> {
         let row = self

@@ -77,7 +77,7 @@ fn plain(header: &str) -> String {
 }
 
 /// `destbench show ID`.
-pub fn show(record: &RunRecord) -> String {
+pub fn show(record: &RunRecord, verbose: bool) -> String {
     let run = &record.run;
     let env = &record.environment;
     let mut out = String::new();
@@ -119,6 +119,9 @@ pub fn show(record: &RunRecord) -> String {
     if !samples.rows.is_empty() {
         out.push('\n');
         out.push_str(&samples.text(&plain));
+    }
+    if verbose {
+        out.push_str(&terminal::repetitions(run));
     }
     out
 }

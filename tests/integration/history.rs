@@ -259,9 +259,22 @@ fn unknown_ids_and_malformed_commands() {
     f.run(&[]);
     let err = fails(f.cmd().args(["compare", "1", "7"]), 1);
     assert!(err.contains("no run 7"), "{err}");
-    fails(f.cmd().args(["compare", "1"]), 2);
-    fails(f.cmd().args(["export", "1", "--format", "pdf"]), 2);
-    fails(f.cmd().args(["show", "one"]), 2);
+    for (args, needle) in [
+        (&["compare", "1"][..], "2 values required"),
+        (&["export", "1", "--format", "pdf"], "invalid value 'pdf'"),
+        (&["show", "one"], "`one` is not a run id"),
+        (&["show", "-3"], "a run id must be positive"),
+        (&["show"], "<ID>"),
+    ] {
+        // clap's usage errors whole: the problem first, then the usage line and the pointer.
+        let (_, err) = exits(f.cmd().args(args), 2);
+        let first = err.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("destbench: ") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("try '--help'"), "{args:?}: {err}");
+    }
     let err = fails(f.cmd().args(["forget", "9"]), 1);
     assert!(err.contains("no run 9"), "{err}");
 }
