@@ -56,9 +56,15 @@ pub struct RunArgs {
     #[arg(short, long)]
     pub json: bool,
 
-    /// Also print every result's repetitions, in the order they ran, each with its time.
+    /// Also print every result's repetitions, in the order they ran, each with its time, every
+    /// warning whole, and the wide table.
     #[arg(short, long)]
     pub verbose: bool,
+
+    /// The full results table (min, max, IOPS, files/s, p50, p99.9, method, engine) even when it
+    /// is wider than the terminal (by default it fits, 80 columns off a terminal).
+    #[arg(long)]
+    pub wide: bool,
 
     /// A label stored with the results.
     #[arg(long)]

@@ -15,7 +15,7 @@ use super::{db, progress, write_stdout};
 /// The run the flags ask for, before validation.
 pub fn options(args: &RunArgs) -> RunOptions {
     RunOptions {
-        destination: args.path.clone().unwrap_or_else(|| PathBuf::from(".")),
+        destination: absolute(args.path.clone().unwrap_or_else(|| PathBuf::from("."))),
         profile: args.profile,
         tests: args.tests.clone(),
         size: args.size,
@@ -50,6 +50,13 @@ pub fn options(args: &RunArgs) -> RunOptions {
     }
 }
 
+/// The destination as an absolute, canonical path, so that the history, comparisons, reports
+/// and the Time Machine lines tell destinations apart (`.` would name every one). A path that
+/// cannot be resolved is kept as given: the runner then reports what is wrong with it.
+fn absolute(path: PathBuf) -> PathBuf {
+    std::fs::canonicalize(&path).unwrap_or(path)
+}
+
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let plan = options(args).plan()?;
     let store = db::open_for_run(args.no_history, &args.history_db)?;
@@ -62,7 +69,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let text = if args.json {
         report::json::render(&run_report)
     } else {
-        let mut text = report::terminal::render(&run_report, report::terminal::Style::detect());
+        let layout = report::terminal::Layout::detect(args.wide || args.verbose, args.verbose);
+        let mut text =
+            report::terminal::render(&run_report, report::terminal::Style::detect(), layout);
         if args.verbose {
             text.push_str(&report::terminal::repetitions(&run_report));
         }

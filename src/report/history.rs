@@ -102,7 +102,11 @@ pub fn show(record: &RunRecord, verbose: bool) -> String {
     );
     let _ = writeln!(out, "seed         {}\n", run.settings.seed);
     // Then the run as `destbench run` reported it, and every repetition's figure.
-    out.push_str(&terminal::render(run, Style { color: false }));
+    out.push_str(&terminal::render(
+        run,
+        Style { color: false },
+        terminal::Layout::detect(verbose, verbose),
+    ));
     let mut samples = Table::text_then_figures(
         &["test", "variant", "unit", "samples (one per repetition)"],
         &[],

@@ -16,8 +16,10 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 mod progress;
+mod summary;
 pub mod table;
 pub mod terminal;
+mod warnings;
 
 pub use progress::TerminalProgress;
 

@@ -207,3 +207,85 @@ fn man_page_renders() {
         "roff rendered: {text}"
     );
 }
+
+/// A backup-profile run (null engine, shortened: small sets, short block tests) as the terminal
+/// shows it off a terminal: 80 columns.
+fn backup_run_text(extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = exits(
+        destbench()
+            .env_remove("COLUMNS")
+            .args(["run", dir.path().to_str().unwrap(), "--engine", "null"])
+            .args(["-p", "backup", "--min-time", "0.05", "--set-size", "4MiB"])
+            .args(["--duration", "0.2", "--size", "16MiB", "--no-history"])
+            .args(extra),
+        0,
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("'{needle}' missing: {text}"))
+}
+
+/// The first line that starts with `name` (a table row).
+fn row_of(text: &str, name: &str) -> usize {
+    text.lines()
+        .position(|l| l.starts_with(name))
+        .unwrap_or_else(|| panic!("no row {name}: {text}"))
+}
+
+#[test]
+fn backup_run_fits_80_columns_summary_first() {
+    let text = backup_run_text(&[]);
+    for line in text.lines() {
+        assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
+    }
+    // The verdict, the four headline figures and the backup-shaped ones come before the details.
+    let details = line_of(&text, "details:");
+    let mut summary = vec![line_of(&text, "verdict: ")];
+    for needle in ["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1", "RND4K-Q1T1"] {
+        summary.push(row_of(&text, needle));
+    }
+    for needle in ["small files", "mixed set", "Time Machine  check:"] {
+        summary.push(line_of(&text, needle));
+    }
+    assert!(summary.iter().all(|&l| l < details), "{text}");
+    let headline = text.lines().nth(row_of(&text, "SEQ1M-Q8T1")).unwrap();
+    assert_eq!(
+        headline.split_whitespace().count(),
+        3,
+        "read and write: {headline}"
+    );
+    // Warnings grouped: at most 3 lines however many results they concern.
+    let warnings: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "warnings:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(
+        !warnings.is_empty(),
+        "the short samples are warned about: {text}"
+    );
+    assert!(warnings.len() <= 3, "{warnings:#?}");
+    // The destination as an absolute path.
+    assert!(text.lines().next().unwrap().contains(" on /"), "{text}");
+}
+
+#[test]
+fn wide_and_verbose_show_every_column_and_warning() {
+    let wide = backup_run_text(&["--wide"]);
+    let header = wide.lines().nth(line_of(&wide, "details:") + 1).unwrap();
+    for column in ["min", "max", "IOPS", "files/s", "p99.9 µs", "engine"] {
+        assert!(header.contains(column), "{column}: {header}");
+    }
+    let verbose = backup_run_text(&["-v"]);
+    let short = verbose
+        .matches("short-sample: the shortest repetition")
+        .count();
+    assert!(short > 3, "every warning whole under -v: {verbose}");
+    assert!(verbose.contains("repetitions, in the order they ran:"));
+}
