@@ -420,11 +420,22 @@ pub fn repetitions(report: &RunReport) -> String {
     out
 }
 
-/// `destbench list`: every test variant with what it does.
-pub fn list_tests(variants: &[Variant]) -> String {
-    let mut out = String::new();
-    for v in variants {
-        let _ = writeln!(out, "{:<10} {:<12} {}", v.test.as_str(), v.name, v.about);
+/// `destbench list`: every test variant, the profiles that run it (`-` for none: only with
+/// `--tests`), and what it does.
+pub fn list_tests(rows: &[(&Variant, Vec<String>)]) -> String {
+    let mut table = Table::text_then_figures(&["test", "variant", "profiles", "what it does"], &[]);
+    for (v, profiles) in rows {
+        let profiles = if profiles.is_empty() {
+            "-".to_string()
+        } else {
+            profiles.join(",")
+        };
+        table.push([
+            v.test.to_string(),
+            v.name.clone(),
+            profiles,
+            v.about.clone(),
+        ]);
     }
-    out
+    table.text(&|h: &str| h.to_string())
 }

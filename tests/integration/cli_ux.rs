@@ -289,3 +289,33 @@ fn wide_and_verbose_show_every_column_and_warning() {
     assert!(short > 3, "every warning whole under -v: {verbose}");
     assert!(verbose.contains("repetitions, in the order they ran:"));
 }
+
+#[test]
+fn list_has_a_header_aligned_columns_and_the_profiles() {
+    let (out, _) = exits(destbench().arg("list"), 0);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(header.starts_with("test "), "{header}");
+    let columns: Vec<usize> = ["variant", "profiles", "what it does"]
+        .iter()
+        .map(|c| header.find(c).expect(c))
+        .collect();
+    for line in text.lines().skip(1) {
+        for &at in &columns {
+            let before = line.chars().nth(at - 1);
+            assert_eq!(before, Some(' '), "column at {at} not aligned: {line}");
+        }
+    }
+    let row = |test: &str, variant: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().take(2).eq([test, variant]))
+            .unwrap_or_else(|| panic!("{test} {variant}: {text}"))
+            .split_whitespace()
+            .nth(2)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(row("seq-read", "SEQ1M-Q8T1"), "quick,backup,full");
+    assert_eq!(row("files-copy", "small-1t-cache-off"), "backup,full");
+    assert_eq!(row("files-copy", "small-2t-cache-off"), "full");
+}
