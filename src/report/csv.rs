@@ -7,7 +7,11 @@ use std::fmt::Write as _;
 use super::Exporter;
 use crate::history::RunRecord;
 
+/// The schema of the CSV export, in its first column (CSV has no place for a header comment).
+pub const CSV_SCHEMA: &str = "destbench.csv/1";
+
 const HEADER: &[&str] = &[
+    "schema",
     "run_id",
     "label",
     "destination",
@@ -71,6 +75,7 @@ fn render(records: &[RunRecord]) -> String {
         for r in &run.results {
             let lat = r.latency_us;
             let cells = [
+                CSV_SCHEMA.to_string(),
                 record.id.to_string(),
                 field(run.settings.label.as_deref().unwrap_or("")),
                 field(&run.destination.path.display().to_string()),

@@ -145,6 +145,16 @@ pub fn compare(cmp: &Comparison) -> String {
             utc(run.started_unix_s)
         );
     }
+    if !cmp.settings_differ.is_empty() {
+        // Before any verdict: a "real difference" may be the settings', not the destination's.
+        let _ = writeln!(
+            out,
+            "\nwarning: the runs' settings differ, so their figures may differ for that reason:"
+        );
+        for line in &cmp.settings_differ {
+            let _ = writeln!(out, "  - {line}");
+        }
+    }
     let names: Vec<String> = (1..=cmp.runs.len()).map(|i| format!("[{i}]")).collect();
     for group in &cmp.groups {
         let _ = writeln!(out, "\n{}", group.test);
