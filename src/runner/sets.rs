@@ -109,7 +109,7 @@ pub(super) fn prepare_restore(
     progress: &mut dyn Progress,
 ) -> Result<RestoreCopy> {
     let source = ctx.sources.get(plan, set, progress)?;
-    progress.step(&format!("copying the {set} set for the restore test"));
+    progress.step(&format!("copying the {set} set for the restore test"), 0.0);
     Ok(RestoreCopy {
         path: prepare_copy(ctx, &source, RESTORE_DIR)?,
     })

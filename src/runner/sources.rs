@@ -63,7 +63,7 @@ impl Sources {
                 let root = area.path().join(kind.as_str());
                 fs::create_dir(&root)
                     .map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
-                progress.step(&format!("generating the {kind} file set"));
+                progress.step(&format!("generating the {kind} file set"), 0.0);
                 let spec = SetSpec {
                     kind,
                     total_bytes: set.total_bytes,
@@ -128,7 +128,7 @@ fn residency(root: &Path) -> Option<f64> {
 fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<FileSetInfo> {
     let path = plan.source.as_ref().expect("--source given");
     check_source(path)?;
-    progress.step("reading the --source folder into the page cache");
+    progress.step("reading the --source folder into the page cache", 0.0);
     let outcome = tree::run(
         &Task::Read,
         path,

@@ -56,13 +56,10 @@ pub(super) fn run_variant(
         }
         for rep in 0..runs {
             interrupt::check()?;
-            progress.step(&format!(
-                "{} {} ({}/{})",
-                variant.test,
-                variant.name,
-                rep + 1,
-                runs
-            ));
+            progress.step(
+                &format!("{} {} ({}/{})", variant.test, variant.name, rep + 1, runs),
+                plan.planned_s(variant),
+            );
             let measured = measure(ctx, plan, variant, rep, restore.as_ref(), progress)?;
             latency += &measured.latency;
             method = Some(measured.method);
