@@ -16,9 +16,8 @@ pub struct RunArgs {
     /// The destination directory (a scratch directory is made inside it and removed after).
     pub path: Option<PathBuf>,
 
-    #[arg(short, long, default_value = "backup", value_parser = parse_profile,
-          help = profiles_short_help(), long_help = profiles_help())]
-    pub profile: ProfileName,
+    #[arg(short, long, help = profiles_short_help(), long_help = profiles_help())]
+    pub profile: Option<String>,
 
     #[arg(short, long, value_delimiter = ',', value_parser = TestSelectorParser,
           hide_possible_values = true, help = tests_short_help(), long_help = tests_help())]
@@ -194,10 +193,6 @@ impl clap::builder::TypedValueParser for TestSelectorParser {
     }
 }
 
-fn parse_profile(s: &str) -> std::result::Result<ProfileName, String> {
-    s.parse()
-}
-
 fn names<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
     items
         .into_iter()
@@ -265,7 +260,11 @@ fn tests_help() -> String {
 }
 
 fn profiles_short_help() -> String {
-    format!("How long and how often ({})", names(ProfileName::ALL))
+    format!(
+        "How long and how often ({}; default backup), or a profile of the config file \
+         ($XDG_CONFIG_HOME/destbench/config.toml)",
+        names(ProfileName::ALL)
+    )
 }
 
 /// `--help`: each profile with what it runs, from its definition.

@@ -3,6 +3,7 @@
 //! nothing below imports it.
 
 mod compare;
+mod config;
 mod db;
 mod estimate;
 mod export;

@@ -319,3 +319,78 @@ fn list_has_a_header_aligned_columns_and_the_profiles() {
     assert_eq!(row("files-copy", "small-1t-cache-off"), "backup,full");
     assert_eq!(row("files-copy", "small-2t-cache-off"), "full");
 }
+
+/// destbench with `$XDG_CONFIG_HOME/destbench/config.toml` holding `config`.
+fn with_config(config: &str) -> (tempfile::TempDir, Command) {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("destbench")).unwrap();
+    std::fs::write(home.path().join("destbench/config.toml"), config).unwrap();
+    let mut cmd = destbench();
+    cmd.env_remove("DESTBENCH_CONFIG")
+        .env("XDG_CONFIG_HOME", home.path());
+    (home, cmd)
+}
+
+#[test]
+fn a_config_file_gives_defaults_and_profiles_of_ones_own() {
+    let (home, mut cmd) = with_config(
+        "[defaults]\nprofile = \"mine\"\nduration = 0.2\n\n\
+         [profiles.mine]\nbase = \"quick\"\ntests = [\"tm-check\"]\nruns = 2\n",
+    );
+    let dest = tempfile::tempdir().unwrap();
+    let run = |cmd: &mut Command, extra: &[&str]| -> serde_json::Value {
+        let (out, _) = exits(
+            cmd.args(["run", dest.path().to_str().unwrap(), "--engine", "null"])
+                .args(["-j", "--no-history"])
+                .args(extra),
+            0,
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let doc = run(&mut cmd, &[]);
+    assert_eq!(doc["settings"]["profile"], "quick", "the base of mine");
+    assert_eq!(doc["settings"]["runs"], 2);
+    let tests: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(tests, ["tm-check", "tm-check"]);
+    // The command line wins over the file.
+    let (_home, mut cmd) =
+        with_config(&std::fs::read_to_string(home.path().join("destbench/config.toml")).unwrap());
+    let doc = run(&mut cmd, &["-r", "3", "-t", "seq-write:SEQ1M-Q1T1"]);
+    assert_eq!(doc["settings"]["runs"], 3);
+    assert_eq!(
+        doc["settings"]["block_duration_s"], 0.2,
+        "[defaults] duration"
+    );
+    assert_eq!(doc["results"][0]["variant"], "SEQ1M-Q1T1");
+}
+
+#[test]
+fn config_mistakes_are_one_line_naming_file_and_key() {
+    for (config, needle) in [
+        ("[defaults]\nrunz = 3\n", "unknown field `runz`"),
+        ("[defaults]\nruns = -2\n", "key runs"),
+        (
+            "[profiles.mine]\nsize = \"lots\"\n",
+            "[profiles.mine] size: 'lots' is not a size",
+        ),
+    ] {
+        let (home, mut cmd) = with_config(config);
+        let (out, err) = exits(cmd.args(["run", "/nonexistent-dest"]), 2);
+        assert!(out.stdout.is_empty());
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        let file = home.path().join("destbench/config.toml");
+        assert!(
+            err.starts_with(&format!("destbench: config {}: ", file.display())),
+            "{err}"
+        );
+        assert!(err.contains(needle), "'{needle}' in: {err}");
+    }
+    let (_home, mut cmd) = with_config("[profiles.mine]\nruns = 2\n");
+    let (_, err) = exits(cmd.args(["run", "/tmp", "-p", "theirs"]), 2);
+    assert!(err.contains("nor one of the config file's (mine)"), "{err}");
+}
