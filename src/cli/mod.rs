@@ -59,8 +59,15 @@ pub enum Command {
     Estimate(Box<EstimateArgs>),
     /// Print a shell completion script: `source <(destbench completions bash)`.
     Completions(CompletionsArgs),
-    /// Print the man page (roff): `destbench man | man -l -`.
-    Man,
+    /// Print the man page (roff): `destbench man | man -l -`; `destbench man run` for a
+    /// subcommand's page, with all its options.
+    Man(ManArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// A subcommand whose page to print (destbench-run(1)); the main page without.
+    pub subcommand: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -56,7 +56,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         Command::Export(args) => print(export::export(&args)),
         Command::Report(args) => print(report::html_report(&args)),
         Command::Completions(args) => print(shell::completions(args.shell)),
-        Command::Man => print(shell::man()),
+        Command::Man(args) => print(shell::man(args.subcommand.as_deref())),
     }
 }
 

@@ -206,6 +206,22 @@ fn man_page_renders() {
         !text.contains(".TH") && !text.contains("\\fB"),
         "roff rendered: {text}"
     );
+    // A subcommand's page, with its options.
+    let page = exits(destbench().args(["man", "run"]), 0).0.stdout;
+    std::fs::write(&path, page).unwrap();
+    let out = Command::new("man")
+        .args(["-l", "-P", "cat"])
+        .arg(&path)
+        .output()
+        .expect("man");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("destbench-run - Run the benchmark"), "{text}");
+    assert!(
+        text.contains("--profile") && text.contains("--min-time"),
+        "{text}"
+    );
+    let (_, err) = exits(destbench().args(["man", "nope"]), 2);
+    assert!(err.contains("no subcommand 'nope'"), "{err}");
 }
 
 /// A backup-profile run (null engine, shortened: small sets, short block tests) as the terminal
