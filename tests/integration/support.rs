@@ -94,7 +94,8 @@ pub fn destbench_setpriv(options: &[&str]) -> Command {
     let mut cmd = Command::new("setpriv");
     cmd.args(options)
         .arg(env!("CARGO_BIN_EXE_destbench"))
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("DESTBENCH_CONFIG", "");
     cmd
 }
 
