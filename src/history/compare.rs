@@ -165,7 +165,11 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
             .map(|r| RunColumn {
                 id: r.id,
                 name: r.name(),
-                destination: r.run.destination.path.display().to_string(),
+                destination: super::with_filesystem(
+                    &r.run.destination.path.display().to_string(),
+                    &r.environment.fs_type,
+                    &r.environment.fs_uuid,
+                ),
                 started_unix_s: r.run.started_unix_s as i64,
             })
             .collect(),

@@ -219,7 +219,8 @@ impl Store {
                 {write}, {read},
                 (SELECT variant FROM results r WHERE r.run_id = runs.id
                    AND r.test IN ('seq-write', 'seq-read') AND r.variant IN ('SEQ1M-Q8T1', '20-100MB')
-                   ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1)
+                   ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1),
+                fs_type, fs_uuid
              FROM runs ORDER BY id DESC",
             write = HEADLINE.replace("?1", "'seq-write'"),
             read = HEADLINE.replace("?1", "'seq-read'"),
@@ -238,6 +239,8 @@ impl Store {
                     seq_write_mb_s: row.get(7)?,
                     seq_read_mb_s: row.get(8)?,
                     headline_variant: row.get(9)?,
+                    fs_type: row.get(10)?,
+                    fs_uuid: row.get(11)?,
                 })
             })
             .map_err(self.fail())?;

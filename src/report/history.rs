@@ -57,7 +57,7 @@ pub fn list(entries: &[HistoryEntry]) -> String {
             e.id.to_string(),
             utc(e.started_unix_s),
             e.label.clone().unwrap_or_default(),
-            e.destination.clone(),
+            crate::history::with_filesystem(&e.destination, &e.fs_type, &e.fs_uuid),
             figure(e.seq_write_mb_s),
             figure(e.seq_read_mb_s),
             e.headline_variant.clone().unwrap_or_default(),

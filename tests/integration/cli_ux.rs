@@ -1,6 +1,7 @@
 //! The command line as a user meets it: bare `destbench`, short flags, `latest` as a run id,
 //! `show -v`, shell completions and the man page.
 
+use std::path::Path;
 use std::process::Command;
 
 use crate::history::Fixture;
@@ -86,6 +87,14 @@ fn short_flags_latest_and_show_verbose() {
         .map(|r| r["id"].as_i64().unwrap())
         .collect();
     assert_eq!(ids, [1, 2]);
+    // History tells destinations apart by path and filesystem.
+    let history: serde_json::Value = serde_json::from_str(&f.ok(&["history", "-j"])).unwrap();
+    let stored = history["runs"][0]["destination"].as_str().unwrap();
+    assert!(Path::new(stored).is_absolute(), "{stored}");
+    let table = f.ok(&["history"]);
+    if let Some(fs) = history["runs"][0]["fs_type"].as_str() {
+        assert!(table.contains(&format!("{stored} ({fs}")), "{table}");
+    }
     assert_eq!(f.ok(&["forget", "latest"]), "forgot run 2\n");
     assert_eq!(f.ids(), [1]);
 }

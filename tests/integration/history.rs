@@ -378,6 +378,13 @@ fn export_snapshots() {
         .as_str()
         .unwrap_or("-")
         .to_string();
+    // The filesystem's identity beside the destination in the Markdown: this machine's.
+    let env = &json["runs"][0]["environment"];
+    let identity = destbench::history::with_filesystem(
+        "",
+        &env["fs_type"].as_str().map(str::to_string),
+        &env["fs_uuid"].as_str().map(str::to_string),
+    );
     redact(&mut json, dir);
     insta::assert_json_snapshot!("export_json", json);
 
@@ -399,7 +406,8 @@ fn export_snapshots() {
     let md = f.ok(&["export", &a, &b, "--format", "md"]);
     let mut md = md
         .replace(dir, "[DIR]")
-        .replace(&format!("| {host} |"), "| [host] |");
+        .replace(&format!("| {host} |"), "| [host] |")
+        .replace(&format!("[DIR]{identity}`"), "[DIR] [filesystem]`");
     for s in started {
         md = md.replace(&destbench::report::history::utc(s), "[date]");
     }
