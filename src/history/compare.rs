@@ -59,7 +59,7 @@ pub struct Group {
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     pub runs: Vec<RunColumn>,
-    /// The settings in which the runs differ, each as "file size: [1] 16 MiB, [2] 1 GiB": a
+    /// The settings in which the runs differ, each as `file size: [1] 16 MiB, [2] 1 GiB`: a
     /// difference in the figures may then come from the settings, not the destination.
     pub settings_differ: Vec<String>,
     pub groups: Vec<Group>,
