@@ -60,6 +60,11 @@ pub struct RunArgs {
     #[arg(short, long)]
     pub verbose: bool,
 
+    /// Write the report (the table, or the JSON with -j) to FILE instead of stdout (80 columns
+    /// wide, no colour).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
     /// The full results table (min, max, IOPS, files/s, p50, p99.9, method, engine) even when it
     /// is wider than the terminal (by default it fits, 80 columns off a terminal).
     #[arg(long)]

@@ -108,6 +108,16 @@ fn absolute(path: PathBuf) -> PathBuf {
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let plan = options(args)?.plan()?;
+    // Checked before minutes of measuring, not after.
+    if let Some(path) = &args.output {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
+            return Err(Error::Usage(format!(
+                "--output {}: not a file in an existing directory",
+                path.display()
+            )));
+        }
+    }
     let store = db::open_for_run(args.no_history, &args.history_db)?;
     crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
     // Probed once, before the run; a path that cannot be probed is left to the runner to
@@ -118,15 +128,30 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let text = if args.json {
         report::json::render(&run_report)
     } else {
-        let layout = report::terminal::Layout::detect(args.wide || args.verbose, args.verbose);
-        let mut text =
-            report::terminal::render(&run_report, report::terminal::Style::detect(), layout);
+        let wide = args.wide || args.verbose;
+        let (style, layout) = if args.output.is_some() {
+            // A file is read later, anywhere: the default width, no colour codes.
+            let layout = report::terminal::Layout {
+                wide,
+                verbose: args.verbose,
+                ..Default::default()
+            };
+            (report::terminal::Style { color: false }, layout)
+        } else {
+            let layout = report::terminal::Layout::detect(wide, args.verbose);
+            (report::terminal::Style::detect(), layout)
+        };
+        let mut text = report::terminal::render(&run_report, style, layout);
         if args.verbose {
             text.push_str(&report::terminal::repetitions(&run_report));
         }
         text
     };
-    write_stdout(&text)?;
+    match &args.output {
+        Some(path) => std::fs::write(path, &text)
+            .map_err(|e| Error::io(format!("writing the report to {}", path.display()), e))?,
+        None => write_stdout(&text)?,
+    }
     // Only a run that finished is stored, in one transaction: an error or an interruption
     // returned above and stored nothing.
     if let Some(store) = store {

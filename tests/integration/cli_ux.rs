@@ -419,3 +419,34 @@ fn config_mistakes_are_one_line_naming_file_and_key() {
     let (_, err) = exits(cmd.args(["run", "/tmp", "-p", "theirs"]), 2);
     assert!(err.contains("nor one of the config file's (mine)"), "{err}");
 }
+
+#[test]
+fn output_file_takes_the_report_and_a_bad_one_is_refused_before_the_run() {
+    let dest = tempfile::tempdir().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let file = out_dir.path().join("run.json");
+    let d = dest.path().to_str().unwrap();
+    let base = [
+        "run",
+        d,
+        "--engine",
+        "null",
+        "-t",
+        "tm-check",
+        "-r",
+        "1",
+        "--no-history",
+    ];
+    let (out, _) = exits(destbench().args(base).args(["-j", "-o"]).arg(&file), 0);
+    assert!(out.stdout.is_empty(), "the report went to the file");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(doc["schema"], "destbench.run/1");
+    let missing = out_dir.path().join("no-such-dir/run.txt");
+    let (_, err) = exits(destbench().args(base).arg("-o").arg(&missing), 2);
+    assert!(err.contains("not a file in an existing directory"), "{err}");
+    assert!(
+        crate::support::entries(dest.path()).is_empty(),
+        "nothing ran"
+    );
+}
