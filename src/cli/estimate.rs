@@ -23,10 +23,10 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "PATH")]
     pub compare: Vec<PathBuf>,
 
-    /// Estimate from a stored run's files-copy results (from `destbench history`); repeat for
-    /// several.
-    #[arg(long = "run", value_name = "ID")]
-    pub runs: Vec<i64>,
+    /// Estimate from a stored run's files-copy results (an id from `destbench history`, or
+    /// latest); repeat for several.
+    #[arg(long = "run", value_name = "ID", allow_negative_numbers = true)]
+    pub runs: Vec<super::RunId>,
 
     /// The copy threads to estimate for: results of this many threads are used (default 1, as
     /// most backup tools copy one file at a time).

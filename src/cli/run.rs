@@ -16,11 +16,11 @@ pub struct RunArgs {
     /// The destination directory (a scratch directory is made inside it and removed after).
     pub path: Option<PathBuf>,
 
-    #[arg(long, default_value = "backup", value_parser = parse_profile,
-          help = profiles_short_help(), long_help = profiles_help())]
-    pub profile: ProfileName,
+    #[arg(short, long, help = profiles_short_help(), long_help = profiles_help())]
+    pub profile: Option<String>,
 
-    #[arg(long, value_delimiter = ',', help = tests_short_help(), long_help = tests_help())]
+    #[arg(short, long, value_delimiter = ',', value_parser = TestSelectorParser,
+          hide_possible_values = true, help = tests_short_help(), long_help = tests_help())]
     pub tests: Vec<TestSelector>,
 
     /// Size of the block tests' file, and the most the sustained test writes (4k, 50MB, 1GiB:
@@ -29,7 +29,7 @@ pub struct RunArgs {
     pub size: Option<ByteSize>,
 
     /// Repetitions of every test (default from the profile).
-    #[arg(long)]
+    #[arg(short, long, allow_negative_numbers = true, value_parser = positive)]
     pub runs: Option<usize>,
 
     /// Seconds each block-test repetition runs (default from the profile).
@@ -52,12 +52,23 @@ pub struct RunArgs {
     pub engine: EngineArg,
 
     /// Print one JSON document (schema destbench.run/1) on stdout instead of the table.
-    #[arg(long)]
+    #[arg(short, long)]
     pub json: bool,
 
-    /// Also print every result's repetitions, in the order they ran, each with its time.
+    /// Also print every result's repetitions, in the order they ran, each with its time, every
+    /// warning whole, and the wide table.
     #[arg(short, long)]
     pub verbose: bool,
+
+    /// Write the report (the table, or the JSON with -j) to FILE instead of stdout (80 columns
+    /// wide, no colour).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// The full results table (min, max, IOPS, files/s, p50, p99.9, method, engine) even when it
+    /// is wider than the terminal (by default it fits, 80 columns off a terminal).
+    #[arg(long)]
+    pub wide: bool,
 
     /// A label stored with the results.
     #[arg(long)]
@@ -73,7 +84,7 @@ pub struct RunArgs {
 
     /// Copy-thread counts of the file-set tests, comma-separated (default from the profile, e.g.
     /// 1,2,3,4 in full).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true, value_parser = positive)]
     pub threads: Vec<usize>,
 
     #[arg(long, value_delimiter = ',', help = sets_short_help(), long_help = sets_help())]
@@ -84,7 +95,7 @@ pub struct RunArgs {
     pub set_size: Option<ByteSize>,
 
     /// At most this many files in each generated set.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_u64)]
     pub files: Option<u64>,
 
     /// Use this folder as the file set instead of generated ones (read-only: nothing in it is
@@ -153,8 +164,55 @@ pub enum EngineArg {
     Null,
 }
 
-fn parse_profile(s: &str) -> std::result::Result<ProfileName, String> {
-    s.parse()
+/// A count that must be 1 or more: a negative one says so rather than "unexpected argument".
+fn positive(s: &str) -> std::result::Result<usize, String> {
+    positive_u64(s).and_then(|n| usize::try_from(n).map_err(|e| e.to_string()))
+}
+
+fn positive_u64(s: &str) -> std::result::Result<u64, String> {
+    match s.trim().parse::<i128>() {
+        Ok(n) if n > 0 => u64::try_from(n).map_err(|_| format!("{n} is too large")),
+        Ok(_) => Err("must be positive".into()),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+/// `--tests`: parsed by [`TestSelector`]'s `FromStr`; its possible values (the test ids) are
+/// what shell completions offer.
+#[derive(Clone)]
+struct TestSelectorParser;
+
+impl clap::builder::TypedValueParser for TestSelectorParser {
+    type Value = TestSelector;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<TestSelector, clap::Error> {
+        let text = value
+            .to_str()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
+        text.parse().map_err(|e: String| {
+            let name = arg.map_or("--tests".to_string(), |a| a.to_string());
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid value '{text}' for '{name}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            TestId::ALL
+                .into_iter()
+                .map(|t| clap::builder::PossibleValue::new(t.as_str())),
+        ))
+    }
 }
 
 fn names<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
@@ -224,7 +282,11 @@ fn tests_help() -> String {
 }
 
 fn profiles_short_help() -> String {
-    format!("How long and how often ({})", names(ProfileName::ALL))
+    format!(
+        "How long and how often ({}; default backup), or a profile of the config file \
+         ($XDG_CONFIG_HOME/destbench/config.toml)",
+        names(ProfileName::ALL)
+    )
 }
 
 /// `--help`: each profile with what it runs, from its definition.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::DbArg;
+use crate::cli::{DbArg, RunId};
 use crate::error::{Error, Result};
 use crate::history::{self, RunRecord, Store, environment};
 use crate::results::RunReport;
@@ -30,13 +30,35 @@ pub fn open_existing(db: &DbArg) -> Result<(PathBuf, Option<Store>)> {
 }
 
 /// The stored runs `ids`, in that order; an unknown id (or no database) is an error naming it.
-pub fn records(db: &DbArg, ids: &[i64]) -> Result<Vec<RunRecord>> {
+pub fn records(db: &DbArg, ids: &[RunId]) -> Result<Vec<RunRecord>> {
     let (path, store) = open_existing(db)?;
     let Some(store) = store else {
-        let id = ids.first().copied().unwrap_or(0);
-        return Err(history::HistoryError::UnknownRun { id, path }.into());
+        return Err(no_run(ids.first().copied(), path));
     };
-    ids.iter().map(|&id| Ok(store.get(id)?)).collect()
+    ids.iter()
+        .map(|&id| Ok(store.get(resolve(&store, id)?)?))
+        .collect()
+}
+
+/// The number a [`RunId`] stands for: `latest` is the newest stored run.
+pub fn resolve(store: &Store, id: RunId) -> Result<i64> {
+    match id {
+        RunId::Id(id) => Ok(id),
+        RunId::Latest => store
+            .latest_id()?
+            .ok_or_else(|| no_run(Some(id), store.path().to_path_buf())),
+    }
+}
+
+/// "No such run", or "no runs yet" when `latest` was asked of an empty history.
+pub fn no_run(id: Option<RunId>, path: PathBuf) -> Error {
+    match id {
+        Some(RunId::Id(id)) => history::HistoryError::UnknownRun { id, path }.into(),
+        _ => Error::Usage(format!(
+            "no runs stored yet in {} (`destbench run PATH` makes one)",
+            path.display()
+        )),
+    }
 }
 
 /// Where a run will be stored. The database is checked (read-only) before the run, so that a

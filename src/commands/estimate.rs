@@ -50,13 +50,10 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
     if !args.runs.is_empty() {
         let path = db::path(&args.db)?;
         let Some(store) = Store::open_existing(&path)? else {
-            return Err(crate::history::HistoryError::UnknownRun {
-                id: args.runs[0],
-                path,
-            }
-            .into());
+            return Err(db::no_run(args.runs.first().copied(), path));
         };
         for &id in &args.runs {
+            let id = db::resolve(&store, id)?;
             let record = store.get(id)?;
             gathered.push((
                 Origin {

@@ -201,7 +201,7 @@ proptest! {
             .map(String::from)
             .chain(flags.into_iter().flatten());
         if let Ok(Cli { command: Command::Run(args) }) = Cli::try_parse_from(argv) {
-            match super::run::options(&args).plan() {
+            match super::run::options(&args).and_then(|o| o.plan()) {
                 Ok(plan) => prop_assert!(!plan.variants.is_empty()),
                 Err(e) => {
                     one_line(&e.to_string())?;
@@ -220,6 +220,8 @@ proptest! {
                 seq_write_mb_s: None,
                 seq_read_mb_s: None,
                 headline_variant: None,
+                fs_type: None,
+                fs_uuid: None,
             }]);
             prop_assert!(!listed.chars().any(|c| c.is_control() && c != '\n'), "{listed:?}");
         }
@@ -327,9 +329,17 @@ fn read_back(store: &Store, id: i64) -> Result<(), TestCaseError> {
     match store.get(id) {
         Ok(record) => {
             let records: Vec<RunRecord> = vec![record];
-            let _ = report::history::show(&records[0]);
-            let _ =
-                report::terminal::render(&records[0].run, report::terminal::Style { color: false });
+            let _ = report::history::show(&records[0], true);
+            let layout = report::terminal::Layout {
+                width: 80,
+                wide: false,
+                verbose: true,
+            };
+            let _ = report::terminal::render(
+                &records[0].run,
+                report::terminal::Style { color: false },
+                layout,
+            );
             for exporter in [
                 &report::json::Json as &dyn Exporter,
                 &report::csv::Csv,

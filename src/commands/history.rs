@@ -2,7 +2,6 @@
 
 use crate::cli::{ForgetArgs, HistoryArgs, ShowArgs};
 use crate::error::Result;
-use crate::history;
 use crate::report;
 
 use super::db;
@@ -25,7 +24,7 @@ pub fn show(args: &ShowArgs) -> Result<String> {
     Ok(if args.json {
         report::Exporter::serialize(&report::json::Json, &records)
     } else {
-        report::history::show(&records[0])
+        report::history::show(&records[0], args.verbose)
     })
 }
 
@@ -33,10 +32,11 @@ pub fn forget(args: &ForgetArgs) -> Result<String> {
     // Read-only first (nothing stored yet is an unknown id, and nothing gets created); then
     // opened for writing.
     let (path, store) = db::open_existing(&args.db)?;
-    if store.is_none() {
-        return Err(history::HistoryError::UnknownRun { id: args.id, path }.into());
-    }
+    let Some(store) = store else {
+        return Err(db::no_run(Some(args.id), path));
+    };
+    let id = db::resolve(&store, args.id)?;
     drop(store);
-    history::Store::open(&path)?.forget(args.id)?;
-    Ok(format!("forgot run {}\n", args.id))
+    crate::history::Store::open(&path)?.forget(id)?;
+    Ok(format!("forgot run {id}\n"))
 }

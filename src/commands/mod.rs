@@ -4,6 +4,7 @@
 
 mod clean;
 mod compare;
+mod config;
 mod db;
 mod estimate;
 mod export;
@@ -17,6 +18,7 @@ mod list;
 mod ranks;
 mod report;
 mod run;
+mod shell;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -28,20 +30,23 @@ use crate::cli::{Cli, Command};
 use crate::error::{EXIT_USAGE, Error, Result};
 use crate::runner::{NoProgress, Progress};
 
-/// Parses `args` and runs the command. Usage errors from clap are printed as one line.
+/// Parses `args` and runs the command. Usage errors from clap are printed whole, as clap
+/// renders them: the list of missing arguments, the "did you mean" tip and the usage line are
+/// what a user needs to fix the command; errors of destbench's own stay one line (`main.rs`).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            // --help and --version
+            // --help and --version on stdout.
             let _ = e.print();
             return Ok(ExitCode::SUCCESS);
         }
         Err(e) => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid command line");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("destbench: {first} (see destbench --help)");
+            // Whole, as clap renders it (the usage of a bare `destbench` included), with the
+            // first line in destbench's own form so that every error starts the same way.
+            let text = e.render().to_string();
+            let text = text.strip_prefix("error: ").unwrap_or(&text);
+            eprint!("destbench: {text}");
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -61,6 +66,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         Command::Report(args) => print(report::html_report(&args)),
         Command::ImportFio(args) => print(import_fio::import_fio(&args)),
         Command::Clean(args) => print(clean::clean(&args)),
+        Command::Completions(args) => print(shell::completions(args.shell)),
+        Command::Man(args) => print(shell::man(args.subcommand.as_deref())),
     }
 }
 

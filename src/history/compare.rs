@@ -62,7 +62,41 @@ pub struct Group {
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     pub runs: Vec<RunColumn>,
+    /// The settings in which the runs differ, each as `file size: [1] 16 MiB, [2] 1 GiB`: a
+    /// difference in the figures may then come from the settings, not the destination.
+    pub settings_differ: Vec<String>,
     pub groups: Vec<Group>,
+}
+
+/// The settings that shape the figures and differ between `records`, one line each.
+fn settings_differ(records: &[RunRecord]) -> Vec<String> {
+    type Describe = fn(&RunRecord) -> String;
+    let settings: [(&str, Describe); 6] = [
+        ("profile", |r| r.run.settings.profile.to_string()),
+        ("engine", |r| r.run.settings.engine.clone()),
+        ("file size", |r| {
+            crate::units::format_bytes(r.run.settings.file_size_bytes)
+        }),
+        ("duration", |r| {
+            format!("{} s", r.run.settings.block_duration_s)
+        }),
+        ("min time", |r| format!("{} s", r.run.settings.min_time_s)),
+        ("repetitions", |r| r.run.settings.runs.to_string()),
+    ];
+    settings
+        .iter()
+        .filter_map(|(name, describe)| {
+            let values: Vec<String> = records.iter().map(describe).collect();
+            values.iter().any(|v| *v != values[0]).then(|| {
+                let each: Vec<String> = values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| format!("[{}] {v}", i + 1))
+                    .collect();
+                format!("{name}: {}", each.join(", "))
+            })
+        })
+        .collect()
 }
 
 fn find<'a>(record: &'a RunRecord, test: TestId, variant: &str) -> Option<&'a TestResult> {
@@ -134,11 +168,16 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
             .map(|r| RunColumn {
                 id: r.id,
                 name: r.name(),
-                destination: r.run.destination.path.display().to_string(),
+                destination: super::with_filesystem(
+                    &r.run.destination.path.display().to_string(),
+                    &r.environment.fs_type,
+                    &r.environment.fs_uuid,
+                ),
                 started_unix_s: r.run.started_unix_s as i64,
                 clients: r.run.clients.unwrap_or(1),
             })
             .collect(),
+        settings_differ: settings_differ(records),
         groups,
     }
 }

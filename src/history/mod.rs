@@ -65,3 +65,17 @@ pub fn default_db_path() -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests;
+
+/// A destination as history and comparisons show it: its path and its filesystem's identity,
+/// "/media/backup (ext4 1234-ABCD)", so that one path on two disks reads as two destinations.
+pub fn with_filesystem(path: &str, fs_type: &Option<String>, fs_uuid: &Option<String>) -> String {
+    let identity: Vec<&str> = [fs_type, fs_uuid]
+        .into_iter()
+        .filter_map(|v| v.as_deref())
+        .collect();
+    if identity.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path} ({})", identity.join(" "))
+    }
+}

@@ -31,6 +31,10 @@ pub struct HistoryEntry {
     pub started_unix_s: i64,
     pub label: Option<String>,
     pub destination: String,
+    /// The destination's filesystem (type and UUID), so that runs on one path but different
+    /// filesystems (a disk swapped under one mount point) can be told apart.
+    pub fs_type: Option<String>,
+    pub fs_uuid: Option<String>,
     pub host: Option<String>,
     pub failures: i64,
     /// Sequential write / read medians (MB/s), when the run measured them.

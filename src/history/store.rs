@@ -267,7 +267,8 @@ impl Store {
                 {write} AS seq_write_mb_s, {read} AS seq_read_mb_s,
                 (SELECT variant FROM results r WHERE r.run_id = runs.id
                    AND r.test IN ('seq-write', 'seq-read') AND r.variant IN ('SEQ1M-Q8T1', '20-100MB')
-                   ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1) AS headline_variant
+                   ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1) AS headline_variant,
+                fs_type, fs_uuid
              FROM runs ORDER BY id DESC",
             write = HEADLINE.replace("?1", "'seq-write'"),
             read = HEADLINE.replace("?1", "'seq-read'"),
@@ -278,6 +279,13 @@ impl Store {
         serde_rusqlite::from_rows::<HistoryEntry>(rows)
             .collect::<Result<_, _>>()
             .map_err(|e| self.row_fail(e))
+    }
+
+    /// The newest run's id, if any run is stored.
+    pub fn latest_id(&self) -> Result<Option<i64>, HistoryError> {
+        self.conn
+            .query_row("SELECT max(id) FROM runs", [], |row| row.get(0))
+            .map_err(self.fail())
     }
 
     /// One stored run; an unknown id is [`HistoryError::UnknownRun`].

@@ -8,7 +8,11 @@ use super::Exporter;
 use super::escape::csv_field;
 use crate::history::RunRecord;
 
+/// The schema of the CSV export, in its first column (CSV has no place for a header comment).
+pub const CSV_SCHEMA: &str = "destbench.csv/1";
+
 const HEADER: &[&str] = &[
+    "schema",
     "run_id",
     "label",
     "destination",
@@ -63,6 +67,7 @@ fn render(records: &[RunRecord]) -> String {
         for r in &run.results {
             let lat = r.latency_us;
             let cells = [
+                CSV_SCHEMA.to_string(),
                 record.id.to_string(),
                 csv_field(run.settings.label.as_deref().unwrap_or("")),
                 csv_field(&run.destination.path.display().to_string()),

@@ -12,12 +12,44 @@ pub(crate) fn pretty(value: &impl Serialize) -> String {
     text
 }
 
+/// The schema of `history --json`.
+pub const HISTORY_SCHEMA: &str = "destbench.history/1";
+/// The schema of `compare --json`.
+pub const COMPARE_SCHEMA: &str = "destbench.compare/1";
+/// The schema of `export --format json` and `show --json`.
+pub const EXPORT_SCHEMA: &str = "destbench.export/1";
+
+/// Every machine-readable document names its schema first, so that a reader can tell the
+/// document and its version before reading the rest (docs/json.md).
+#[derive(Serialize)]
+pub(crate) struct Schema<'a, T: Serialize> {
+    pub schema: &'static str,
+    #[serde(flatten)]
+    pub body: &'a T,
+}
+
+#[derive(Serialize)]
+struct Runs<'a, T: Serialize> {
+    runs: &'a T,
+}
+
+/// `{"schema": ..., "runs": [...]}`.
+pub(crate) fn runs(schema: &'static str, runs: &impl Serialize) -> String {
+    pretty(&Schema {
+        schema,
+        body: &Runs { runs },
+    })
+}
+
 /// `destbench history --json`.
 pub fn list(entries: &[HistoryEntry]) -> String {
-    pretty(&entries)
+    runs(HISTORY_SCHEMA, &entries)
 }
 
 /// `destbench compare --json`.
 pub fn comparison(cmp: &Comparison) -> String {
-    pretty(cmp)
+    pretty(&Schema {
+        schema: COMPARE_SCHEMA,
+        body: cmp,
+    })
 }

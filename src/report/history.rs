@@ -58,7 +58,11 @@ pub fn list(entries: &[HistoryEntry]) -> String {
             e.id.to_string(),
             utc(e.started_unix_s),
             escape::terminal(e.label.as_deref().unwrap_or_default()),
-            escape::terminal(&e.destination),
+            escape::terminal(&crate::history::with_filesystem(
+                &e.destination,
+                &e.fs_type,
+                &e.fs_uuid,
+            )),
             figure(e.seq_write_mb_s),
             figure(e.seq_read_mb_s),
             e.headline_variant.clone().unwrap_or_default(),
@@ -78,7 +82,7 @@ fn plain(header: &str) -> String {
 }
 
 /// `destbench show ID`.
-pub fn show(record: &RunRecord) -> String {
+pub fn show(record: &RunRecord, verbose: bool) -> String {
     let run = &record.run;
     let env = &record.environment;
     let mut out = String::new();
@@ -108,7 +112,11 @@ pub fn show(record: &RunRecord) -> String {
     );
     let _ = writeln!(out, "seed         {}\n", run.settings.seed);
     // Then the run as `destbench run` reported it, and every repetition's figure.
-    out.push_str(&terminal::render(run, Style { color: false }));
+    out.push_str(&terminal::render(
+        run,
+        Style { color: false },
+        terminal::Layout::detect(verbose, verbose),
+    ));
     let mut samples = Table::text_then_figures(
         &["test", "variant", "unit", "samples (one per repetition)"],
         &[],
@@ -125,6 +133,9 @@ pub fn show(record: &RunRecord) -> String {
     if !samples.rows.is_empty() {
         out.push('\n');
         out.push_str(&samples.text(&plain));
+    }
+    if verbose {
+        out.push_str(&terminal::repetitions(run));
     }
     out
 }
@@ -148,6 +159,16 @@ pub fn compare(cmp: &Comparison) -> String {
                 String::new()
             }
         );
+    }
+    if !cmp.settings_differ.is_empty() {
+        // Before any verdict: a "real difference" may be the settings', not the destination's.
+        let _ = writeln!(
+            out,
+            "\nwarning: the runs' settings differ, so their figures may differ for that reason:"
+        );
+        for line in &cmp.settings_differ {
+            let _ = writeln!(out, "  - {line}");
+        }
     }
     let names: Vec<String> = (1..=cmp.runs.len()).map(|i| format!("[{i}]")).collect();
     for group in &cmp.groups {

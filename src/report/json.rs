@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::Exporter;
-use super::export::pretty;
+use super::export::{EXPORT_SCHEMA, runs as documented_runs};
 use crate::history::{Environment, RunRecord};
 use crate::results::RunReport;
 
@@ -37,6 +37,6 @@ impl Exporter for Json {
                 run: &r.document,
             })
             .collect();
-        pretty(&runs)
+        documented_runs(EXPORT_SCHEMA, &runs)
     }
 }

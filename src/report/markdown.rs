@@ -30,6 +30,15 @@ impl Exporter for Markdown {
             ]);
         }
         let mut out = runs.markdown();
+        if !cmp.settings_differ.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n**The runs' settings differ**, so their figures may differ for that reason:\n"
+            );
+            for line in &cmp.settings_differ {
+                let _ = writeln!(out, "- {}", cell(line));
+            }
+        }
         let names = table::run_names(&cmp);
         for group in &cmp.groups {
             let _ = writeln!(out, "\n### {}\n", cell(group.test.as_str()));

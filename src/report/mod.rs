@@ -13,6 +13,7 @@ pub mod estimate;
 pub mod export;
 mod figures;
 pub mod fio;
+mod first_screen;
 pub mod history;
 pub mod html;
 pub mod json;
@@ -21,6 +22,7 @@ mod progress;
 mod summary;
 pub mod table;
 pub mod terminal;
+mod warnings;
 
 pub use progress::TerminalProgress;
 

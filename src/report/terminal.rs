@@ -1,5 +1,7 @@
-//! The terminal report: a table in the spirit of CrystalDiskMark, the Time Machine log lines, the
-//! legend of methods, warnings and failures. Colour only on a terminal, and never with NO_COLOR.
+//! The terminal report: the summary first (verdict, CrystalDiskMark-style headline, backup-shaped
+//! figures), then the details (the results table, file sets, the Time Machine log lines, the
+//! legend of methods, warnings grouped by kind, failures). It fits the terminal's width (80 off a
+//! terminal); colour only on a terminal, and never with NO_COLOR.
 
 use std::fmt::Write as _;
 use std::io::IsTerminal;
@@ -7,6 +9,7 @@ use std::io::IsTerminal;
 use anstyle::{AnsiColor, Style as Ansi};
 
 use super::table::{Align, Table};
+use crate::probe::NodeKind;
 use crate::results::{Method, OpKind, RunReport, TestResult, Unit, Verdict};
 use crate::workload::Variant;
 
@@ -42,8 +45,73 @@ fn latency(us: f64) -> String {
     }
 }
 
-/// The results table: one row per result.
-fn results_table(results: &[TestResult]) -> Table {
+/// How wide the report may be, and how much it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// The most characters a line may have (80 off a terminal).
+    pub width: usize,
+    /// The full results table (`--wide`, `-v`) even when wider than `width`.
+    pub wide: bool,
+    /// Every warning whole (`-v`), not grouped.
+    pub verbose: bool,
+}
+
+/// The width when stdout is not a terminal (or `COLUMNS` does not say).
+pub const DEFAULT_WIDTH: usize = 80;
+/// Grouped warning lines shown without `-v`.
+const MAX_WARNING_LINES: usize = 3;
+
+impl Layout {
+    /// `COLUMNS` when set, else the terminal's width when stdout is one, else 80.
+    pub fn detect(wide: bool, verbose: bool) -> Layout {
+        let columns = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok());
+        let terminal =
+            terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0));
+        Layout {
+            width: columns.or(terminal).unwrap_or(DEFAULT_WIDTH).max(40),
+            wide,
+            verbose,
+        }
+    }
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            width: DEFAULT_WIDTH,
+            wide: false,
+            verbose: false,
+        }
+    }
+}
+
+fn pct_cell(cv: f64) -> String {
+    format!("{:.1}%", cv * 100.0)
+}
+
+/// The narrow results table (fits 80 columns): the median, its spread and the p99 latency.
+fn narrow_table(results: &[TestResult]) -> Table {
+    let mut table =
+        Table::text_then_figures(&["test", "variant"], &["median", "unit", "cv", "p99 µs"]);
+    for r in results {
+        table.push([
+            r.test.to_string(),
+            r.variant.clone(),
+            format!("{:.2}", r.median),
+            r.unit.as_str().to_string(),
+            pct_cell(r.cv),
+            r.latency_us.map_or("-".into(), |l| latency(l.p99)),
+        ]);
+    }
+    table.columns[3].align = Align::Left;
+    table
+}
+
+/// The full results table: one row per result, one unit per column (I/O operations and files
+/// per second apart).
+fn wide_table(results: &[TestResult]) -> Table {
     let left = Align::Left;
     let right = Align::Right;
     let mut table = Table::new([
@@ -55,6 +123,7 @@ fn results_table(results: &[TestResult]) -> Table {
         ("unit", left),
         ("cv", right),
         ("IOPS", right),
+        ("files/s", right),
         ("p50 µs", right),
         ("p99 µs", right),
         ("p99.9 µs", right),
@@ -63,11 +132,14 @@ fn results_table(results: &[TestResult]) -> Table {
     ]);
     for r in results {
         let lat = r.latency_us;
-        let iops = match (r.op_kind, r.unit) {
-            // The figure itself already counts files or operations.
-            (_, Unit::FilesPerSecond | Unit::OpsPerSecond) => "-".to_string(),
-            (OpKind::File, _) => format!("{:.0} files/s", r.ops_per_s_median),
-            _ => format!("{:.0}", r.ops_per_s_median),
+        // A figure already counting files or operations has no second rate column.
+        let counted = matches!(r.unit, Unit::FilesPerSecond | Unit::OpsPerSecond);
+        let rate = |kind: OpKind| {
+            if r.op_kind == kind && !counted {
+                format!("{:.0}", r.ops_per_s_median)
+            } else {
+                "-".to_string()
+            }
         };
         table.push([
             r.test.to_string(),
@@ -80,9 +152,10 @@ fn results_table(results: &[TestResult]) -> Table {
             if r.samples.len() < 2 {
                 "-".to_string()
             } else {
-                format!("{:.1}%", r.cv * 100.0)
+                pct_cell(r.cv)
             },
-            iops,
+            rate(OpKind::Io),
+            rate(OpKind::File),
             lat.map_or("-".into(), |l| latency(l.p50)),
             lat.map_or("-".into(), |l| latency(l.p99)),
             lat.map_or("-".into(), |l| latency(l.p999)),
@@ -93,24 +166,40 @@ fn results_table(results: &[TestResult]) -> Table {
     table
 }
 
-/// The whole terminal report.
-pub fn render(report: &RunReport, style: Style) -> String {
+/// `text` wrapped to `width`, continuation lines indented by `indent` more than the first.
+fn wrap(out: &mut String, first: &str, text: &str, width: usize) {
+    let rest = " ".repeat(first.chars().count() + 2);
+    let options = textwrap::Options::new(width)
+        .initial_indent(first)
+        .subsequent_indent(&rest)
+        .break_words(true);
+    for line in textwrap::wrap(text, options) {
+        let _ = writeln!(out, "{line}");
+    }
+}
+
+/// The whole terminal report: the summary first (what the destination is, the verdict, the
+/// headline and backup-shaped figures), then the details.
+pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
+    let width = layout.width;
     let mut out = String::new();
     let s = &report.settings;
-    let _ = writeln!(
-        out,
-        "{}",
-        style.paint(
-            Ansi::new().bold(),
-            &format!(
-                "destbench {} on {}",
-                report.destbench_version,
-                super::escape::terminal(&report.destination.path.display().to_string())
-            )
-        )
+    // The destination with its filesystem's identity (the mount the chain starts from).
+    let filesystem = report
+        .chain
+        .as_ref()
+        .filter(|c| c.root.kind == NodeKind::Mount)
+        .map(|c| format!(" ({})", c.root.label))
+        .unwrap_or_default();
+    let title = format!(
+        "destbench {} on {}{filesystem}",
+        report.destbench_version,
+        super::escape::terminal(&report.destination.path.display().to_string())
     );
-    let _ = writeln!(
-        out,
+    let mut wrapped = String::new();
+    wrap(&mut wrapped, "", &title, width);
+    let _ = write!(out, "{}", style.paint(Ansi::new().bold(), &wrapped));
+    let settings = format!(
         "profile {}, {} runs{}, {} block-test file, {:.1} s per block test, engine {}{}",
         s.profile,
         s.runs,
@@ -127,16 +216,127 @@ pub fn render(report: &RunReport, style: Style) -> String {
             .map(|l| format!(", label \"{}\"", super::escape::terminal(l)))
             .unwrap_or_default()
     );
-    let _ = writeln!(out, "access: {}", report.access.note);
-    let _ = writeln!(out);
+    wrap(&mut out, "", &settings, width);
+    wrap(
+        &mut out,
+        "",
+        &format!("access: {}", report.access.note),
+        width,
+    );
+
+    if let Some(v) = &report.verdict {
+        verdict(&mut out, v, style, width);
+    }
+    if let Some(headline) = super::first_screen::headline(report) {
+        let _ = writeln!(out);
+        out.push_str(&headline);
+    }
+    let backup = super::first_screen::backup_figures(report);
+    if !backup.is_empty() {
+        let _ = writeln!(out);
+        for line in backup {
+            wrap(&mut out, "", &line, width);
+        }
+    }
+
+    let _ = writeln!(out, "\n{}", style.paint(Ansi::new().bold(), "details:"));
+    let bold = |header: &str| style.paint(Ansi::new().bold(), header);
     if report.results.is_empty() {
         let _ = writeln!(out, "no results");
     } else {
-        let bold = |header: &str| style.paint(Ansi::new().bold(), header);
-        out.push_str(&results_table(&report.results).text(&bold));
-        out.push_str(&super::clients::text(report.cluster.as_ref(), &bold));
+        let wide = wide_table(&report.results).text(&bold);
+        let fits = wide.lines().all(|l| l.chars().count() <= width);
+        if layout.wide || fits {
+            out.push_str(&wide);
+        } else {
+            out.push_str(&narrow_table(&report.results).text(&bold));
+            let _ = writeln!(
+                out,
+                "(min, max, IOPS, files/s, p50, p99.9, method, engine: --wide or -v)"
+            );
+        }
+    }
+    out.push_str(&super::clients::text(report.cluster.as_ref(), &bold));
+    file_sets(&mut out, report, width);
+
+    let tm = &report.time_machine_log;
+    if !tm.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nTime Machine's destination check, as backupd would log it:"
+        );
+        for line in tm {
+            wrap(&mut out, "  ", line, width);
+        }
     }
 
+    let details: Vec<String> = report
+        .results
+        .iter()
+        .flat_map(super::details::lines)
+        .collect();
+    if !details.is_empty() {
+        let _ = writeln!(out);
+        for line in details {
+            wrap(&mut out, "", &line, width);
+        }
+    }
+
+    let mut methods: Vec<Method> = Vec::new();
+    for r in &report.results {
+        if !methods.contains(&r.method) {
+            methods.push(r.method);
+        }
+    }
+    if !methods.is_empty() {
+        let _ = writeln!(out, "\nmethods:");
+        for m in methods {
+            wrap(
+                &mut out,
+                &format!("  {:<12} ", m.as_str()),
+                m.explain(),
+                width,
+            );
+        }
+    }
+    wrap(
+        &mut out,
+        "",
+        "MB/s = 10^6 bytes/s; figures are medians of the runs; every write figure includes the flush to stable storage",
+        width,
+    );
+
+    let warnings = if layout.verbose {
+        super::warnings::all(report)
+    } else {
+        super::warnings::grouped(report, width.saturating_sub(4), MAX_WARNING_LINES)
+    };
+    if !warnings.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.paint(AnsiColor::Yellow.on_default().bold(), "warnings:")
+        );
+        for w in warnings {
+            wrap(&mut out, "  - ", &w, width);
+        }
+    }
+    if !report.failures.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.paint(AnsiColor::Red.on_default().bold(), "failed:")
+        );
+        for f in &report.failures {
+            let line = format!("{} {}: {}", f.test, f.variant, f.error);
+            wrap(&mut out, "  - ", &line, width);
+        }
+    }
+    out
+}
+
+/// The file sets the tree tests used, each once.
+fn file_sets(out: &mut String, report: &RunReport, width: usize) {
     let mut sets: Vec<String> = Vec::new();
     for set in report.results.iter().filter_map(|r| r.file_set.as_ref()) {
         if set.source_path.is_empty() {
@@ -178,87 +378,21 @@ pub fn render(report: &RunReport, style: Style) -> String {
     if !sets.is_empty() {
         let _ = writeln!(out, "\nfile sets:");
         for line in sets {
-            let _ = writeln!(out, "  {line}");
+            wrap(out, "  ", &line, width);
         }
     }
-
-    let tm = &report.time_machine_log;
-    if !tm.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nTime Machine's destination check, as backupd would log it:"
-        );
-        for line in tm {
-            let _ = writeln!(out, "  {line}");
-        }
-    }
-
-    let details: Vec<String> = report
-        .results
-        .iter()
-        .flat_map(super::details::lines)
-        .collect();
-    if !details.is_empty() {
-        let _ = writeln!(out);
-        for line in details {
-            let _ = writeln!(out, "{line}");
-        }
-    }
-
-    let mut methods: Vec<Method> = Vec::new();
-    for r in &report.results {
-        if !methods.contains(&r.method) {
-            methods.push(r.method);
-        }
-    }
-    if !methods.is_empty() {
-        let _ = writeln!(out, "\nmethods:");
-        for m in methods {
-            let _ = writeln!(out, "  {:<12} {}", m.as_str(), m.explain());
-        }
-    }
-    let _ = writeln!(
-        out,
-        "MB/s = 10^6 bytes/s; figures are medians of the runs; every write figure includes the flush to stable storage"
-    );
-
-    let result_warnings = report.labelled_result_warnings();
-    if !report.warnings.is_empty() || !result_warnings.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n{}",
-            style.paint(AnsiColor::Yellow.on_default().bold(), "warnings:")
-        );
-        for w in report.warnings.iter().chain(&result_warnings) {
-            let _ = writeln!(out, "  - {w}");
-        }
-    }
-    if !report.failures.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n{}",
-            style.paint(AnsiColor::Red.on_default().bold(), "failed:")
-        );
-        for f in &report.failures {
-            let _ = writeln!(out, "  - {} {}: {}", f.test, f.variant, f.error);
-        }
-    }
-    if let Some(v) = &report.verdict {
-        verdict(&mut out, v, style);
-    }
-    out
 }
 
-/// The verdict section, last: what holds the destination back.
-fn verdict(out: &mut String, v: &Verdict, style: Style) {
-    let _ = writeln!(
-        out,
-        "\n{} {}",
-        style.paint(Ansi::new().bold(), "verdict:"),
-        v.summary
-    );
+/// The verdict, first: what holds the destination back, and what the next link allows.
+fn verdict(out: &mut String, v: &Verdict, style: Style, width: usize) {
+    let _ = writeln!(out);
+    let label = style.paint(Ansi::new().bold(), "verdict:");
+    // Wrapped without the label's colour codes, which take no columns.
+    let mut first = String::new();
+    wrap(&mut first, "verdict: ", &v.summary, width);
+    out.push_str(&first.replacen("verdict:", &label, 1));
     for line in &v.details {
-        let _ = writeln!(out, "  - {line}");
+        wrap(out, "  - ", line, width);
     }
 }
 
@@ -292,11 +426,22 @@ pub fn repetitions(report: &RunReport) -> String {
     out
 }
 
-/// `destbench list`: every test variant with what it does.
-pub fn list_tests(variants: &[Variant]) -> String {
-    let mut out = String::new();
-    for v in variants {
-        let _ = writeln!(out, "{:<10} {:<12} {}", v.test.as_str(), v.name, v.about);
+/// `destbench list`: every test variant, the profiles that run it (`-` for none: only with
+/// `--tests`), and what it does.
+pub fn list_tests(rows: &[(&Variant, Vec<String>)]) -> String {
+    let mut table = Table::text_then_figures(&["test", "variant", "profiles", "what it does"], &[]);
+    for (v, profiles) in rows {
+        let profiles = if profiles.is_empty() {
+            "-".to_string()
+        } else {
+            profiles.join(",")
+        };
+        table.push([
+            v.test.to_string(),
+            v.name.clone(),
+            profiles,
+            v.about.clone(),
+        ]);
     }
-    out
+    table.text(&|h: &str| h.to_string())
 }

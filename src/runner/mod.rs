@@ -201,15 +201,18 @@ pub fn run_with(
         chain: chain.as_ref(),
         hook,
     };
-    progress.begin(plan.steps());
+    progress.begin(plan.planned_total_s());
     let wall = std::time::Instant::now();
 
     let mut block_file_problem = None;
     if plan.has_block_tests() {
-        progress.step(&format!(
-            "preparing the {} test file",
-            units::format_bytes(plan.file_size)
-        ));
+        progress.step(
+            &format!(
+                "preparing the {} test file",
+                units::format_bytes(plan.file_size)
+            ),
+            plan.prepare_planned_s(),
+        );
         match block::prepare_test_file(&mut ctx, plan.file_size) {
             Ok(()) => {}
             Err(e @ Error::Interrupted(_)) => return Err(e),

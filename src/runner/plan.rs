@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::platform;
 use crate::settings::RunPlan;
 use crate::units;
-use crate::workload::{Direction, Workload};
+use crate::workload::{Direction, Variant, Workload};
 
 use super::throttled;
 
@@ -53,9 +53,34 @@ impl RunPlan {
         (block_file + largest_variant) / 20 * 21
     }
 
-    /// How many progress steps the run takes.
-    pub(super) fn steps(&self) -> u64 {
-        (self.variants.len() * self.runs) as u64 + u64::from(self.has_block_tests())
+    /// The seconds one repetition of `variant` is planned to take: a block test its duration,
+    /// the sustained test its time limit, every other at least the minimum time (`--min-time`,
+    /// a quarter second when there is none). Only an estimate for the progress bar's ETA.
+    pub(super) fn planned_s(&self, variant: &Variant) -> f64 {
+        let least = self.min_time.as_secs_f64().max(0.25);
+        match variant.workload {
+            Workload::Block { .. } => self.block_duration.as_secs_f64(),
+            Workload::Sustained { .. } => self.sustained_time.as_secs_f64(),
+            // The reader alone, then beside the writer at two priorities.
+            Workload::Throttled { .. } => 3.0 * self.block_duration.as_secs_f64().max(least),
+            _ => least,
+        }
+    }
+
+    /// The planned seconds of preparing the block tests' file (written once, untimed): as long
+    /// as one block test, for lack of a better guess before anything is measured.
+    pub(super) fn prepare_planned_s(&self) -> f64 {
+        if self.has_block_tests() {
+            self.block_duration.as_secs_f64()
+        } else {
+            0.0
+        }
+    }
+
+    /// The planned seconds of the whole run.
+    pub(super) fn planned_total_s(&self) -> f64 {
+        let variants: f64 = self.variants.iter().map(|v| self.planned_s(v)).sum();
+        variants * self.runs as f64 + self.prepare_planned_s()
     }
 }
 
@@ -76,4 +101,30 @@ pub(super) fn check_space(plan: &RunPlan) -> Result<()> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::settings::RunOptions;
+    use crate::workload::ProfileName;
+
+    /// The progress bar's plan adds up: block tests their duration, the rest the minimum time,
+    /// the test file's preparation one block test.
+    #[test]
+    fn planned_seconds_follow_the_durations() {
+        let plan = RunOptions {
+            destination: std::env::temp_dir(),
+            profile: ProfileName::Quick,
+            tests: vec!["seq-read".parse().unwrap(), "tm-check".parse().unwrap()],
+            runs: Some(3),
+            duration_s: Some(2.0),
+            min_time_s: Some(0.5),
+            ..Default::default()
+        }
+        .plan()
+        .unwrap();
+        // seq-read: SEQ1M-Q1T1 and SEQ1M-Q8T1 (blocks), 20-100MB (whole files); tm-check: two.
+        let per_run = 2.0 * 2.0 + 3.0 * 0.5;
+        assert!((plan.planned_total_s() - (3.0 * per_run + 2.0)).abs() < 1e-9);
+    }
 }

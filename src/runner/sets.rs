@@ -84,7 +84,7 @@ pub(super) fn prepare_restore(
     progress: &mut dyn Progress,
 ) -> Result<RestoreCopy> {
     let source = ctx.sources.get(plan, set, progress)?;
-    progress.step(&format!("copying the {set} set for the restore test"));
+    progress.step(&format!("copying the {set} set for the restore test"), 0.0);
     let name = ctx.scratch.fresh_name("restore");
     Ok(RestoreCopy {
         root: prepare_copy(ctx, &source, &name)?,

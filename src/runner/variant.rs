@@ -58,13 +58,10 @@ pub(super) fn run_variant(
         }
         for rep in 0..runs {
             interrupt::check()?;
-            progress.step(&format!(
-                "{} {} ({}/{})",
-                variant.test,
-                variant.name,
-                rep + 1,
-                runs
-            ));
+            progress.step(
+                &format!("{} {} ({}/{})", variant.test, variant.name, rep + 1, runs),
+                plan.planned_s(variant),
+            );
             ctx.hook.before(variant, rep)?;
             let measured = measure(ctx, plan, variant, rep, restore.as_ref(), progress)?;
             ctx.hook

@@ -75,7 +75,9 @@ impl Fixture {
     pub fn ids(&self) -> Vec<i64> {
         let list: serde_json::Value =
             serde_json::from_str(&self.ok(&["history", "--json"])).unwrap();
-        list.as_array()
+        assert_eq!(list["schema"], "destbench.history/1");
+        list["runs"]
+            .as_array()
             .unwrap()
             .iter()
             .map(|e| e["id"].as_i64().unwrap())
@@ -153,6 +155,7 @@ fn every_run_is_stored_and_listed_newest_first() {
     f.run(&["--no-history"]);
     f.run(&["--label", "second"]);
     let list: serde_json::Value = serde_json::from_str(&f.ok(&["history", "--json"])).unwrap();
+    let list = &list["runs"];
     let labels: Vec<&str> = list
         .as_array()
         .unwrap()
@@ -201,8 +204,7 @@ fn the_db_flag_wins_over_the_environment() {
     assert!(other.exists() && !f.db().exists());
     let out = f.ok(&["history", "--json", "--db", other.to_str().unwrap()]);
     assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&out)
-            .unwrap()
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["runs"]
             .as_array()
             .unwrap()
             .len(),
@@ -259,9 +261,22 @@ fn unknown_ids_and_malformed_commands() {
     f.run(&[]);
     let err = fails(f.cmd().args(["compare", "1", "7"]), 1);
     assert!(err.contains("no run 7"), "{err}");
-    fails(f.cmd().args(["compare", "1"]), 2);
-    fails(f.cmd().args(["export", "1", "--format", "pdf"]), 2);
-    fails(f.cmd().args(["show", "one"]), 2);
+    for (args, needle) in [
+        (&["compare", "1"][..], "2 values required"),
+        (&["export", "1", "--format", "pdf"], "invalid value 'pdf'"),
+        (&["show", "one"], "`one` is not a run id"),
+        (&["show", "-3"], "a run id must be positive"),
+        (&["show"], "<ID>"),
+    ] {
+        // clap's usage errors whole: the problem first, then the usage line and the pointer.
+        let (_, err) = exits(f.cmd().args(args), 2);
+        let first = err.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("destbench: ") && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("try '--help'"), "{args:?}: {err}");
+    }
     let err = fails(f.cmd().args(["forget", "9"]), 1);
     assert!(err.contains("no run 9"), "{err}");
 }
@@ -299,6 +314,7 @@ fn compare_says_which_differences_are_real() {
     let c = f.ids()[0].to_string();
     let cmp: serde_json::Value =
         serde_json::from_str(&f.ok(&["compare", &a, &b, &c, "--json"])).unwrap();
+    assert_eq!(cmp["schema"], "destbench.compare/1");
     let row = |test: &str, variant: &str| {
         cmp["groups"]
             .as_array()
@@ -326,7 +342,22 @@ fn compare_says_which_differences_are_real() {
     let files = row("seq-write", "20-100MB");
     assert_eq!(files["cells"][1]["ratio"], 1.0);
 
+    // The durations differ: said before any verdict, in the JSON and the text.
+    assert_eq!(
+        cmp["settings_differ"][0],
+        "duration: [1] 0.5 s, [2] 1 s, [3] 0.5 s"
+    );
     let text = f.ok(&["compare", &a, &b]);
+    let warned = text
+        .find("warning: the runs' settings differ")
+        .expect("settings warned about");
+    assert!(
+        text.contains("  - duration: [1] 0.5 s, [2] 1 s\n"),
+        "{text}"
+    );
+    assert!(warned < text.find("real").unwrap(), "{text}");
+    let same = f.ok(&["compare", &a, &c]);
+    assert!(!same.contains("settings differ"), "{same}");
     assert!(text.contains("[1] run 1: half second"), "{text}");
     assert!(text.contains("real (no spread in either run)"), "{text}");
 }
@@ -340,12 +371,20 @@ fn export_snapshots() {
     let mut json: serde_json::Value =
         serde_json::from_str(&f.ok(&["export", &a, &b, "--format", "json"])).unwrap();
     let started: Vec<i64> = (0..2)
-        .map(|i| json[i]["run"]["started_unix_s"].as_i64().unwrap())
+        .map(|i| json["runs"][i]["run"]["started_unix_s"].as_i64().unwrap())
         .collect();
-    let host = json[0]["environment"]["host"]
+    assert_eq!(json["schema"], "destbench.export/1");
+    let host = json["runs"][0]["environment"]["host"]
         .as_str()
         .unwrap_or("-")
         .to_string();
+    // The filesystem's identity beside the destination in the Markdown: this machine's.
+    let env = &json["runs"][0]["environment"];
+    let identity = destbench::history::with_filesystem(
+        "",
+        &env["fs_type"].as_str().map(str::to_string),
+        &env["fs_uuid"].as_str().map(str::to_string),
+    );
     redact(&mut json, dir);
     insta::assert_json_snapshot!("export_json", json);
 
@@ -356,7 +395,8 @@ fn export_snapshots() {
         .map(|(i, line)| {
             let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
             if i > 0 {
-                cells[3] = "[ts]".into(); // started_unix_s
+                assert_eq!(cells[0], "destbench.csv/1");
+                cells[4] = "[ts]".into(); // started_unix_s
             }
             cells.join(",").replace(dir, "[DIR]")
         })
@@ -366,7 +406,8 @@ fn export_snapshots() {
     let md = f.ok(&["export", &a, &b, "--format", "md"]);
     let mut md = md
         .replace(dir, "[DIR]")
-        .replace(&format!("| {host} |"), "| [host] |");
+        .replace(&format!("| {host} |"), "| [host] |")
+        .replace(&format!("[DIR]{identity}`"), "[DIR] [filesystem]`");
     for s in started {
         md = md.replace(&destbench::report::history::utc(s), "[date]");
     }

@@ -1,6 +1,7 @@
 //! destbench's integration tests, built into one test binary.
 
 mod chain;
+mod cli_ux;
 mod estimate;
 mod faults;
 mod faults_history;

@@ -68,9 +68,10 @@ fn interrupt_removes_scratch(signal: rustix::process::Signal) {
         .args(["history", "--json", "--db", db.to_str().unwrap()])
         .output()
         .unwrap();
+    let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
     assert_eq!(
-        String::from_utf8_lossy(&history.stdout).trim(),
-        "[]",
+        history["runs"],
+        serde_json::json!([]),
         "an interrupted run stored something"
     );
 }

@@ -104,7 +104,9 @@ fn refuses(tb: &Testbed, user: Option<&str>, needle: &str) {
                 .arg(env!("CARGO_BIN_EXE_destbench"))
                 .env("NO_COLOR", "1")
                 // Not root's own history, which this user could not open anyway.
-                .env("DESTBENCH_DB", "/nonexistent/destbench-history.sqlite");
+                .env("DESTBENCH_DB", "/nonexistent/destbench-history.sqlite")
+                // Nor root's config file.
+                .env("DESTBENCH_CONFIG", "");
             c
         }
         None => destbench(),

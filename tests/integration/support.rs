@@ -58,6 +58,8 @@ pub fn destbench() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_destbench"));
     cmd.env("NO_COLOR", "1");
     cmd.env("DESTBENCH_DB", shared_history_db());
+    // No config file of the user's changes what a test runs (cli_ux tests its own).
+    cmd.env("DESTBENCH_CONFIG", "");
     cmd
 }
 
@@ -92,7 +94,8 @@ pub fn destbench_setpriv(options: &[&str]) -> Command {
     let mut cmd = Command::new("setpriv");
     cmd.args(options)
         .arg(env!("CARGO_BIN_EXE_destbench"))
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("DESTBENCH_CONFIG", "");
     cmd
 }
 
