@@ -40,12 +40,14 @@ fn run_ranks(session: &Session, argv: Vec<std::ffi::OsString>) -> Result<ExitCod
         )),
     };
     let args = session.agree(args)?;
-    let plan = super::run::options(&args).plan().map(|mut plan| {
-        // Each client's data differs (a deduplicating server must not see one client's blocks
-        // as another's); the seed recorded is rank 0's.
-        plan.seed = plan.seed.wrapping_add(session.rank as u64);
-        plan
-    });
+    let plan = super::run::options(&args)
+        .and_then(|o| o.plan())
+        .map(|mut plan| {
+            // Each client's data differs (a deduplicating server must not see one client's blocks
+            // as another's); the seed recorded is rank 0's.
+            plan.seed = plan.seed.wrapping_add(session.rank as u64);
+            plan
+        });
     let plan = session.agree(plan)?;
     let counts = session.agree(cluster::check_client_counts(&args.clients, session.size))?;
     let store = if rank0 {
