@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::workload::Tool;
+
 use super::DbArg;
 
 #[derive(Debug, clap::Args)]
@@ -27,6 +29,13 @@ pub struct EstimateArgs {
     /// most backup tools copy one file at a time).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+
+    /// The tool whose backup to estimate: cp (`cp -a`), rsync (`rsync -a`, what most backup
+    /// tools run; the default with --to) or parallel:N (destbench's own copy on N threads; the
+    /// only one stored runs can give, default parallel:THREADS with --run). --to calibrates
+    /// it by copying four small calibration sets with that very tool.
+    #[arg(long, value_name = "TOOL")]
+    pub tool: Option<Tool>,
 
     /// Where the fresh measurement's file sets are generated (default: the temp directory).
     #[arg(long)]

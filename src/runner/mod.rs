@@ -2,6 +2,7 @@
 
 mod access;
 mod block;
+pub mod calibration;
 mod files;
 mod meta;
 mod order;

@@ -14,6 +14,7 @@
 //! results being changed.
 
 pub mod estimate;
+mod fit;
 
 use crate::probe::{Chain, NodeKind};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
