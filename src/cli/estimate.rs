@@ -37,6 +37,11 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "TOOL")]
     pub tool: Option<Tool>,
 
+    /// Also read a random sample of SOURCE's files (at most 200 files or 3 s) from a cold cache
+    /// and say which side limits, the source or the destination.
+    #[arg(long)]
+    pub measure_source: bool,
+
     /// Where the fresh measurement's file sets are generated (default: the temp directory).
     #[arg(long)]
     pub source_dir: Option<PathBuf>,

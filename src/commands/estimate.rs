@@ -9,12 +9,13 @@ use crate::cli::EstimateArgs;
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::history::Store;
 use crate::report;
-use crate::runner::calibration;
+use crate::runner::{calibration, source_sample};
 use crate::scratch::Scratch;
 use crate::settings;
 use crate::tree::scan;
 use crate::units::format_bytes;
 use crate::verdict::estimate::{self, CopyMeasurement, DestinationEstimate, Origin, TreeShape};
+use crate::verdict::source;
 use crate::workload::Tool;
 
 use super::{db, write_stdout};
@@ -110,13 +111,28 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
         dirs: survey.dirs.saturating_sub(1),
         symlinks: survey.symlinks,
     };
+    let reads: Option<Vec<(u64, f64)>> = if args.measure_source {
+        let reads = source_sample::sample(&args.source)?;
+        Some(reads.iter().map(|r| (r.bytes, r.seconds)).collect())
+    } else {
+        None
+    };
     let estimates: Vec<DestinationEstimate> = gathered
         .into_iter()
         .map(|(origin, tool, measurements)| {
             let (measurements, estimate) = match measurements {
                 Ok(m) => {
-                    let e = estimate::estimate(shape, &m, &format!("--tool {tool}"))
+                    let mut e = estimate::estimate(shape, &m, &format!("--tool {tool}"))
                         .map_err(|e| e.to_string());
+                    if let (Ok(e), Some(reads)) = (&mut e, &reads) {
+                        e.source = source::apply(
+                            &mut e.predicted_seconds,
+                            &mut e.advice,
+                            reads,
+                            survey.histogram.total_files(),
+                            survey.histogram.total_bytes(),
+                        );
+                    }
                     (m, e)
                 }
                 Err(problem) => (Vec::new(), Err(problem)),

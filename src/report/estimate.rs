@@ -13,6 +13,7 @@ pub use crate::units::human_duration;
 use crate::verdict::estimate::{
     ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, Origin, Range, Shares,
 };
+use crate::verdict::source::SourceSide;
 
 pub const ESTIMATE_SCHEMA: &str = "destbench.estimate/1";
 
@@ -199,6 +200,7 @@ struct EstimateDoc<'a> {
     residual: Option<f64>,
     shares: Option<Shares>,
     advice: &'a [String],
+    source: Option<SourceSide>,
     classes: &'a [ClassEstimate],
     measurements: &'a [CopyMeasurement],
     error: Option<&'a str>,
@@ -243,6 +245,7 @@ pub fn render_json(source: &Path, survey: &Survey, estimates: &[DestinationEstim
                     residual: est.map(|x| x.residual),
                     shares: est.map(|x| x.shares),
                     advice: est.map_or(&[], |x| &x.advice),
+                    source: est.and_then(|x| x.source),
                     classes: est.map_or(&[], |x| &x.classes),
                     measurements: &e.measurements,
                     error: e.estimate.as_ref().err().map(String::as_str),

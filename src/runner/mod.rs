@@ -9,6 +9,7 @@ mod order;
 mod plan;
 mod progress;
 mod sets;
+pub mod source_sample;
 mod sources;
 mod stream;
 mod sustained;

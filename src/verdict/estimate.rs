@@ -36,7 +36,9 @@ use serde::Serialize;
 
 use crate::results::RunReport;
 use crate::tree::scan::SizeHistogram;
+pub use crate::verdict::fit::Range;
 use crate::verdict::fit::{self, Sample};
+use crate::verdict::source::SourceSide;
 use crate::workload::TestId;
 
 /// How many relative residuals (RMS) the interval extends at least, either side.
@@ -193,14 +195,6 @@ pub struct ClassEstimate {
     pub files_per_s: f64,
 }
 
-/// A prediction with its range.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Range {
-    pub low: f64,
-    pub expected: f64,
-    pub high: f64,
-}
-
 /// The estimate for one destination.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Estimate {
@@ -214,6 +208,8 @@ pub struct Estimate {
     pub shares: Shares,
     pub classes: Vec<ClassEstimate>,
     pub advice: Vec<String>,
+    /// The source's side, with `--measure-source`.
+    pub source: Option<SourceSide>,
 }
 
 /// Why no estimate could be made.
@@ -353,6 +349,7 @@ pub fn estimate(
         advice: advice(&shares, &costs),
         shares,
         classes,
+        source: None,
     })
 }
 

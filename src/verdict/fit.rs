@@ -2,6 +2,16 @@
 //! handful of terms, each sample weighted by 1/time² so every sample counts by its relative
 //! error. Pure, and small enough (at most four unknowns) for the normal equations.
 
+use serde::Serialize;
+
+/// A prediction with its range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Range {
+    pub low: f64,
+    pub expected: f64,
+    pub high: f64,
+}
+
 /// One observation: the terms' amounts (directories, files, bytes, ...) and the time it took.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {

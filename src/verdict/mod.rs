@@ -15,6 +15,7 @@
 
 pub mod estimate;
 mod fit;
+pub mod source;
 
 use crate::probe::{Chain, NodeKind};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
