@@ -72,7 +72,8 @@ for dest in $DESTS; do
     for tree in $TREES; do
         for tool in $TOOLS; do
             extra=()
-            ((HAS_TOOL)) && extra=(--tool "$tool")
+            # The real copies read a cold source: the estimate measures it too, where it can.
+            ((HAS_TOOL)) && extra=(--tool "$tool" --measure-source)
             # Without profiles one estimate serves every tool: measure once per tree.
             if ((HAS_TOOL)) || [[ $tool == "${TOOLS%% *}" ]]; then est=$("$DESTBENCH" estimate "$tree" --to "$mount" --json "${extra[@]}" 2>/dev/null |
                 python3 -c 'import json,sys
