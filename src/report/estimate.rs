@@ -85,10 +85,11 @@ pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate])
                 let total = sh.total().max(f64::MIN_POSITIVE);
                 let _ = writeln!(
                     out,
-                    "  where the time goes: bandwidth {:.0}%, per-file {:.0}%, directories {:.0}%",
+                    "  where the time goes: bandwidth {:.0}%, per-file {:.0}%, directories {:.0}%, start and final flush {:.0}%",
                     100.0 * sh.bandwidth_s / total,
                     100.0 * sh.per_file_s / total,
-                    100.0 * sh.directories_s / total
+                    100.0 * sh.directories_s / total,
+                    100.0 * sh.start_s / total
                 );
                 for advice in &est.advice {
                     let _ = writeln!(out, "  advice: {advice}");
@@ -96,7 +97,8 @@ pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate])
                 let c = &est.costs;
                 let _ = writeln!(
                     out,
-                    "  model: {:.2} ms per directory + {:.2} ms per file + bytes at {:.1} MB/s + block slack at {}, fitted to {} (residual {:.1}%)",
+                    "  model: {:.2} s once + {:.2} ms per directory + {:.2} ms per file + bytes at {:.1} MB/s + block slack at {}, fitted to {} (residual {:.1}%)",
+                    c.start_s,
                     c.per_dir_s * 1e3,
                     c.per_file_s * 1e3,
                     c.bytes_per_s / 1e6,

@@ -4,7 +4,8 @@
 //! tool's own operations (cp's metadata after the data, rsync's temporary name then rename
 //! and its pipe, the round trips of a share) are what is measured, never assumed.
 //!
-//! The shapes separate the model's four costs (see `verdict::estimate`): `dirs` is directories
+//! The shapes separate the model's five costs (see `verdict::estimate`): `empty` is a copy of
+//! nothing (the tool's start and the final flush, once per copy); `dirs` is directories
 //! only; `tiny` is files far smaller than a block (per-file cost and the slack a block device
 //! writes beyond each file's bytes); `aligned` is files of whole 4 KiB blocks from 4 to 64 KiB
 //! (per-file cost without slack); `large` is a few 12 MB files (bandwidth). Each is written
@@ -40,7 +41,8 @@ pub struct Shape {
 /// The sets as generated: (name, directories, files per directory, size of file `i`).
 type Recipe = (&'static str, u64, u64, fn(u64, &mut fastrand::Rng) -> u64);
 
-const RECIPES: [Recipe; 4] = [
+const RECIPES: [Recipe; 5] = [
+    ("empty", 0, 0, |_, _| 0),
     ("dirs", 400, 0, |_, _| 0),
     ("tiny", 40, 40, |_, rng| rng.u64(1..3000)),
     ("aligned", 12, 50, |_, rng| rng.u64(1..=16) * BLOCK),

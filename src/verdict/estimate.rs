@@ -118,7 +118,8 @@ const DIRS: usize = 0;
 const FILES: usize = 1;
 const BYTES: usize = 2;
 const SLACK: usize = 3;
-const TERMS: usize = 4;
+const START: usize = 4;
+const TERMS: usize = 5;
 
 fn features(dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> Vec<f64> {
     vec![
@@ -126,6 +127,8 @@ fn features(dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> Vec<f64> {
         files as f64,
         bytes as f64,
         block_bytes.saturating_sub(bytes) as f64,
+        // Every copy starts once: the tool's start (rsync's file list) and the final flush.
+        1.0,
     ]
 }
 
@@ -139,6 +142,8 @@ pub struct Costs {
     /// Seconds per byte of slack (the unused rest of each file's last block); 0 where the
     /// destination sends only the bytes.
     pub slack_s_per_byte: f64,
+    /// Seconds a copy costs once, whatever its size: the tool's start, the final flush.
+    pub start_s: f64,
 }
 
 impl Costs {
@@ -148,6 +153,7 @@ impl Costs {
             per_file_s: c[FILES],
             bytes_per_s: 1.0 / c[BYTES],
             slack_s_per_byte: c[SLACK],
+            start_s: c[START],
         }
     }
 
@@ -159,6 +165,7 @@ impl Costs {
 
     fn split(&self, dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> Shares {
         Shares {
+            start_s: self.start_s,
             directories_s: dirs as f64 * self.per_dir_s,
             per_file_s: files as f64 * self.per_file_s,
             bandwidth_s: bytes as f64 / self.bytes_per_s
@@ -173,11 +180,13 @@ pub struct Shares {
     pub bandwidth_s: f64,
     pub per_file_s: f64,
     pub directories_s: f64,
+    /// The copy's start and final flush, once.
+    pub start_s: f64,
 }
 
 impl Shares {
     pub fn total(&self) -> f64 {
-        self.bandwidth_s + self.per_file_s + self.directories_s
+        self.bandwidth_s + self.per_file_s + self.directories_s + self.start_s
     }
 }
 
@@ -244,21 +253,27 @@ fn samples(measurements: &[CopyMeasurement], pick: Option<fn(&[f64]) -> f64>) ->
     out
 }
 
-/// Fits with the files and bytes terms and whichever of the directory and slack terms the
+/// Fits with the files and bytes terms and whichever of the directory, slack and start terms the
 /// samples determine with a cost of 0 or more, the best fit (least residual) of those.
 fn fit_terms(samples: &[Sample]) -> Option<(Vec<usize>, Vec<f64>)> {
-    [
-        vec![DIRS, FILES, BYTES, SLACK],
-        vec![DIRS, FILES, BYTES],
-        vec![FILES, BYTES, SLACK],
-        vec![FILES, BYTES],
-    ]
-    .into_iter()
-    .filter_map(|terms| {
-        let c = fit::solve(samples, &terms, TERMS)?;
-        (c.iter().all(|&v| v >= 0.0) && c[BYTES] > 0.0).then_some((terms, c))
-    })
-    .min_by(|a, b| fit::relative_rms(&a.1, samples).total_cmp(&fit::relative_rms(&b.1, samples)))
+    // Every subset of the optional terms, with the two that are always there.
+    (0..8u8)
+        .map(|optional| {
+            let mut terms = vec![FILES, BYTES];
+            for (bit, term) in [DIRS, SLACK, START].into_iter().enumerate() {
+                if optional & (1 << bit) != 0 {
+                    terms.push(term);
+                }
+            }
+            terms
+        })
+        .filter_map(|terms| {
+            let c = fit::solve(samples, &terms, TERMS)?;
+            (c.iter().all(|&v| v >= 0.0) && c[BYTES] > 0.0).then_some((terms, c))
+        })
+        .min_by(|a, b| {
+            fit::relative_rms(&a.1, samples).total_cmp(&fit::relative_rms(&b.1, samples))
+        })
 }
 
 fn min(v: &[f64]) -> f64 {
@@ -323,7 +338,8 @@ pub fn estimate(
         .map(|class| {
             let (low_bytes, high_bytes) = SizeHistogram::class_range(class);
             let (f, b) = (h.files[class], h.bytes[class]);
-            let seconds = costs.seconds(0, f, b, h.block_bytes[class]);
+            // The copy's start is the whole tree's, not a class's.
+            let seconds = costs.seconds(0, f, b, h.block_bytes[class]) - costs.start_s;
             let per_s = |amount: f64| if seconds > 0.0 { amount / seconds } else { 0.0 };
             ClassEstimate {
                 low_bytes,
@@ -368,7 +384,7 @@ fn advice(shares: &Shares, costs: &Costs) -> Vec<String> {
     if overhead / total >= ADVICE_SHARE {
         // Threads overlap the per-file and per-directory waits at best; the bytes still go
         // through the same bandwidth.
-        let four = shares.bandwidth_s.max(overhead / 4.0);
+        let four = shares.start_s + shares.bandwidth_s.max(overhead / 4.0);
         out.push(format!(
             "{:.0}% of the time is per-file and per-directory overhead: 4 threads would take {} at best instead of {} (measure it: --tool parallel:4), or pack small files into an archive",
             100.0 * overhead / total,
@@ -377,7 +393,7 @@ fn advice(shares: &Shares, costs: &Costs) -> Vec<String> {
         ));
     }
     if shares.bandwidth_s / total >= ADVICE_SHARE {
-        let faster = overhead + shares.bandwidth_s / 10.0;
+        let faster = shares.start_s + overhead + shares.bandwidth_s / 10.0;
         out.push(format!(
             "{:.0}% of the time is bandwidth ({:.1} MB/s): a destination 10 times faster (a gigabit link instead of 100 Mbit) would take {} at most",
             100.0 * shares.bandwidth_s / total,

@@ -8,6 +8,7 @@ const TRUE: Costs = Costs {
     per_file_s: 0.002,
     bytes_per_s: 40e6,
     slack_s_per_byte: 1.0 / 40e6,
+    start_s: 0.2,
 };
 
 /// Repetitions of a set on `TRUE`, scaled by `factors`.
@@ -29,6 +30,7 @@ fn measured(variant: &str, shape: [u64; 4], factors: &[f64]) -> CopyMeasurement 
 /// The calibration shapes of `estimate --to`, in small.
 fn calibration(factors: &[f64]) -> Vec<CopyMeasurement> {
     vec![
+        measured("empty", [0, 0, 0, 0], factors),
         measured("dirs", [420, 0, 0, 0], factors),
         measured("tiny", [42, 1600, 2_400_000, 6_553_600], factors),
         measured("aligned", [13, 600, 20_000_000, 20_000_000], factors),
@@ -71,10 +73,10 @@ fn tree(sizes: &[(u64, u64)]) -> SizeHistogram {
     h
 }
 
-/// The four costs come back from the calibration shapes, and the tree's time is theirs
+/// The five costs come back from the calibration shapes, and the tree's time is theirs
 /// over its directories, files, bytes and slack, split into shares.
 #[test]
-fn the_four_costs_are_recovered_and_applied_to_the_tree() {
+fn the_five_costs_are_recovered_and_applied_to_the_tree() {
     let h = tree(&[(5000, 100), (300, 30_000), (2, 1 << 30)]);
     let shape = shape(&h, 700, 50);
     let e = estimate(shape, &calibration(&[1.0, 1.0]), "test").unwrap();
@@ -83,6 +85,7 @@ fn the_four_costs_are_recovered_and_applied_to_the_tree() {
         (e.costs.per_file_s, TRUE.per_file_s),
         (e.costs.bytes_per_s, TRUE.bytes_per_s),
         (e.costs.slack_s_per_byte, TRUE.slack_s_per_byte),
+        (e.costs.start_s, TRUE.start_s),
     ] {
         assert!((got / want - 1.0).abs() < 1e-6, "{:?}", e.costs);
     }
