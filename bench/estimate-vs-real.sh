@@ -60,7 +60,8 @@ real_time() {
     python3 -c "print(f'{$t1 - $t0:.2f}')"
 }
 
-printf '%-10s %-22s %-6s %9s %22s %9s %7s %s\n' dest tree tool "est (s)" interval "real (s)" ratio inside
+# "source (s)": the estimate's time to read the source (--measure-source), part of "est".
+printf '%-10s %-22s %-6s %9s %22s %9s %7s %-6s %7s\n' dest tree tool "est (s)" interval "real (s)" ratio inside "source (s)"
 ROWS=$STATE/rows
 for dest in $DESTS; do
     case $dest in
@@ -77,16 +78,19 @@ for dest in $DESTS; do
             # Without profiles one estimate serves every tool: measure once per tree.
             if ((HAS_TOOL)) || [[ $tool == "${TOOLS%% *}" ]]; then est=$("$DESTBENCH" estimate "$tree" --to "$mount" --json "${extra[@]}" 2>/dev/null |
                 python3 -c 'import json,sys
-p = json.load(sys.stdin)["estimates"][0]["predicted_seconds"]
-print(p["expected"], p["low"], p["high"])'); fi
+e = json.load(sys.stdin)["estimates"][0]
+p = e["predicted_seconds"]
+src = (e.get("source") or {}).get("seconds", -1)
+print(p["expected"], p["low"], p["high"], src)'); fi
             real=$(real_time "$tool" "$tree" "$mount/copy")
-            read -r e lo hi <<<"$est"
-            python3 - "$dest" "$tree" "$tool" "$e" "$lo" "$hi" "$real" <<'PY' | tee -a "$ROWS"
+            read -r e lo hi src <<<"$est"
+            python3 - "$dest" "$tree" "$tool" "$e" "$lo" "$hi" "$real" "$src" <<'PY' | tee -a "$ROWS"
 import sys
 dest, tree, tool = sys.argv[1:4]
-e, lo, hi, real = map(float, sys.argv[4:8])
+e, lo, hi, real, src = map(float, sys.argv[4:9])
 inside = "yes" if lo <= real <= hi else "NO"
-print(f"{dest:<10} {tree:<22} {tool:<6} {e:9.1f} {f'{lo:.1f}-{hi:.1f}':>22} {real:9.1f} {e / real:7.3f} {inside}")
+src = f"{src:.1f}" if src >= 0 else "-"
+print(f"{dest:<10} {tree:<22} {tool:<6} {e:9.1f} {f'{lo:.1f}-{hi:.1f}':>22} {real:9.1f} {e / real:7.3f} {inside:<6} {src:>7}")
 PY
         done
     done
@@ -96,7 +100,7 @@ python3 - "$ROWS" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 for key in sorted({(r[0], r[2]) for r in rows}):
-    ratios = [float(r[7]) for r in rows if (r[0], r[2]) == key]
+    ratios = [float(r[6]) for r in rows if (r[0], r[2]) == key]
     print(f"median ratio {key[0]} {key[1]}: {statistics.median(ratios):.3f} "
           f"(worst {max(ratios, key=lambda x: abs(x - 1)):.3f})")
 PY
