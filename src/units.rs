@@ -109,9 +109,39 @@ pub fn mb_per_s(bytes: u64, seconds: f64) -> f64 {
     bytes as f64 / seconds / 1e6
 }
 
+/// A duration the way people say it: `38 s`, `4.5 min`, `42 min`, `3 h 05 min`.
+pub fn human_duration(seconds: f64) -> String {
+    if seconds < 10.0 {
+        // Small trees: whole seconds would print every figure as "0 s".
+        format!("{seconds:.1} s")
+    } else if seconds < 60.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 600.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else if seconds < 3600.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        let minutes = (seconds / 60.0).round() as u64;
+        format!("{} h {:02} min", minutes / 60, minutes % 60)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        for (seconds, text) in [
+            (0.43, "0.4 s"),
+            (38.2, "38 s"),
+            (270.0, "4.5 min"),
+            (2520.0, "42 min"),
+            (3.0 * 3600.0 + 300.0, "3 h 05 min"),
+        ] {
+            assert_eq!(human_duration(seconds), text);
+        }
+    }
 
     fn parse(s: &str) -> u64 {
         s.parse::<ByteSize>().unwrap().0

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::workload::Tool;
+
 use super::DbArg;
 
 #[derive(Debug, clap::Args)]
@@ -32,6 +34,18 @@ pub struct EstimateArgs {
     /// most backup tools copy one file at a time).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+
+    /// The tool whose backup to estimate: cp (`cp -a`), rsync (`rsync -a`, what most backup
+    /// tools run; the default with --to) or parallel:N (destbench's own copy on N threads; the
+    /// only one stored runs can give, default parallel:THREADS with --run). --to calibrates
+    /// it by copying four small calibration sets with that very tool.
+    #[arg(long, value_name = "TOOL")]
+    pub tool: Option<Tool>,
+
+    /// Also read a random sample of SOURCE's files (at most 200 files or 3 s) from a cold cache
+    /// and say which side limits, the source or the destination.
+    #[arg(long)]
+    pub measure_source: bool,
 
     /// Where the fresh measurement's file sets are generated (default: the temp directory).
     #[arg(long)]

@@ -1,6 +1,6 @@
-//! `destbench estimate SOURCE`: surveys SOURCE, gathers `files-copy` measurements of each
-//! destination (stored runs, or a fresh short measurement), and hands both to the model in
-//! `verdict::estimate` and the renderer in `report::estimate`.
+//! `destbench estimate SOURCE`: surveys SOURCE, gathers copies measured on each destination
+//! (the calibration sets copied now by the tool of `--tool`, or a stored run's `files-copy`),
+//! and hands both to the model in `verdict::estimate` and the renderer in `report::estimate`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,27 +9,23 @@ use crate::cli::EstimateArgs;
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::history::Store;
 use crate::report;
-use crate::results::RunReport;
-use crate::runner;
-use crate::settings::{self, RunOptions};
+use crate::runner::{calibration, source_sample};
+use crate::scratch::Scratch;
+use crate::settings;
 use crate::tree::scan;
-use crate::units::ByteSize;
-use crate::verdict::estimate::{self, CopyMeasurement, DestinationEstimate, Origin};
-use crate::workload::{SetKind, SetName, TestSelector};
+use crate::units::format_bytes;
+use crate::verdict::estimate::{self, CopyMeasurement, DestinationEstimate, Origin, TreeShape};
+use crate::verdict::source;
+use crate::workload::Tool;
 
-use super::{db, progress, write_stdout};
+use super::{db, write_stdout};
 
 /// Threads listing directories: the survey waits on the filesystem far more than on the CPU,
 /// so more threads than cores keep more requests in flight (a disk's queue, a share's round
 /// trips).
 const SURVEY_THREADS: usize = 8;
-/// The fresh measurement of `--to`: a small-file and a large-file set, two repetitions each,
-/// about 20-30 s on a 40 MB/s disk or a 100 Mbit/s share.
-const MEASURE_RUNS: usize = 2;
-const MEASURE_SMALL_BYTES: u64 = 20_000_000;
-const MEASURE_LARGE_BYTES: u64 = 80_000_000;
-/// No file of the large set over this (the block-file size caps the set's files).
-const MEASURE_LARGE_CAP: u64 = 40 << 20;
+/// The calibration of `--to`: each set copied this many times (the spread gives the interval).
+const ROUNDS: usize = 2;
 
 pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
     let targets: Vec<&PathBuf> = args.to.iter().chain(&args.compare).collect();
@@ -38,15 +34,32 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
             "estimate needs a destination: --to PATH (measured now) or --run ID (stored)".into(),
         ));
     }
-    if args.threads == 0 || args.threads > settings::MAX_THREADS {
+    let threads = match args.tool {
+        Some(Tool::Parallel(n)) => n,
+        _ => args.threads,
+    };
+    if threads == 0 || threads > settings::MAX_THREADS {
         return Err(Error::Usage(format!(
-            "--threads {}: must be between 1 and {}",
-            args.threads,
+            "{threads} threads: must be between 1 and {}",
             settings::MAX_THREADS
         )));
     }
+    // --to measures the tool asked for (rsync unless said otherwise); stored runs only ever
+    // hold destbench's own copies.
+    let measured_tool = args.tool.unwrap_or(if args.threads > 1 {
+        Tool::Parallel(args.threads)
+    } else {
+        Tool::Rsync
+    });
+    if let Some(program) = measured_tool.program().filter(|_| !targets.is_empty())
+        && !program_exists(program)
+    {
+        return Err(Error::Usage(format!(
+            "--tool {measured_tool}: {program} is not installed (pick another --tool)"
+        )));
+    }
     // Stored runs first: a wrong id should not cost a measurement.
-    let mut gathered: Vec<(Origin, Vec<CopyMeasurement>)> = Vec::new();
+    let mut gathered: Vec<(Origin, Tool, Result<Vec<CopyMeasurement>, String>)> = Vec::new();
     if !args.runs.is_empty() {
         let path = db::path(&args.db)?;
         let Some(store) = Store::open_existing(&path)? else {
@@ -55,43 +68,85 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
         for &id in &args.runs {
             let id = db::resolve(&store, id)?;
             let record = store.get(id)?;
+            let measurements = match args.tool {
+                Some(tool @ (Tool::Cp | Tool::Rsync)) => Err(format!(
+                    "a stored run holds destbench's own copies only, not {tool}'s: use --tool parallel:N, or --to to measure {tool}"
+                )),
+                _ => Ok(estimate::copy_measurements(&record.run, threads)),
+            };
             gathered.push((
                 Origin {
                     destination: record.run.destination.path.display().to_string(),
                     run_id: Some(id),
                     measured_now: false,
                 },
-                estimate::copy_measurements(&record.run, args.threads),
+                Tool::Parallel(threads),
+                measurements,
             ));
         }
     }
     // Before the survey: a SIGTERM then stops it cleanly at once.
     crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
     let survey = scan::survey(&args.source, SURVEY_THREADS, args.cross_filesystems)?;
-    for target in targets {
-        let report = measure(target, args)?;
-        gathered.push((
-            Origin {
-                destination: target.display().to_string(),
-                run_id: None,
-                measured_now: true,
-            },
-            estimate::copy_measurements(&report, args.threads),
-        ));
+    if !targets.is_empty() {
+        let source_dir = args.source_dir.clone().unwrap_or_else(std::env::temp_dir);
+        let sets = calibration::make_sets(&source_dir)?;
+        for target in targets {
+            gathered.push((
+                Origin {
+                    destination: target.display().to_string(),
+                    run_id: None,
+                    measured_now: true,
+                },
+                measured_tool,
+                Ok(calibrate(target, measured_tool, &sets)?),
+            ));
+        }
     }
+    let shape = TreeShape {
+        histogram: &survey.histogram,
+        // The root exists at the destination already.
+        dirs: survey.dirs.saturating_sub(1),
+        symlinks: survey.symlinks,
+    };
+    let reads: Option<Vec<(u64, f64)>> = if args.measure_source {
+        let reads = source_sample::sample(&args.source)?;
+        Some(reads.iter().map(|r| (r.bytes, r.seconds)).collect())
+    } else {
+        None
+    };
     let estimates: Vec<DestinationEstimate> = gathered
         .into_iter()
-        .map(|(origin, measurements)| DestinationEstimate {
-            estimate: estimate::estimate(&survey.histogram, &measurements, args.threads)
-                .map_err(|e| e.to_string()),
-            origin,
-            measurements,
+        .map(|(origin, tool, measurements)| {
+            let (measurements, estimate) = match measurements {
+                Ok(m) => {
+                    let mut e = estimate::estimate(shape, &m, &format!("--tool {tool}"))
+                        .map_err(|e| e.to_string());
+                    if let (Ok(e), Some(reads)) = (&mut e, &reads) {
+                        e.source = source::apply(
+                            &mut e.predicted_seconds,
+                            &mut e.advice,
+                            reads,
+                            survey.histogram.total_files(),
+                            survey.histogram.total_bytes(),
+                        );
+                    }
+                    (m, e)
+                }
+                Err(problem) => (Vec::new(), Err(problem)),
+            };
+            DestinationEstimate {
+                origin,
+                tool: tool.to_string(),
+                measurements,
+                estimate,
+            }
         })
         .collect();
     let text = if args.json {
-        report::estimate::render_json(&args.source, &survey, args.threads, &estimates)
+        report::estimate::render_json(&args.source, &survey, &estimates)
     } else {
-        report::estimate::render(&args.source, &survey, args.threads, &estimates)
+        report::estimate::render(&args.source, &survey, &estimates)
     };
     write_stdout(&text)?;
     Ok(if estimates.iter().all(|e| e.estimate.is_ok()) {
@@ -101,43 +156,43 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
     })
 }
 
-/// The short files-copy measurement of `--to`: the same `RunOptions` a user's run is validated
-/// from, with the small and large sets and this many threads, write cache on.
-fn measure(target: &Path, args: &EstimateArgs) -> Result<RunReport> {
-    let t = args.threads;
-    let tests = [
-        format!("files-copy:small-{t}t-cache-on"),
-        format!("files-copy:large-{t}t-cache-on"),
-    ]
-    .iter()
-    .map(|s| s.parse::<TestSelector>().map_err(Error::Usage))
-    .collect::<Result<Vec<_>>>()?;
-    let options = RunOptions {
-        tests,
-        sets: vec![SetKind::Small, SetKind::Large],
-        threads: vec![t],
-        runs: Some(MEASURE_RUNS),
-        size: Some(ByteSize(MEASURE_LARGE_CAP)),
-        source_dir: args.source_dir.clone(),
-        ..RunOptions::new(target)
-    };
-    let mut plan = options.plan()?;
-    for set in &mut plan.file_sets {
-        set.total_bytes = match set.name {
-            SetName::Generated(SetKind::Small) => MEASURE_SMALL_BYTES,
-            _ => MEASURE_LARGE_BYTES,
-        };
+/// Whether `program` is on the PATH.
+fn program_exists(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+/// Copies each calibration set to `target` with `tool`, [`ROUNDS`] times, the sets taking
+/// turns so a drift of the destination spreads over all of them. Says first what it writes.
+fn calibrate(target: &Path, tool: Tool, sets: &calibration::Sets) -> Result<Vec<CopyMeasurement>> {
+    let scratch = Scratch::create(target)?;
+    let per_round = calibration::bytes_per_round();
+    eprintln!(
+        "estimate: calibrating {tool} on {}: {} copies of {} calibration sets ({} each round, deleted after each copy) in {}; about {} at 100 Mbit/s, less on a faster destination",
+        target.display(),
+        ROUNDS,
+        sets.sets.len(),
+        format_bytes(per_round),
+        scratch.path().display(),
+        crate::units::human_duration(ROUNDS as f64 * per_round as f64 / 12.5e6 * 1.5),
+    );
+    let mut measurements: Vec<CopyMeasurement> = sets
+        .sets
+        .iter()
+        .map(|(shape, _)| CopyMeasurement {
+            variant: shape.name.to_string(),
+            dirs: shape.dirs,
+            files: shape.files,
+            bytes: shape.bytes,
+            block_bytes: shape.block_bytes,
+            seconds: Vec::new(),
+        })
+        .collect();
+    for _ in 0..ROUNDS {
+        for ((shape, path), m) in sets.sets.iter().zip(&mut measurements) {
+            let elapsed = calibration::time_copy(tool, path, &scratch, shape.name)?;
+            m.seconds.push(elapsed.as_secs_f64());
+        }
     }
-    // Only files-copy is measured here: no test needs the chain, so it is not probed.
-    let report = runner::run(&plan, None, progress().as_mut())?;
-    if let Some(failure) = report.failures.first() {
-        return Err(Error::Destination {
-            path: target.to_path_buf(),
-            problem: format!(
-                "measuring for the estimate: {} {} failed: {}",
-                failure.test, failure.variant, failure.error
-            ),
-        });
-    }
-    Ok(report)
+    Ok(measurements)
 }

@@ -9,25 +9,13 @@ use serde::Serialize;
 use crate::tree::scan::{SizeHistogram, Survey};
 use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
+pub use crate::units::human_duration;
 use crate::verdict::estimate::{
-    ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, Origin, Range,
+    ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, Origin, Range, Shares,
 };
+use crate::verdict::source::SourceSide;
 
 pub const ESTIMATE_SCHEMA: &str = "destbench.estimate/1";
-
-/// A duration the way people say it: `38 s`, `4.5 min`, `42 min`, `3 h 05 min`.
-pub fn human_duration(seconds: f64) -> String {
-    if seconds < 60.0 {
-        format!("{seconds:.0} s")
-    } else if seconds < 600.0 {
-        format!("{:.1} min", seconds / 60.0)
-    } else if seconds < 3600.0 {
-        format!("{:.0} min", seconds / 60.0)
-    } else {
-        let minutes = (seconds / 60.0).round() as u64;
-        format!("{} h {:02} min", minutes / 60, minutes % 60)
-    }
-}
 
 fn class_name(low: u64, high: Option<u64>) -> String {
     match high {
@@ -53,12 +41,7 @@ fn range(r: &Range) -> String {
     )
 }
 
-pub fn render(
-    source: &Path,
-    survey: &Survey,
-    threads: usize,
-    estimates: &[DestinationEstimate],
-) -> String {
+pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate]) -> String {
     let mut out = String::new();
     let h = &survey.histogram;
     let _ = writeln!(
@@ -93,25 +76,49 @@ pub fn render(
             Ok(est) => {
                 let _ = writeln!(
                     out,
-                    "  predicted: {}  ({threads} copy thread(s), write cache on)",
+                    "  predicted for {}: {}",
+                    e.tool,
                     range(&est.predicted_seconds)
                 );
+                let sh = &est.shares;
+                let total = sh.total().max(f64::MIN_POSITIVE);
                 let _ = writeln!(
                     out,
-                    "  model: {:.2} ms per file + bytes at {:.1} MB/s, fitted to {}",
-                    est.costs.per_file_s * 1e3,
-                    est.costs.bytes_per_s / 1e6,
+                    "  where the time goes: bandwidth {:.0}%, per-file {:.0}%, directories {:.0}%, start and final flush {:.0}%",
+                    100.0 * sh.bandwidth_s / total,
+                    100.0 * sh.per_file_s / total,
+                    100.0 * sh.directories_s / total,
+                    100.0 * sh.start_s / total
+                );
+                for advice in &est.advice {
+                    let _ = writeln!(out, "  advice: {advice}");
+                }
+                let c = &est.costs;
+                let _ = writeln!(
+                    out,
+                    "  model: {:.2} s once + {:.2} ms per directory + {:.2} ms per file + bytes at {:.1} MB/s + block slack at {}, fitted to {} (residual {:.1}%)",
+                    c.start_s,
+                    c.per_dir_s * 1e3,
+                    c.per_file_s * 1e3,
+                    c.bytes_per_s / 1e6,
+                    if c.slack_s_per_byte > 0.0 {
+                        format!("{:.1} MB/s", 1e-6 / c.slack_s_per_byte)
+                    } else {
+                        "no cost".to_string()
+                    },
                     e.measurements
                         .iter()
                         .map(|m| format!(
-                            "{} ({} files, {}, {}x)",
+                            "{} ({} dirs, {} files, {}, {}x)",
                             m.variant,
+                            m.dirs,
                             m.files,
                             format_bytes(m.bytes),
                             m.seconds.len()
                         ))
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(", "),
+                    100.0 * est.residual
                 );
                 let _ = writeln!(
                     out,
@@ -149,7 +156,7 @@ pub fn render(
     }
     let _ = writeln!(
         out,
-        "\nThe range spans the measured repetitions, and at least ±15% for what the model leaves out (a slow source, a destination that slows as it fills or heats)."
+        "\nThe range spans the fits to the fastest and slowest copies, and at least twice the model's residual on them either side. A source slower than the destination, or a destination that slows as it fills or heats, is not in it."
     );
     out
 }
@@ -158,7 +165,6 @@ pub fn render(
 struct Doc<'a> {
     schema: &'static str,
     source: SourceDoc<'a>,
-    threads: usize,
     estimates: Vec<EstimateDoc<'a>>,
 }
 
@@ -189,21 +195,21 @@ struct SourceClass {
 struct EstimateDoc<'a> {
     #[serde(flatten)]
     origin: &'a Origin,
+    tool: &'a str,
     predicted_seconds: Option<Range>,
     costs: Option<Costs>,
     costs_fast: Option<Costs>,
     costs_slow: Option<Costs>,
+    residual: Option<f64>,
+    shares: Option<Shares>,
+    advice: &'a [String],
+    source: Option<SourceSide>,
     classes: &'a [ClassEstimate],
     measurements: &'a [CopyMeasurement],
     error: Option<&'a str>,
 }
 
-pub fn render_json(
-    source: &Path,
-    survey: &Survey,
-    threads: usize,
-    estimates: &[DestinationEstimate],
-) -> String {
+pub fn render_json(source: &Path, survey: &Survey, estimates: &[DestinationEstimate]) -> String {
     let h = &survey.histogram;
     let doc = Doc {
         schema: ESTIMATE_SCHEMA,
@@ -229,17 +235,21 @@ pub fn render_json(
                 })
                 .collect(),
         },
-        threads,
         estimates: estimates
             .iter()
             .map(|e| {
                 let est = e.estimate.as_ref().ok();
                 EstimateDoc {
                     origin: &e.origin,
+                    tool: &e.tool,
                     predicted_seconds: est.map(|x| x.predicted_seconds),
                     costs: est.map(|x| x.costs),
                     costs_fast: est.map(|x| x.costs_fast),
                     costs_slow: est.map(|x| x.costs_slow),
+                    residual: est.map(|x| x.residual),
+                    shares: est.map(|x| x.shares),
+                    advice: est.map_or(&[], |x| &x.advice),
+                    source: est.and_then(|x| x.source),
                     classes: est.map_or(&[], |x| &x.classes),
                     measurements: &e.measurements,
                     error: e.estimate.as_ref().err().map(String::as_str),
@@ -248,21 +258,4 @@ pub fn render_json(
             .collect(),
     };
     super::export::pretty(&doc)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_read_naturally() {
-        for (seconds, text) in [
-            (38.2, "38 s"),
-            (270.0, "4.5 min"),
-            (2520.0, "42 min"),
-            (3.0 * 3600.0 + 300.0, "3 h 05 min"),
-        ] {
-            assert_eq!(human_duration(seconds), text);
-        }
-    }
 }

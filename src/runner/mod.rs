@@ -2,6 +2,7 @@
 
 mod access;
 mod block;
+pub mod calibration;
 mod files;
 mod hook;
 mod meta;
@@ -9,6 +10,7 @@ mod order;
 mod plan;
 mod progress;
 mod sets;
+pub mod source_sample;
 mod sources;
 mod stream;
 mod sustained;

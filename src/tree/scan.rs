@@ -31,12 +31,18 @@ use super::{Listed, Skipped};
 /// to show where the time goes, few enough to read at a glance.
 pub const CLASS_BOUNDS: [u64; 5] = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20];
 
+/// The block size of `block_bytes`: ext4's, xfs's and btrfs's default.
+pub const BLOCK: u64 = 4096;
+
 /// Files and bytes per size class: what the estimate needs of a tree, and all it keeps.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SizeHistogram {
     /// `CLASS_BOUNDS.len() + 1` classes: below the first bound, between bounds, and above.
     pub files: [u64; CLASS_BOUNDS.len() + 1],
     pub bytes: [u64; CLASS_BOUNDS.len() + 1],
+    /// The sizes rounded up to whole 4 KiB blocks: what a block device writes (the estimate
+    /// prices the difference, the slack, as the destination measures it).
+    pub block_bytes: [u64; CLASS_BOUNDS.len() + 1],
 }
 
 impl SizeHistogram {
@@ -47,12 +53,14 @@ impl SizeHistogram {
             .unwrap_or(CLASS_BOUNDS.len());
         self.files[class] += 1;
         self.bytes[class] += size;
+        self.block_bytes[class] += size.div_ceil(BLOCK) * BLOCK;
     }
 
     pub fn merge(&mut self, other: &SizeHistogram) {
         for class in 0..self.files.len() {
             self.files[class] += other.files[class];
             self.bytes[class] += other.bytes[class];
+            self.block_bytes[class] += other.block_bytes[class];
         }
     }
 

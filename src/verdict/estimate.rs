@@ -1,39 +1,48 @@
-//! How long a first full backup of a tree will take on a destination: a two-parameter model
-//! fitted to the measured `files-copy` repetitions, applied to the tree's size histogram. Pure
-//! code, tested with exact numbers.
+//! How long a first full backup of a tree will take on a destination: a cost model fitted to
+//! measured copies of calibration sets, applied to the tree's shape. Pure code, tested with
+//! exact numbers.
 //!
 //! # The model
 //!
-//! Copying a tree costs a fixed time per file (create, metadata, the round trip of a network
-//! share, a directory now and then) plus its bytes at the destination's bandwidth:
+//! Copying a tree costs, for the tool that copies it (see `workload::Tool`):
 //!
 //! ```text
-//! time = files × per_file_s + bytes × s_per_byte
+//! time = dirs × per_dir_s + files × per_file_s + bytes / bandwidth + slack / slack_bandwidth
 //! ```
 //!
-//! Each copy repetition is one equation in the two unknowns. Sets with different mean file
-//! sizes (small and large, or small and mixed) separate them; a least-squares fit weighted by
-//! 1/time² (so every repetition counts by its relative error) gives both. With sets of one
-//! mean size only, the two cannot be told apart and the estimate refuses rather than guess.
+//! `per_dir_s` is a directory's mkdir, its metadata set after its contents and, on a share,
+//! its round trips; `per_file_s` a file's create, open, close (the flush of a share), its mode,
+//! owner and times after the data, and the tool's own steps (rsync's rename); symlinks count as
+//! files without data. A file's data costs its bytes at the bandwidth plus the *slack*, the rest
+//! of its last 4 KiB block, at a rate of its own: a block device writes whole blocks, a share
+//! sends only the bytes, and the fit tells which (a 100 B file costs nearly what a 4 KiB one
+//! does on a disk, far less over a link). So a file's cost is a function of its size, not one
+//! constant per class.
 //!
-//! Because the model is linear, the prediction for a tree is the sum over its size classes,
-//! and each class's effective rate (`mean size / (per_file_s + mean size × s_per_byte)`) shows
-//! where the time goes: small files are bound by the per-file cost, large ones by bandwidth.
+//! Each measured copy is one equation. The calibration sets of `estimate --to` (directories
+//! only, sub-block files, whole-block files, large files; `runner::calibration`) separate the
+//! four; stored runs (`--run`) have only the file sets of `files-copy` and give the per-file
+//! cost and the bandwidth. The least-squares fit is weighted by 1/time² (every copy counts by
+//! its relative error) over every repetition; a term the samples cannot determine, or that
+//! comes out negative, is left out (the per-file cost and the bandwidth never are: with sets
+//! of one mean size only the estimate refuses rather than guess).
 //!
-//! The range: `expected` is the fit to each set's median repetition time; `low` and `high` are
-//! fits to each set's fastest and slowest repetition. The model leaves out what the measured
-//! sets do not show (a source slower than the page cache, a destination that slows when it
-//! fills or heats up, see `sustained`), so the range is widened to at least
-//! [`MODEL_MARGIN`] either side of `expected`.
+//! The interval: `low` and `high` are the fits to each set's fastest and slowest copy, widened
+//! to at least twice the fit's relative residual (RMS over all repetitions) either side: the
+//! spread of the measurements and the model's own error on the calibration sets, not a fixed
+//! margin.
 
 use serde::Serialize;
 
 use crate::results::RunReport;
 use crate::tree::scan::SizeHistogram;
+pub use crate::verdict::fit::Range;
+use crate::verdict::fit::{self, Sample};
+use crate::verdict::source::SourceSide;
 use crate::workload::TestId;
 
-/// The least the range extends either side of the expected time, as a fraction of it.
-pub const MODEL_MARGIN: f64 = 0.15;
+/// How many relative residuals (RMS) the interval extends at least, either side.
+pub const RESIDUALS: f64 = 2.0;
 
 /// Where one destination's measurements came from.
 #[derive(Debug, Clone, Serialize)]
@@ -48,12 +57,14 @@ pub struct Origin {
 /// One destination's estimate, or why there is none.
 pub struct DestinationEstimate {
     pub origin: Origin,
+    /// The tool estimated for (`cp`, `rsync`, `parallel:N`).
+    pub tool: String,
     pub measurements: Vec<CopyMeasurement>,
     pub estimate: Result<Estimate, String>,
 }
 
 /// The write-cache-on copies with `threads` threads of a run: the inputs of the model, from a
-/// run just measured or a stored one alike.
+/// stored run. Its file sets are files in one directory level, with no slack recorded.
 pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement> {
     let wanted = format!("-{threads}t-cache-on");
     run.results
@@ -64,8 +75,10 @@ pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement
             let set = r.file_set.as_ref()?;
             Some(CopyMeasurement {
                 variant: r.variant.clone(),
+                dirs: 0,
                 files: set.files,
                 bytes: set.bytes,
+                block_bytes: set.bytes,
                 // A repetition may have copied the set several times to last --min-time.
                 seconds: r
                     .repetitions
@@ -77,36 +90,103 @@ pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement
         .collect()
 }
 
-/// One measured copy repetition of one file set.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CopySample {
-    pub files: u64,
-    pub bytes: u64,
-    pub seconds: f64,
-}
-
-/// The repetitions of one copy variant (one set, one thread count, one cache mode).
+/// The repetitions of one measured copy (one set, one tool).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CopyMeasurement {
-    /// The variant name, e.g. `small-1t-cache-on`.
+    /// The set (and variant) name, e.g. `tiny` or `small-1t-cache-on`.
     pub variant: String,
+    pub dirs: u64,
     pub files: u64,
     pub bytes: u64,
+    /// The files' sizes rounded up to whole 4 KiB blocks.
+    pub block_bytes: u64,
     /// Seconds of each repetition.
     pub seconds: Vec<f64>,
+}
+
+/// What the model needs of a tree.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeShape<'a> {
+    pub histogram: &'a SizeHistogram,
+    /// Directories below the root (the root exists at the destination already).
+    pub dirs: u64,
+    pub symlinks: u64,
+}
+
+/// The model's terms, in the order of [`Costs::vector`].
+const DIRS: usize = 0;
+const FILES: usize = 1;
+const BYTES: usize = 2;
+const SLACK: usize = 3;
+const START: usize = 4;
+const TERMS: usize = 5;
+
+fn features(dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> Vec<f64> {
+    vec![
+        dirs as f64,
+        files as f64,
+        bytes as f64,
+        block_bytes.saturating_sub(bytes) as f64,
+        // Every copy starts once: the tool's start (rsync's file list) and the final flush.
+        1.0,
+    ]
 }
 
 /// The fitted costs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Costs {
+    pub per_dir_s: f64,
     pub per_file_s: f64,
     /// Bytes per second of the bandwidth term (10^6 = 1 MB/s).
     pub bytes_per_s: f64,
+    /// Seconds per byte of slack (the unused rest of each file's last block); 0 where the
+    /// destination sends only the bytes.
+    pub slack_s_per_byte: f64,
+    /// Seconds a copy costs once, whatever its size: the tool's start, the final flush.
+    pub start_s: f64,
 }
 
 impl Costs {
-    pub fn seconds(&self, files: u64, bytes: u64) -> f64 {
-        files as f64 * self.per_file_s + bytes as f64 / self.bytes_per_s
+    fn from_vector(c: &[f64]) -> Costs {
+        Costs {
+            per_dir_s: c[DIRS],
+            per_file_s: c[FILES],
+            bytes_per_s: 1.0 / c[BYTES],
+            slack_s_per_byte: c[SLACK],
+            start_s: c[START],
+        }
+    }
+
+    /// Seconds to copy `files` files of `bytes` (`block_bytes` rounded up to blocks) in
+    /// `dirs` directories.
+    pub fn seconds(&self, dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> f64 {
+        self.split(dirs, files, bytes, block_bytes).total()
+    }
+
+    fn split(&self, dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> Shares {
+        Shares {
+            start_s: self.start_s,
+            directories_s: dirs as f64 * self.per_dir_s,
+            per_file_s: files as f64 * self.per_file_s,
+            bandwidth_s: bytes as f64 / self.bytes_per_s
+                + block_bytes.saturating_sub(bytes) as f64 * self.slack_s_per_byte,
+        }
+    }
+}
+
+/// Where the expected time goes, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Shares {
+    pub bandwidth_s: f64,
+    pub per_file_s: f64,
+    pub directories_s: f64,
+    /// The copy's start and final flush, once.
+    pub start_s: f64,
+}
+
+impl Shares {
+    pub fn total(&self) -> f64 {
+        self.bandwidth_s + self.per_file_s + self.directories_s + self.start_s
     }
 }
 
@@ -124,75 +204,76 @@ pub struct ClassEstimate {
     pub files_per_s: f64,
 }
 
-/// A prediction with its range.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Range {
-    pub low: f64,
-    pub expected: f64,
-    pub high: f64,
-}
-
 /// The estimate for one destination.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Estimate {
     pub predicted_seconds: Range,
-    /// The costs fitted to the median, fastest and slowest repetitions.
+    /// The costs fitted to every repetition, and to each set's fastest and slowest.
     pub costs: Costs,
     pub costs_fast: Costs,
     pub costs_slow: Costs,
+    /// The RMS of the fit's relative residuals over the repetitions.
+    pub residual: f64,
+    pub shares: Shares,
     pub classes: Vec<ClassEstimate>,
+    pub advice: Vec<String>,
+    /// The source's side, with `--measure-source`.
+    pub source: Option<SourceSide>,
 }
 
 /// Why no estimate could be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EstimateError {
-    #[error("no files-copy results to estimate from (with write cache on and {threads} thread(s))")]
-    NoMeasurements { threads: usize },
+    #[error("no copies to estimate from ({what})")]
+    NoMeasurements { what: String },
     #[error(
-        "the files-copy results cover file sets of one mean file size only ({sets}): the per-file cost and the bandwidth cannot be told apart; measure two sets of different file sizes (e.g. --sets small,large)"
+        "the copies cover file sets of one mean file size only ({sets}): the per-file cost and the bandwidth cannot be told apart; measure two sets of different file sizes (e.g. --sets small,large)"
     )]
     OneShape { sets: String },
-    #[error("the files-copy results contradict the model (a negative cost): {detail}")]
+    #[error("the copies contradict the model (a negative cost): {detail}")]
     Inconsistent { detail: String },
 }
 
-/// Fits `time = files × a + bytes × b` by least squares with weights 1/time²; None when the
-/// samples do not determine both unknowns or give a negative one.
-pub fn fit(samples: &[CopySample]) -> Option<Costs> {
-    let (mut ff, mut fb, mut bb, mut ft, mut bt) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for s in samples.iter().filter(|s| s.seconds > 0.0) {
-        let w = 1.0 / (s.seconds * s.seconds);
-        let (f, b, t) = (s.files as f64, s.bytes as f64, s.seconds);
-        ff += w * f * f;
-        fb += w * f * b;
-        bb += w * b * b;
-        ft += w * f * t;
-        bt += w * b * t;
+/// One sample per repetition, or per measurement with its repetitions reduced by `pick`.
+fn samples(measurements: &[CopyMeasurement], pick: Option<fn(&[f64]) -> f64>) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for m in measurements.iter().filter(|m| !m.seconds.is_empty()) {
+        let x = features(m.dirs, m.files, m.bytes, m.block_bytes);
+        match pick {
+            Some(pick) => out.push(Sample {
+                x,
+                seconds: pick(&m.seconds),
+            }),
+            None => out.extend(m.seconds.iter().map(|&seconds| Sample {
+                x: x.clone(),
+                seconds,
+            })),
+        }
     }
-    let det = ff * bb - fb * fb;
-    // Collinear samples (one mean file size): the determinant vanishes relative to its terms.
-    if det.is_nan() || det <= 1e-9 * ff * bb {
-        return None;
-    }
-    let per_file = (ft * bb - bt * fb) / det;
-    let per_byte = (ff * bt - fb * ft) / det;
-    (per_file >= 0.0 && per_byte > 0.0).then(|| Costs {
-        per_file_s: per_file,
-        bytes_per_s: 1.0 / per_byte,
-    })
+    out
 }
 
-/// One sample per measurement, its repetitions reduced by `pick` (median, min or max).
-fn reduced(measurements: &[CopyMeasurement], pick: fn(&[f64]) -> f64) -> Vec<CopySample> {
-    measurements
-        .iter()
-        .filter(|m| !m.seconds.is_empty())
-        .map(|m| CopySample {
-            files: m.files,
-            bytes: m.bytes,
-            seconds: pick(&m.seconds),
+/// Fits with the files and bytes terms and whichever of the directory, slack and start terms the
+/// samples determine with a cost of 0 or more, the best fit (least residual) of those.
+fn fit_terms(samples: &[Sample]) -> Option<(Vec<usize>, Vec<f64>)> {
+    // Every subset of the optional terms, with the two that are always there.
+    (0..8u8)
+        .map(|optional| {
+            let mut terms = vec![FILES, BYTES];
+            for (bit, term) in [DIRS, SLACK, START].into_iter().enumerate() {
+                if optional & (1 << bit) != 0 {
+                    terms.push(term);
+                }
+            }
+            terms
         })
-        .collect()
+        .filter_map(|terms| {
+            let c = fit::solve(samples, &terms, TERMS)?;
+            (c.iter().all(|&v| v >= 0.0) && c[BYTES] > 0.0).then_some((terms, c))
+        })
+        .min_by(|a, b| {
+            fit::relative_rms(&a.1, samples).total_cmp(&fit::relative_rms(&b.1, samples))
+        })
 }
 
 fn min(v: &[f64]) -> f64 {
@@ -203,72 +284,71 @@ fn max(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
-/// Fits the model to `measurements` and predicts the tree of `histogram`.
+/// Fits the model to `measurements` and predicts the tree. `what` names the measurements in
+/// the error when there are none.
 pub fn estimate(
-    histogram: &SizeHistogram,
+    tree: TreeShape<'_>,
     measurements: &[CopyMeasurement],
-    threads: usize,
+    what: &str,
 ) -> Result<Estimate, EstimateError> {
     if measurements.iter().all(|m| m.seconds.is_empty()) {
-        return Err(EstimateError::NoMeasurements { threads });
+        return Err(EstimateError::NoMeasurements { what: what.into() });
     }
     let mean_sizes: Vec<f64> = measurements
         .iter()
-        .map(|m| m.bytes as f64 / m.files.max(1) as f64)
+        .filter(|m| m.files > 0)
+        .map(|m| m.bytes as f64 / m.files as f64)
         .collect();
-    let smallest = min(&mean_sizes);
     // Sets whose mean file sizes are within 2x of each other barely separate the two costs.
-    if max(&mean_sizes) < 2.0 * smallest {
+    if mean_sizes.is_empty() || max(&mean_sizes) < 2.0 * min(&mean_sizes) {
         let sets: Vec<&str> = measurements.iter().map(|m| m.variant.as_str()).collect();
         return Err(EstimateError::OneShape {
             sets: sets.join(", "),
         });
     }
-    let fit_or = |pick: fn(&[f64]) -> f64, which: &str| {
-        fit(&reduced(measurements, pick)).ok_or_else(|| EstimateError::Inconsistent {
-            detail: format!(
-                "fitting the {which} repetitions of {}",
-                measurements
-                    .iter()
-                    .map(|m| format!("{} ({:?} s)", m.variant, m.seconds))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        })
+    let inconsistent = || EstimateError::Inconsistent {
+        detail: measurements
+            .iter()
+            .map(|m| format!("{} ({:?} s)", m.variant, m.seconds))
+            .collect::<Vec<_>>()
+            .join(", "),
     };
-    let costs = fit_or(crate::stats::median, "median")?;
-    let costs_fast = fit_or(min, "fastest")?;
-    let costs_slow = fit_or(max, "slowest")?;
-    let (files, bytes) = (histogram.total_files(), histogram.total_bytes());
-    let expected = costs.seconds(files, bytes);
-    let low = costs_fast
-        .seconds(files, bytes)
-        .min(expected * (1.0 - MODEL_MARGIN));
-    let high = costs_slow
-        .seconds(files, bytes)
-        .max(expected * (1.0 + MODEL_MARGIN));
-    let classes = (0..histogram.files.len())
-        .filter(|&c| histogram.files[c] > 0)
-        .map(|c| {
-            let (low_bytes, high_bytes) = SizeHistogram::class_range(c);
-            let (f, b) = (histogram.files[c], histogram.bytes[c]);
-            let seconds = costs.seconds(f, b);
+    let all = samples(measurements, None);
+    let (terms, c) = fit_terms(&all).ok_or_else(inconsistent)?;
+    let residual = fit::relative_rms(&c, &all);
+    // The fastest and slowest copies with the same terms; a term they cannot keep positive
+    // falls back to the main fit's.
+    let bound = |pick: fn(&[f64]) -> f64| {
+        fit::solve(&samples(measurements, Some(pick)), &terms, TERMS)
+            .filter(|v| v.iter().all(|&x| x >= 0.0) && v[BYTES] > 0.0)
+            .unwrap_or_else(|| c.clone())
+    };
+    let (c_fast, c_slow) = (bound(min), bound(max));
+    let h = tree.histogram;
+    let files = h.total_files() + tree.symlinks;
+    let block_bytes: u64 = h.block_bytes.iter().sum();
+    let x = features(tree.dirs, files, h.total_bytes(), block_bytes);
+    let expected = fit::predict(&c, &x);
+    let low = fit::predict(&c_fast, &x).min(expected * (1.0 - RESIDUALS * residual));
+    let high = fit::predict(&c_slow, &x).max(expected * (1.0 + RESIDUALS * residual));
+    let costs = Costs::from_vector(&c);
+    let shares = costs.split(tree.dirs, files, h.total_bytes(), block_bytes);
+    let classes = (0..h.files.len())
+        .filter(|&c| h.files[c] > 0)
+        .map(|class| {
+            let (low_bytes, high_bytes) = SizeHistogram::class_range(class);
+            let (f, b) = (h.files[class], h.bytes[class]);
+            // The copy's start is the whole tree's, not a class's.
+            let seconds = costs.seconds(0, f, b, h.block_bytes[class]) - costs.start_s;
+            let per_s = |amount: f64| if seconds > 0.0 { amount / seconds } else { 0.0 };
             ClassEstimate {
                 low_bytes,
                 high_bytes,
                 files: f,
                 bytes: b,
                 expected_seconds: seconds,
-                rate_mb_s: if seconds > 0.0 {
-                    b as f64 / seconds / 1e6
-                } else {
-                    0.0
-                },
-                files_per_s: if seconds > 0.0 {
-                    f as f64 / seconds
-                } else {
-                    0.0
-                },
+                rate_mb_s: per_s(b as f64) / 1e6,
+                files_per_s: per_s(f as f64),
             }
         })
         .collect();
@@ -279,162 +359,51 @@ pub fn estimate(
             high,
         },
         costs,
-        costs_fast,
-        costs_slow,
+        costs_fast: Costs::from_vector(&c_fast),
+        costs_slow: Costs::from_vector(&c_slow),
+        residual,
+        advice: advice(&shares, &costs),
+        shares,
         classes,
+        source: None,
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The share of the time at which a cost is worth a piece of advice.
+const ADVICE_SHARE: f64 = 0.4;
 
-    /// Repetitions of a destination with exactly these costs, scaled by `factors`.
-    fn measured(
-        variant: &str,
-        files: u64,
-        bytes: u64,
-        costs: Costs,
-        factors: &[f64],
-    ) -> CopyMeasurement {
-        CopyMeasurement {
-            variant: variant.into(),
-            files,
-            bytes,
-            seconds: factors
-                .iter()
-                .map(|f| f * costs.seconds(files, bytes))
-                .collect(),
-        }
+/// What would change the time, from where it goes.
+fn advice(shares: &Shares, costs: &Costs) -> Vec<String> {
+    let total = shares.total();
+    if total <= 0.0 {
+        return Vec::new();
     }
-
-    const TRUE: Costs = Costs {
-        per_file_s: 0.002,
-        bytes_per_s: 40e6,
-    };
-
-    /// A repetition that copied the set 4 times to last --min-time is 4 copies, not one.
-    #[test]
-    fn a_repetition_of_several_passes_is_one_copy_per_pass() {
-        let run: RunReport = serde_json::from_value(serde_json::json!({
-            "schema": "destbench.run/1",
-            "destination": { "path": "/mnt" },
-            "results": [ { "test": "files-copy", "variant": "small-1t-cache-on", "threads": 1,
-                "method": "syncfs", "engine": "sync",
-                "file_set": { "name": "small", "files": 100, "bytes": 1_000_000 },
-                "repetitions": [ { "elapsed_s": 1.2, "passes": 4 }, { "elapsed_s": 0.5 } ] } ]
-        }))
-        .unwrap();
-        let m = copy_measurements(&run, 1);
-        assert_eq!((m[0].files, m[0].bytes), (100, 1_000_000));
-        assert_eq!(m[0].seconds, vec![0.3, 0.5]);
-    }
-
-    #[test]
-    fn fit_recovers_known_costs() {
-        let got = fit(&[
-            CopySample {
-                files: 1000,
-                bytes: 50_000_000,
-                seconds: TRUE.seconds(1000, 50_000_000),
-            },
-            CopySample {
-                files: 10,
-                bytes: 120_000_000,
-                seconds: TRUE.seconds(10, 120_000_000),
-            },
-        ])
-        .unwrap();
-        assert!((got.per_file_s - 0.002).abs() < 1e-9, "{got:?}");
-        assert!((got.bytes_per_s - 40e6).abs() < 1e-3, "{got:?}");
-    }
-
-    #[test]
-    fn prediction_is_the_model_over_the_histogram_with_a_range() {
-        let m = [
-            measured(
-                "small-1t-cache-on",
-                1000,
-                50_000_000,
-                TRUE,
-                &[1.0, 0.9, 1.2],
-            ),
-            measured("large-1t-cache-on", 10, 120_000_000, TRUE, &[1.0, 0.9, 1.2]),
-        ];
-        let mut h = SizeHistogram::default();
-        for _ in 0..5000 {
-            h.add(2000);
-        }
-        h.add(1 << 30);
-        let e = estimate(&h, &m, 1).unwrap();
-        let truth = TRUE.seconds(5001, 5000 * 2000 + (1 << 30));
-        let r = e.predicted_seconds;
-        assert!(
-            (r.expected - truth).abs() / truth < 1e-9,
-            "{r:?} vs {truth}"
-        );
-        assert!(
-            (r.low - 0.85 * truth).abs() / truth < 1e-9,
-            "margin wins over 0.9: {r:?}"
-        );
-        assert!(
-            (r.high - 1.2 * truth).abs() / truth < 1e-9,
-            "spread wins over 1.15: {r:?}"
-        );
-        assert_eq!(e.classes.len(), 2);
-        // Small files are bound by the per-file cost, the large one by bandwidth.
-        assert!(
-            e.classes[0].rate_mb_s < 1.0 && e.classes[1].rate_mb_s > 39.0,
-            "{:?}",
-            e.classes
-        );
-    }
-
-    #[test]
-    fn one_file_shape_or_none_refuses() {
-        let h = SizeHistogram::default();
-        let same = [
-            measured("a", 100, 10_000_000, TRUE, &[1.0]),
-            measured("b", 200, 20_000_000, TRUE, &[1.0]),
-        ];
-        assert!(matches!(
-            estimate(&h, &same, 1),
-            Err(EstimateError::OneShape { .. })
-        ));
-        assert!(matches!(
-            estimate(&h, &[], 4),
-            Err(EstimateError::NoMeasurements { threads: 4 })
-        ));
-        assert!(
-            fit(&[CopySample {
-                files: 1,
-                bytes: 1,
-                seconds: 1.0
-            }])
-            .is_none()
-        );
-    }
-
-    #[test]
-    fn a_large_set_slower_per_byte_than_a_small_one_is_inconsistent() {
-        // More bytes in fewer files, yet slower than bandwidth allows: the fit goes negative.
-        let m = [
-            CopyMeasurement {
-                variant: "s".into(),
-                files: 1000,
-                bytes: 10_000_000,
-                seconds: vec![10.0],
-            },
-            CopyMeasurement {
-                variant: "l".into(),
-                files: 10,
-                bytes: 10_000_000,
-                seconds: vec![20.0],
-            },
-        ];
-        assert!(matches!(
-            estimate(&SizeHistogram::default(), &m, 1),
-            Err(EstimateError::Inconsistent { .. })
+    let human = crate::units::human_duration;
+    let mut out = Vec::new();
+    let overhead = shares.per_file_s + shares.directories_s;
+    if overhead / total >= ADVICE_SHARE {
+        // Threads overlap the per-file and per-directory waits at best; the bytes still go
+        // through the same bandwidth.
+        let four = shares.start_s + shares.bandwidth_s.max(overhead / 4.0);
+        out.push(format!(
+            "{:.0}% of the time is per-file and per-directory overhead: 4 threads would take {} at best instead of {} (measure it: --tool parallel:4), or pack small files into an archive",
+            100.0 * overhead / total,
+            human(four),
+            human(total)
         ));
     }
+    if shares.bandwidth_s / total >= ADVICE_SHARE {
+        let faster = shares.start_s + overhead + shares.bandwidth_s / 10.0;
+        out.push(format!(
+            "{:.0}% of the time is bandwidth ({:.1} MB/s): a destination 10 times faster (a gigabit link instead of 100 Mbit) would take {} at most",
+            100.0 * shares.bandwidth_s / total,
+            costs.bytes_per_s / 1e6,
+            human(faster)
+        ));
+    }
+    out
 }
+
+#[cfg(test)]
+#[path = "estimate_tests.rs"]
+mod tests;

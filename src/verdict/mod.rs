@@ -14,6 +14,8 @@
 //! results being changed.
 
 pub mod estimate;
+mod fit;
+pub mod source;
 
 use crate::probe::{Chain, NodeKind};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};

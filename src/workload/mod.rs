@@ -10,6 +10,7 @@ mod profile;
 mod select;
 mod suite;
 mod test_id;
+mod tool;
 
 pub use data::DataStamper;
 pub use fileset::SetKind;
@@ -20,6 +21,7 @@ pub use suite::{
     Workload, suite,
 };
 pub use test_id::TestId;
+pub use tool::Tool;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use crate::support::{self, destbench_setpriv, num, result, run_json, run_on};
+use crate::support::{
+    self, destbench, destbench_setpriv, entries, exits, num, result, run_json, run_on,
+};
 use crate::testbed::Testbed;
 
 /// A tree shaped like a home folder: many small files in nested directories, sizes spread
@@ -46,6 +48,8 @@ fn predicted_and_real(mount: &Path, tree: &Path) -> (serde_json::Value, f64) {
         tree.to_str().unwrap(),
         "--to",
         mount.to_str().unwrap(),
+        "--tool",
+        "parallel:1",
         "--json",
     ]);
     assert_eq!(doc["schema"], "destbench.estimate/1");
@@ -173,4 +177,154 @@ fn unreadable_directories_are_counted_not_fatal() {
             .starts_with("closed"),
         "{source}"
     );
+}
+
+/// A bad --tool is one line naming it, exit 2, before anything is surveyed or written.
+#[test]
+fn an_unknown_tool_is_a_usage_error() {
+    let dest = tempfile::tempdir().unwrap();
+    for (tool, says) in [("tar", "unknown tool 'tar'"), ("parallel:0", "parallel:0")] {
+        let (_, stderr) = exits(
+            destbench()
+                .args(["estimate", "/usr/share/doc", "--tool", tool, "--to"])
+                .arg(dest.path()),
+            2,
+        );
+        assert!(stderr.contains(says), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+    assert!(entries(dest.path()).is_empty());
+}
+
+/// `--tool cp` calibrates cp itself: four sets of different shapes copied twice each, a cost
+/// for directories, files, bytes and slack, the shares of the expected time, the advice, and
+/// a warning before of what it writes; with --measure-source, the source's side and which one
+/// limits; the destination is left as it was, the source untouched.
+#[test]
+fn a_tool_profile_is_calibrated_on_the_destination() {
+    // cp is coreutils', always there.
+    let tree = tempfile::tempdir().unwrap();
+    let (files, bytes) = realistic_tree(tree.path(), 11);
+    std::os::unix::fs::symlink("docs0", tree.path().join("link")).unwrap();
+    let before: Vec<String> = entries(tree.path());
+    let dest = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = destbench()
+        .args([
+            "estimate",
+            tree.path().to_str().unwrap(),
+            "--tool",
+            "cp",
+            "--json",
+            "--measure-source",
+            "--to",
+        ])
+        .arg(dest.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("calibrating cp on") && stderr.contains("deleted after each copy"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["source"]["files"], files);
+    assert_eq!(doc["source"]["bytes"], bytes);
+    let e = &doc["estimates"][0];
+    assert_eq!(e["tool"], "cp");
+    let sets: Vec<&str> = e["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            assert_eq!(m["seconds"].as_array().unwrap().len(), 2, "{m}");
+            m["variant"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(sets, ["empty", "dirs", "tiny", "aligned", "large"]);
+    let p = &e["predicted_seconds"];
+    let expected = num(&p["expected"]);
+    assert!(
+        num(&p["low"]) <= expected && expected <= num(&p["high"]),
+        "{p}"
+    );
+    let sh = &e["shares"];
+    // The shares add up to the destination's time; reading the source adds its own.
+    let sum = ["bandwidth_s", "per_file_s", "directories_s", "start_s"]
+        .iter()
+        .map(|k| num(&sh[k]))
+        .sum::<f64>();
+    let both = sum + num(&e["source"]["seconds"]);
+    assert!((expected / both - 1.0).abs() < 1e-9, "{e}");
+    assert!(num(&e["costs"]["per_file_s"]) >= 0.0 && num(&e["costs"]["bytes_per_s"]) > 0.0);
+    assert!(e["advice"].is_array());
+    assert!(
+        entries(dest.path()).is_empty(),
+        "{:?}",
+        entries(dest.path())
+    );
+    assert_eq!(entries(tree.path()), before);
+}
+
+/// A stored run holds destbench's own copies only: asked for cp, that destination says so.
+#[test]
+fn a_stored_run_cannot_stand_for_another_tool() {
+    let db = tempfile::tempdir().unwrap();
+    let dbpath = db.path().join("h.sqlite");
+    let dest = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = destbench()
+        .arg("run")
+        .arg(dest.path())
+        .args([
+            "--engine",
+            "null",
+            "--json",
+            "--runs",
+            "1",
+            "--min-time",
+            "0",
+        ])
+        .args([
+            "--tests",
+            "files-copy:small-1t-cache-on,files-copy:large-1t-cache-on",
+        ])
+        .args(["--sets", "small,large", "--size", "64M", "--db"])
+        .arg(&dbpath)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = tempfile::tempdir().unwrap();
+    realistic_tree(tree.path(), 12);
+    let estimate = |tool: &str| {
+        destbench()
+            .arg("estimate")
+            .arg(tree.path())
+            .args(["--run", "1", "--json", "--tool", tool, "--db"])
+            .arg(&dbpath)
+            .output()
+            .unwrap()
+    };
+    let out = estimate("cp");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = doc["estimates"][0]["error"].as_str().unwrap();
+    assert!(error.contains("destbench's own copies only"), "{error}");
+    let out = estimate("parallel:1");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["estimates"][0]["tool"], "parallel:1");
+    assert!(num(&doc["estimates"][0]["predicted_seconds"]["expected"]) > 0.0);
 }

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# `destbench estimate` against the real tools on real folders: on the testbed's slow disk
+# (40 MB/s) and NAS (sshfs over a 100 Mbit/s link), for each tree and tool, the estimate next to
+# the time the tool took, the ratio (estimate / real) and whether the real time fell inside the
+# printed interval. Ends with the median ratio per destination and tool.
+#
+#   bench/estimate-vs-real.sh   (env: DESTBENCH=binary TREES="/usr/share/doc /usr/lib/gcc /usr/include"
+#                                 DESTS="slow-disk nas" TOOLS="cp rsync"; needs root)
+#
+# Trees: /usr/share/doc (many small files), /usr/lib/gcc (a few large files) tuned the model;
+# /usr/include (a deep tree of headers) was kept out of the tuning, as was /usr/lib/python3.
+# Real time: page cache dropped first (cold source, as a first backup reads it), the tool's
+# copy into a fresh directory, then `sync -f` on the destination, all timed. The testbed is
+# machine-wide: the script takes /tmp/destbench-testbed.lock for its whole run.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TREES=${TREES:-/usr/share/doc /usr/lib/gcc /usr/include}
+DESTS=${DESTS:-slow-disk nas}
+TOOLS=${TOOLS:-cp rsync}
+[[ $EUID == 0 ]] || { echo "estimate-vs-real: needs root (testbed, drop caches)" >&2; exit 1; }
+if [[ -z ${ESTIMATE_VS_REAL_LOCKED:-} ]]; then
+    export ESTIMATE_VS_REAL_LOCKED=1
+    exec flock /tmp/destbench-testbed.lock "$0" "$@"
+fi
+for tool in rsync python3 flock; do
+    command -v "$tool" >/dev/null || { echo "estimate-vs-real: $tool is not installed" >&2; exit 1; }
+done
+# DESTBENCH=path runs a given binary (e.g. a saved copy of an older version) instead.
+if [[ -z ${DESTBENCH:-} ]]; then
+    (cd "$ROOT" && cargo build --release --quiet)
+    DESTBENCH=$ROOT/target/release/destbench
+fi
+STATE=$(mktemp -d /var/tmp/.estimate-vs-real-XXXXXX)
+cleanup() { "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null 2>&1 || true; rm -rf "$STATE"; }
+trap cleanup EXIT
+export XDG_DATA_HOME=$STATE/data DESTBENCH_DB=$STATE/data/history.sqlite
+# Does this destbench know tool profiles? (Before issue 14 it had one model for every tool.)
+HAS_TOOL=0
+"$DESTBENCH" estimate --help | grep -q -- '--tool' && HAS_TOOL=1
+
+now() { date +%s.%N; }
+cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+# Seconds the tool took to copy tree $2 into a fresh $3, flush included.
+real_time() {
+    local tool=$1 src=$2 dst=$3 t0 t1
+    rm -rf "$dst"
+    mkdir "$dst"
+    sync -f "$dst"
+    cold
+    t0=$(now)
+    case $tool in
+        cp) cp -a "$src/." "$dst/" ;;
+        rsync) rsync -a "$src/" "$dst/" ;;
+    esac
+    sync -f "$dst"
+    t1=$(now)
+    rm -rf "$dst"
+    sync -f "$(dirname "$dst")"
+    python3 -c "print(f'{$t1 - $t0:.2f}')"
+}
+
+# "source (s)": the estimate's time to read the source (--measure-source), part of "est".
+printf '%-10s %-22s %-6s %9s %22s %9s %7s %-6s %7s\n' dest tree tool "est (s)" interval "real (s)" ratio inside "source (s)"
+ROWS=$STATE/rows
+for dest in $DESTS; do
+    case $dest in
+        slow-disk) args=(--rate 40 --size 2G) ;;
+        nas) args=(--link 100mbit) ;;
+        *) echo "estimate-vs-real: unknown destination $dest" >&2; exit 1 ;;
+    esac
+    mount=$("$ROOT/scripts/testbed" up "$dest" "$STATE/tb" "${args[@]}" | sed -n 's/^mount=//p')
+    for tree in $TREES; do
+        for tool in $TOOLS; do
+            extra=()
+            # The real copies read a cold source: the estimate measures it too, where it can.
+            ((HAS_TOOL)) && extra=(--tool "$tool" --measure-source)
+            # Without profiles one estimate serves every tool: measure once per tree.
+            if ((HAS_TOOL)) || [[ $tool == "${TOOLS%% *}" ]]; then est=$("$DESTBENCH" estimate "$tree" --to "$mount" --json "${extra[@]}" 2>/dev/null |
+                python3 -c 'import json,sys
+e = json.load(sys.stdin)["estimates"][0]
+p = e["predicted_seconds"]
+src = (e.get("source") or {}).get("seconds", -1)
+print(p["expected"], p["low"], p["high"], src)'); fi
+            real=$(real_time "$tool" "$tree" "$mount/copy")
+            read -r e lo hi src <<<"$est"
+            python3 - "$dest" "$tree" "$tool" "$e" "$lo" "$hi" "$real" "$src" <<'PY' | tee -a "$ROWS"
+import sys
+dest, tree, tool = sys.argv[1:4]
+e, lo, hi, real, src = map(float, sys.argv[4:9])
+inside = "yes" if lo <= real <= hi else "NO"
+src = f"{src:.1f}" if src >= 0 else "-"
+print(f"{dest:<10} {tree:<22} {tool:<6} {e:9.1f} {f'{lo:.1f}-{hi:.1f}':>22} {real:9.1f} {e / real:7.3f} {inside:<6} {src:>7}")
+PY
+        done
+    done
+    "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null
+done
+python3 - "$ROWS" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+for key in sorted({(r[0], r[2]) for r in rows}):
+    ratios = [float(r[6]) for r in rows if (r[0], r[2]) == key]
+    print(f"median ratio {key[0]} {key[1]}: {statistics.median(ratios):.3f} "
+          f"(worst {max(ratios, key=lambda x: abs(x - 1)):.3f})")
+PY

@@ -1,0 +1,176 @@
+//! The calibration of `estimate --to`: four file sets of different shapes, each copied to the
+//! destination by the tool being estimated (`cp -a`, `rsync -a`, or destbench's own copy on N
+//! threads) and timed from the first byte to the end of a `syncfs` of the destination, so each
+//! tool's own operations (cp's metadata after the data, rsync's temporary name then rename
+//! and its pipe, the round trips of a share) are what is measured, never assumed.
+//!
+//! The shapes separate the model's five costs (see `verdict::estimate`): `empty` is a copy of
+//! nothing (the tool's start and the final flush, once per copy); `dirs` is directories
+//! only; `tiny` is files far smaller than a block (per-file cost and the slack a block device
+//! writes beyond each file's bytes); `aligned` is files of whole 4 KiB blocks from 4 to 64 KiB
+//! (per-file cost without slack); `large` is a few 12 MB files (bandwidth). Each is written
+//! once to a scratch directory on the source disk (`--source-dir`) and stays in its page cache,
+//! so a copy measures the destination.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::engine::tree::Root;
+use crate::engine::{EngineChoice, EngineFactory};
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::platform;
+use crate::scratch::Scratch;
+use crate::tree::scan::BLOCK;
+use crate::tree::{self, Task};
+use crate::workload::Tool;
+
+/// A calibration set's shape: what the model sees of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    pub name: &'static str,
+    /// Directories below the set's root.
+    pub dirs: u64,
+    pub files: u64,
+    pub bytes: u64,
+    /// The files' sizes rounded up to whole blocks.
+    pub block_bytes: u64,
+}
+
+/// The sets as generated: (name, directories, files per directory, size of file `i`).
+type Recipe = (&'static str, u64, u64, fn(u64, &mut fastrand::Rng) -> u64);
+
+const RECIPES: [Recipe; 5] = [
+    ("empty", 0, 0, |_, _| 0),
+    ("dirs", 400, 0, |_, _| 0),
+    ("tiny", 40, 40, |_, rng| rng.u64(1..3000)),
+    ("aligned", 12, 50, |_, rng| rng.u64(1..=16) * BLOCK),
+    ("large", 1, 4, |_, _| 12_000_000),
+];
+
+/// What a calibration writes to the destination per copy, in bytes: for the warning before.
+pub fn bytes_per_round() -> u64 {
+    let mut rng = fastrand::Rng::with_seed(SEED);
+    RECIPES
+        .iter()
+        .map(|(_, dirs, per_dir, size)| {
+            (0..dirs * per_dir)
+                .map(|i| size(i, &mut rng).div_ceil(BLOCK) * BLOCK)
+                .sum::<u64>()
+        })
+        .sum()
+}
+
+const SEED: u64 = 14;
+
+/// The generated sets, removed with their scratch directory.
+pub struct Sets {
+    _area: Scratch,
+    pub sets: Vec<(Shape, PathBuf)>,
+}
+
+/// Writes the calibration sets into a scratch directory in `source_dir`.
+pub fn make_sets(source_dir: &Path) -> Result<Sets> {
+    let area = Scratch::create(source_dir)?;
+    let mut rng = fastrand::Rng::with_seed(SEED);
+    let mut sets = Vec::new();
+    for &(name, dirs, per_dir, size) in &RECIPES {
+        let root = area.path().join(name);
+        let io = |e| Error::io(format!("writing the calibration set {}", root.display()), e);
+        fs::create_dir(&root).map_err(io)?;
+        let mut shape = Shape {
+            name,
+            dirs,
+            files: 0,
+            bytes: 0,
+            block_bytes: 0,
+        };
+        for d in 0..dirs {
+            // Two levels, as real trees nest: a directory of 20 subdirectories each.
+            let dir = root.join(format!("g{}", d / 20)).join(format!("d{d}"));
+            fs::create_dir_all(&dir).map_err(io)?;
+            for f in 0..per_dir {
+                let len = size(f, &mut rng);
+                let data: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
+                fs::write(dir.join(format!("f{f}")), data).map_err(io)?;
+                shape.files += 1;
+                shape.bytes += len;
+                shape.block_bytes += len.div_ceil(BLOCK) * BLOCK;
+            }
+        }
+        // The group directories count too.
+        shape.dirs += dirs.div_ceil(20);
+        sets.push((shape, root));
+    }
+    Ok(Sets { _area: area, sets })
+}
+
+/// Copies `src` into a fresh directory of `scratch` with `tool` and times it to the end of a
+/// syncfs of the destination; the copy is removed afterwards (untimed, synced).
+pub fn time_copy(tool: Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<Duration> {
+    let dst = scratch.path().join(name);
+    let engines = EngineFactory::new(EngineChoice::Auto).map_err(Error::Usage)?;
+    let problem = |what: String| Error::Destination {
+        path: scratch.path().to_path_buf(),
+        problem: what,
+    };
+    let dst_root = tree::make_dir(&scratch.root(), name, &engines)?;
+    platform::syncfs(scratch.fd()).map_err(|e| problem(format!("syncfs: {e}")))?;
+    let start = Instant::now();
+    match tool.program() {
+        Some(program) => {
+            let mut command = Command::new(program);
+            match tool {
+                Tool::Cp => command.arg("-a").arg(src.join(".")).arg(&dst),
+                _ => command
+                    .arg("-a")
+                    .arg(format!("{}/", src.display()))
+                    .arg(format!("{}/", dst.display())),
+            };
+            let out = command
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .output()
+                .map_err(|e| {
+                    Error::Usage(format!(
+                        "--tool {tool}: cannot run {program} ({e}); is it installed?"
+                    ))
+                })?;
+            if !out.status.success() {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                return Err(problem(format!(
+                    "{program} failed copying a calibration set: {}",
+                    stderr.lines().next().unwrap_or("no message")
+                )));
+            }
+        }
+        None => {
+            let Tool::Parallel(threads) = tool else {
+                unreachable!("only destbench's copy runs no program")
+            };
+            let task = Task::Copy {
+                dst: dst_root,
+                durable_each: false,
+            };
+            let src =
+                Root::open(src).map_err(|e| Error::io(format!("opening {}", src.display()), e))?;
+            tree::run(
+                &task,
+                &src,
+                &engines,
+                threads,
+                Duration::from_secs(1),
+                "calibrating",
+                &mut |_| {},
+            )?;
+        }
+    }
+    platform::syncfs(scratch.fd()).map_err(|e| problem(format!("syncfs: {e}")))?;
+    let elapsed = start.elapsed();
+    tree::remove_all(&scratch.root(), name, &engines);
+    interrupt::check()?;
+    Ok(elapsed)
+}
