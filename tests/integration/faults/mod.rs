@@ -16,6 +16,9 @@ mod victim;
 
 use victim::{Swapper, Victim};
 
+/// Every destbench process the matrix started: the victim's opens are counted against these.
+static SPAWNED: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
 /// Swaps each symlink case must survive.
 const SWAPS: u64 = 200;
 
@@ -128,6 +131,7 @@ pub fn run_within(
     signal_after: Option<Duration>,
 ) -> Option<ExitStatus> {
     let mut child = cmd.spawn().expect("run destbench");
+    SPAWNED.lock().unwrap().push(child.id());
     let start = Instant::now();
     let mut signalled = false;
     loop {
@@ -168,7 +172,8 @@ fn swap_case(matrix: &mut Matrix, case: &str, tests: &str, terminate: bool) {
         runs += 1;
     }
     let swaps = swapper.stop();
-    let (events, same) = victim.touched();
+    let touched = victim.touched(&SPAWNED.lock().unwrap());
+    let (events, same) = (touched.changes + touched.ours, touched.same);
     let mut kinds = endings.clone();
     kinds.sort();
     kinds.dedup();
@@ -188,11 +193,13 @@ fn swap_case(matrix: &mut Matrix, case: &str, tests: &str, terminate: bool) {
     }
     matrix.record(
         case,
-        "victim unchanged, 0 events; no signal; scratch gone",
+        "victim unchanged, not opened by destbench; no signal; scratch gone",
         format!(
-            "{swaps} swaps over {runs} runs ({}); victim {} with {events} events; {} left",
+            "{swaps} swaps over {runs} runs ({}); victim {}, {events} opens/changes by destbench \
+             ({} opens by other processes); {} left",
             kinds.join(", "),
             if same { "unchanged" } else { "CHANGED" },
+            touched.others,
             left.len()
         ),
         swaps >= SWAPS && events == 0 && same && clean && left.is_empty(),

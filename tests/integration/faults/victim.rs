@@ -1,5 +1,7 @@
 //! Tools of the fault matrix: a victim directory that must come through a run untouched (listed,
-//! hashed with blake3 and watched with inotify), and a swapper thread that keeps replacing the
+//! hashed with blake3, watched with inotify for changes and with fanotify for opens and reads,
+//! which name the process: other processes of a shared machine may walk into the swapped
+//! symlinks, only destbench's opens count), and a swapper thread that keeps replacing the
 //! scratch directory's subdirectories with symlinks to the victim while destbench runs, as another
 //! user of a shared NAS share could.
 
@@ -18,7 +20,80 @@ use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
 pub struct Victim {
     dir: tempfile::TempDir,
     before: BTreeMap<String, String>,
+    /// inotify: creations, deletions, writes, attribute changes (by anyone).
     watch: OwnedFd,
+    /// fanotify: opens and reads, with the process that made them.
+    opens: OwnedFd,
+}
+
+/// What happened to the victim during a case.
+pub struct Touched {
+    /// Creations, deletions, writes and attribute changes.
+    pub changes: u64,
+    /// Opens and reads by the given processes (destbench's).
+    pub ours: u64,
+    /// Opens and reads by any other process (not counted against destbench).
+    pub others: u64,
+    /// Whether its listing and hashes are still those it started with.
+    pub same: bool,
+}
+
+/// A fanotify group reporting opens and reads of `dirs` and their entries, by process.
+fn fanotify_on(dirs: &[PathBuf]) -> OwnedFd {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: fanotify_init takes only flags; a non-negative result is a new descriptor that
+    // nothing else owns.
+    let fd = unsafe {
+        libc::fanotify_init(
+            libc::FAN_CLASS_NOTIF | libc::FAN_CLOEXEC | libc::FAN_NONBLOCK | libc::FAN_REPORT_FID,
+            libc::O_RDONLY as u32,
+        )
+    };
+    assert!(
+        fd >= 0,
+        "fanotify_init: {}",
+        std::io::Error::last_os_error()
+    );
+    // SAFETY: `fd` was just returned by fanotify_init and is owned here only.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mask = libc::FAN_OPEN | libc::FAN_ACCESS | libc::FAN_ONDIR | libc::FAN_EVENT_ON_CHILD;
+    for dir in dirs {
+        let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid fanotify descriptor and a NUL-terminated path that outlives the call.
+        let rc = unsafe {
+            libc::fanotify_mark(
+                std::os::fd::AsRawFd::as_raw_fd(&fd),
+                libc::FAN_MARK_ADD,
+                mask,
+                libc::AT_FDCWD,
+                path.as_ptr(),
+            )
+        };
+        assert_eq!(rc, 0, "fanotify_mark: {}", std::io::Error::last_os_error());
+    }
+    fd
+}
+
+/// The processes behind the events queued on the fanotify group `fd`.
+fn opener_pids(fd: &OwnedFd) -> Vec<u32> {
+    let mut pids = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    while let Ok(n) = rustix::io::read(fd, &mut buf) {
+        let mut at = 0;
+        // fanotify_event_metadata: event_len u32, vers u8, reserved u8, metadata_len u16,
+        // mask u64, fd i32, pid i32; then FID records up to event_len.
+        while at + 24 <= n {
+            let len = u32::from_ne_bytes(buf[at..at + 4].try_into().unwrap()) as usize;
+            let pid = i32::from_ne_bytes(buf[at + 20..at + 24].try_into().unwrap());
+            pids.push(pid as u32);
+            at += len.max(24);
+        }
+        if n == 0 {
+            break;
+        }
+    }
+    pids
 }
 
 /// Every entry under `dir` by relative path: its kind, and a blake3 of a file's content.
@@ -60,41 +135,66 @@ impl Victim {
         }
         let before = listing(dir.path());
         let watch = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).unwrap();
-        let flags = WatchFlags::OPEN
-            | WatchFlags::ACCESS
-            | WatchFlags::MODIFY
+        let flags = WatchFlags::MODIFY
             | WatchFlags::ATTRIB
             | WatchFlags::CREATE
             | WatchFlags::DELETE
             | WatchFlags::MOVE
             | WatchFlags::DELETE_SELF;
-        for sub in ["", "d00000", "d00001"] {
-            inotify::add_watch(&watch, dir.path().join(sub), flags).unwrap();
+        let dirs: Vec<PathBuf> = ["", "d00000", "d00001"]
+            .iter()
+            .map(|sub| dir.path().join(sub))
+            .collect();
+        for d in &dirs {
+            inotify::add_watch(&watch, d, flags).unwrap();
         }
-        Victim { dir, before, watch }
+        let opens = fanotify_on(&dirs);
+        // The watch proves itself: a read of our own must be reported, with our pid.
+        std::fs::read(dirs[1].join("victim000")).unwrap();
+        let seen = opener_pids(&opens);
+        assert!(
+            seen.contains(&std::process::id()),
+            "fanotify did not report a read of the victim: {seen:?}"
+        );
+        Victim {
+            dir,
+            before,
+            watch,
+            opens,
+        }
     }
 
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    /// Events inotify saw on the victim since it was made (opens, reads, writes, creations,
-    /// deletions; each named on stderr), and whether its listing and hashes are still those it
-    /// started with.
-    pub fn touched(&self) -> (u64, bool) {
+    /// What was done to the victim since it was made; `ours` are destbench's processes. Every
+    /// event is named on stderr.
+    pub fn touched(&self, ours: &[u32]) -> Touched {
         let mut buf = [MaybeUninit::<u8>::uninit(); 8192];
         let mut reader = inotify::Reader::new(&self.watch, &mut buf);
-        let mut events = 0;
+        let mut changes = 0;
         while let Ok(event) = reader.next() {
             eprintln!(
-                "victim event: watch {} {:?} {:?}",
+                "victim changed: watch {} {:?} {:?}",
                 event.wd(),
                 event.events(),
                 event.file_name()
             );
-            events += 1;
+            changes += 1;
         }
-        (events, listing(self.path()) == self.before)
+        let (mut mine, mut others) = (0, 0);
+        for pid in opener_pids(&self.opens) {
+            let ours = ours.contains(&pid);
+            eprintln!("victim opened or read by pid {pid} (destbench: {ours})");
+            if ours { mine += 1 } else { others += 1 }
+        }
+        Touched {
+            changes,
+            ours: mine,
+            others,
+            same: listing(self.path()) == self.before,
+        }
     }
 }
 
