@@ -4,6 +4,7 @@ mod chain;
 mod estimate;
 mod history;
 mod html_report;
+mod lab;
 mod run_files;
 mod run_input;
 mod run_null;
