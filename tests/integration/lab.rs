@@ -155,13 +155,14 @@ fn assert_within(what: &str, got: f64, truth: f64, tolerance: f64) {
     );
 }
 
-/// The chain names the bus and its driver; a throttled disk is its own limit, at the dd-measured
-/// rate within 5% and the throttle within 5%, and the verdict's percentage is that rate over
-/// the link's practical ceiling.
+/// The chain names the bus and its driver; the figures are the dd-measured rate within 5% and
+/// the throttle within 5%; the verdict names the right limit (the device, or USB 2.0 when the
+/// throttle is near its ceiling) and its percentage is that rate over the link's ceiling.
 fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
     let Some(lab) = Lab::run(dest, Some(throttle)) else {
         return;
     };
+    table_row(&format!("{dest} at {throttle} MB/s"), &lab);
     let info = lab.section("info");
     for want in chain {
         assert!(info.contains(want), "{dest}: {want:?} not in\n{info}");
@@ -181,13 +182,19 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
     }
     let report = lab.report();
     let v = &report["verdict"];
-    table_row(&format!("{dest} at {throttle} MB/s"), &lab);
-    assert_eq!(v["kind"], "device-or-protocol", "{dest}: {v}");
     let summary = v["summary"].as_str().expect("a summary");
-    assert!(
-        summary.starts_with("the device itself is the limit"),
-        "{summary}"
-    );
+    // The link is the limit at 85% of its practical rate or more, the device below that.
+    if narrowest == "USB 2.0 (BOT)" {
+        assert_eq!(v["kind"], "limited-by-link", "{dest}: {v}");
+        assert!(summary.starts_with("limited by USB 2.0 (BOT)"), "{summary}");
+    } else {
+        assert_eq!(v["kind"], "device-or-protocol", "{dest}: {v}");
+        assert!(
+            summary.starts_with("the device itself is the limit"),
+            "{summary}"
+        );
+    }
+    assert!(!info.contains("driver unknown"), "{info}");
     assert_eq!(v["bottleneck"]["link"], narrowest, "{dest}: {v}");
     let ceiling = v["bottleneck"]["practical_mb_s"]
         .as_f64()
@@ -197,29 +204,22 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
     assert!(summary.contains(&percent), "{percent} not in {summary}");
 }
 
+/// USB 2.0 (BOT) held to 33 MB/s, within USB 2.0's practical range: the verdict names the bus as
+/// the limit. Unthrottled, qemu's EHCI does not keep to 480 Mbit/s under TCG: dd measured 47 to
+/// 75 MB/s there, and destbench rightly called 90 MB/s more than USB 2.0 can carry.
 #[test]
 fn lab_usb2_bot_is_limited_by_usb2() {
-    let Some(lab) = Lab::run("usb2", None) else {
-        return;
-    };
-    let info = lab.section("info");
-    for want in [
+    throttled_disk(
+        "usb2",
+        33,
+        &[
+            "USB 2.0 (BOT)",
+            "speed: 480 Mbit/s",
+            "driver: usb-storage",
+            "device queue depth: 1",
+        ],
         "USB 2.0 (BOT)",
-        "speed: 480 Mbit/s",
-        "driver: usb-storage",
-        "device queue depth: 1",
-    ] {
-        assert!(info.contains(want), "{want:?} not in\n{info}");
-    }
-    assert!(!info.contains("driver unknown"), "{info}");
-    // Unthrottled, the verdict is about USB 2.0 (BOT), the narrowest link: either as the
-    // limit or as how far below its ceiling the disk ran.
-    table_row("usb2 unthrottled", &lab);
-    let v = &lab.report()["verdict"];
-    let summary = v["summary"].as_str().expect("a summary");
-    assert!(summary.contains("USB 2.0 (BOT)"), "{summary}");
-    // No figure check here: unthrottled, emulated USB 2.0 has no fixed rate (measured 30 to
-    // 70 MB/s with dd, with the machine's load); the throttled buses check the figures.
+    );
 }
 
 #[test]
