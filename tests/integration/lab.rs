@@ -230,16 +230,16 @@ fn rate_near_ceiling(lab: &Lab, v: &Value) -> bool {
     lab.median("seq-write").max(lab.median("seq-read")) >= 0.85 * ceiling
 }
 
-/// USB 2.0 (BOT) held to 25 MB/s: the verdict measures it against USB 2.0 (BOT), as the limit
+/// USB 2.0 (BOT) held to 15 MB/s: the verdict measures it against USB 2.0 (BOT), as the limit
 /// or as how far below its ceiling the disk ran. Unthrottled, qemu's EHCI does not keep to
 /// 480 Mbit/s under TCG: dd measured 47 to 75 MB/s there, and destbench rightly called 90 MB/s
-/// more than USB 2.0 can carry. At 33 MB/s the emulated bus itself fell behind when the machine
-/// was loaded (destbench's reads 30 MB/s), so the throttle leaves it room.
+/// more than USB 2.0 can carry. At 33 and 25 MB/s the emulated bus itself fell behind when the
+/// machine was loaded (reads 9% and a write 5.3% under dd's), so the throttle leaves it room.
 #[test]
 fn lab_usb2_bot_is_measured_against_usb2() {
     throttled_disk(
         "usb2",
-        25,
+        15,
         &[
             "USB 2.0 (BOT)",
             "speed: 480 Mbit/s",
