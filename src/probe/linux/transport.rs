@@ -68,17 +68,18 @@ fn virtio(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
 }
 
 fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
-    // The nearest USB device (it has idVendor and speed), and the interface below it whose
-    // driver claimed the disk.
+    // The nearest USB device (it has idVendor and speed), and the interface right below it
+    // (`1-1:1.0`): its driver (usb-storage or uas) is the transport's. The SCSI nodes further
+    // down (`0:0:0:0`) carry their own driver, `sd`, which says nothing about the transport.
     let dev_index = ancestors
         .iter()
         .position(|p| p.join("idVendor").is_file() && p.join("speed").is_file())?;
     let dev = ancestors[dev_index];
     let shown = roots.shown(dev);
-    let driver = ancestors[..dev_index]
-        .iter()
-        .filter(|p| dir_name(p).contains(':'))
-        .find_map(|p| link_name(&p.join("driver")).map(|d| (d, roots.shown(p))));
+    let driver = dev_index
+        .checked_sub(1)
+        .map(|i| ancestors[i])
+        .and_then(|p| link_name(&p.join("driver")).map(|d| (d, roots.shown(p))));
     let speed = read(&dev.join("speed"));
     let mut n = Node::new(NodeKind::Transport, "USB");
     if let Some(s) = &speed {
