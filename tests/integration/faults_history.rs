@@ -130,9 +130,9 @@ impl Case {
         got.check(0, "")?;
         let list: serde_json::Value =
             serde_json::from_str(&got.stdout).map_err(|e| format!("history --json: {e}"))?;
-        let mut ids: Vec<i64> = list
+        let mut ids: Vec<i64> = list["runs"]
             .as_array()
-            .ok_or("history --json is not a list")?
+            .ok_or("history --json has no list of runs")?
             .iter()
             .filter_map(|e| e["id"].as_i64())
             .collect();
