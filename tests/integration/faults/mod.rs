@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use crate::support::{destbench, entries, require_root_and};
 mod failing;
 mod leftovers;
+mod shared;
 mod sources;
 mod victim;
 
@@ -94,6 +95,11 @@ pub fn null_run(destination: &Path) -> Command {
 
 /// `destbench run` of a small generated set on `destination`, its sets made in `sources`.
 fn small_run(destination: &Path, sources: &Path, tests: &str) -> Command {
+    lasting_run(destination, sources, tests, "0")
+}
+
+/// [`small_run`] whose repetitions go over the set again until they have lasted `min_time` s.
+fn lasting_run(destination: &Path, sources: &Path, tests: &str, min_time: &str) -> Command {
     let mut cmd = destbench();
     cmd.arg("run")
         .arg(destination)
@@ -111,7 +117,7 @@ fn small_run(destination: &Path, sources: &Path, tests: &str) -> Command {
             "--runs",
             "1",
             "--min-time",
-            "0",
+            min_time,
             "--no-verify",
             "--no-history",
             "--json",
@@ -222,6 +228,7 @@ fn fault_matrix() {
     }
     sources::cases(&mut matrix);
     leftovers::case(&mut matrix);
+    shared::cases(&mut matrix);
     failing::case(&mut matrix);
     matrix.finish();
 }

@@ -151,7 +151,7 @@ fn skip_case(
     );
 }
 
-fn mount_tmpfs(at: &Path) -> bool {
+pub fn mount_tmpfs(at: &Path) -> bool {
     std::fs::create_dir_all(at).unwrap();
     Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
