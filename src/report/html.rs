@@ -66,6 +66,7 @@ fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
     let _ = writeln!(out, "<h1>destbench report</h1>");
     summary::summaries(&mut out, records);
     runs_table(&mut out, records);
+    settings_differ(&mut out, cmp);
     results(&mut out, cmp, records);
     figures::thread_scaling(&mut out, cmp);
     super::clients::html(&mut out, records);
@@ -119,6 +120,22 @@ fn runs_table(out: &mut String, records: &[RunRecord]) {
         );
     }
     let _ = writeln!(out, "</table>");
+}
+
+/// Before any "real difference": the settings that differ between the runs compared.
+fn settings_differ(out: &mut String, cmp: &Comparison) {
+    if cmp.settings_differ.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<div class=\"warning\" data-settings-differ><p><strong>The runs' settings differ</strong>, \
+         so their figures may differ for that reason:</p>\n<ul>"
+    );
+    for line in &cmp.settings_differ {
+        let _ = writeln!(out, "<li>{}</li>", escape(line));
+    }
+    let _ = writeln!(out, "</ul></div>");
 }
 
 /// Per test: the comparison table, its bar chart, and each result's repetitions in order.
@@ -287,6 +304,26 @@ mod tests {
         );
         assert!(html.contains("files-copy small-4t-cache-on"), "{html}");
         assert!(html.contains("Repetitions in the order they ran"));
+    }
+
+    /// Runs made with different settings are flagged before their results are set side by side;
+    /// runs made alike are not.
+    #[test]
+    fn differing_settings_are_warned_before_the_results() {
+        let run = |runs: usize| -> RunReport {
+            serde_json::from_value(serde_json::json!({ "settings": { "runs": runs } })).unwrap()
+        };
+        let html = Html.serialize(&[record(1, run(3)), record(2, run(5))]);
+        let warning = html
+            .find("data-settings-differ")
+            .expect("no settings warning");
+        assert!(warning < html.find("<h2>Results</h2>").unwrap());
+        assert!(
+            html.contains("<li>repetitions: [1] 3, [2] 5</li>"),
+            "{html}"
+        );
+        let alike = Html.serialize(&[record(1, run(3)), record(2, run(3))]);
+        assert!(!alike.contains("data-settings-differ"));
     }
 
     #[test]
