@@ -128,11 +128,12 @@ impl Case {
     fn ids(&self, db: &Path) -> Result<Vec<i64>, String> {
         let got = self.history(db);
         got.check(0, "")?;
-        let list: serde_json::Value =
+        let doc: serde_json::Value =
             serde_json::from_str(&got.stdout).map_err(|e| format!("history --json: {e}"))?;
-        let mut ids: Vec<i64> = list
+        // The document is `{"schema": ..., "runs": [...]}` (docs/json.md).
+        let mut ids: Vec<i64> = doc["runs"]
             .as_array()
-            .ok_or("history --json is not a list")?
+            .ok_or("history --json has no list of runs")?
             .iter()
             .filter_map(|e| e["id"].as_i64())
             .collect();
