@@ -24,10 +24,23 @@ use crate::results::{RankWindow, Repetition, RunReport};
 use crate::runner::{self, Progress, RepetitionHook, RunPlan};
 use crate::workload::Variant;
 
-const TAG_CLOCK: i32 = 11;
-const TAG_STONEWALL: i32 = 12;
-const TAG_PART: i32 = 13;
-const TAG_ERROR: i32 = 14;
+/// The message tags of point-to-point messages, one per kind, so a receive never takes a
+/// message of another kind.
+#[repr(i32)]
+#[derive(Clone, Copy)]
+enum Tag {
+    Clock = 11,
+    Stonewall = 12,
+    Part = 13,
+    Error = 14,
+}
+
+impl Tag {
+    /// The tag as the MPI calls take it.
+    fn id(self) -> i32 {
+        self as i32
+    }
+}
 /// Ping-pongs per rank to measure its clock's offset; the one with the shortest round trip wins.
 const CLOCK_ROUNDS: usize = 20;
 
@@ -122,7 +135,7 @@ impl Session {
     pub fn check_same_filesystem(&self, chain: Option<&Chain>) -> Result<()> {
         let id = super::filesystem_identity(chain);
         let line = format!("{}\n{}", self.host, id).into_bytes();
-        let lines = gather_bytes(&self.world, self.rank, self.size, line, TAG_PART);
+        let lines = gather_bytes(&self.world, self.rank, self.size, line, Tag::Part);
         let ids: Vec<(usize, String, String)> = lines
             .iter()
             .enumerate()
@@ -173,7 +186,7 @@ impl Session {
             self.rank,
             self.size,
             format!("{}\n{message}", self.host).into_bytes(),
-            TAG_ERROR,
+            Tag::Error,
         );
         if self.rank != 0 {
             let code = match outcome {
@@ -244,7 +257,7 @@ impl Session {
         };
         let json = serde_json::to_vec(&part).expect("a rank's part serialises");
         let size = comm.size() as usize;
-        let parts = gather_bytes(comm, comm.rank() as usize, size, json, TAG_PART);
+        let parts = gather_bytes(comm, comm.rank() as usize, size, json, Tag::Part);
         if comm.rank() != 0 {
             return Ok(None);
         }
@@ -338,7 +351,7 @@ impl RepetitionHook for MpiHook<'_> {
             for other in (0..self.comm.size()).filter(|&r| r != me) {
                 self.comm
                     .process_at_rank(other)
-                    .send_with_tag(&(rep as u64), TAG_STONEWALL);
+                    .send_with_tag(&(rep as u64), Tag::Stonewall.id());
             }
         }
         let [failed, senders] = checkpoint(self.comm, false, sent);
@@ -346,7 +359,7 @@ impl RepetitionHook for MpiHook<'_> {
             let _: (u64, _) = self
                 .comm
                 .any_process()
-                .receive_with_tag::<u64>(TAG_STONEWALL);
+                .receive_with_tag::<u64>(Tag::Stonewall.id());
         }
         if failed > 0 {
             return self.failed();
@@ -359,7 +372,7 @@ impl RepetitionHook for MpiHook<'_> {
             let arrived = self
                 .comm
                 .any_process()
-                .immediate_probe_with_tag(TAG_STONEWALL)
+                .immediate_probe_with_tag(Tag::Stonewall.id())
                 .is_some();
             self.stopped.set(arrived);
         }
@@ -397,17 +410,17 @@ fn gather_bytes(
     rank: usize,
     size: usize,
     bytes: Vec<u8>,
-    tag: i32,
+    tag: Tag,
 ) -> Vec<Vec<u8>> {
     if rank != 0 {
-        comm.process_at_rank(0).send_with_tag(&bytes[..], tag);
+        comm.process_at_rank(0).send_with_tag(&bytes[..], tag.id());
         return Vec::new();
     }
     let mut all = vec![bytes];
     for other in 1..size {
         let (got, _) = interrupt::waiting_on_others(|| {
             comm.process_at_rank(other as i32)
-                .receive_vec_with_tag::<u8>(tag)
+                .receive_vec_with_tag::<u8>(tag.id())
         });
         all.push(got);
     }
@@ -427,8 +440,8 @@ fn clock_offset(comm: &SimpleCommunicator, rank: usize, size: usize) -> f64 {
         for other in 1..size {
             let peer = comm.process_at_rank(other as i32);
             for _ in 0..CLOCK_ROUNDS {
-                let _: (f64, _) = peer.receive_with_tag::<f64>(TAG_CLOCK);
-                peer.send_with_tag(&now(), TAG_CLOCK);
+                let _: (f64, _) = peer.receive_with_tag::<f64>(Tag::Clock.id());
+                peer.send_with_tag(&now(), Tag::Clock.id());
             }
         }
         return 0.0;
@@ -437,8 +450,8 @@ fn clock_offset(comm: &SimpleCommunicator, rank: usize, size: usize) -> f64 {
     let mut best = (f64::INFINITY, 0.0);
     for _ in 0..CLOCK_ROUNDS {
         let sent = now();
-        root.send_with_tag(&sent, TAG_CLOCK);
-        let (theirs, _) = root.receive_with_tag::<f64>(TAG_CLOCK);
+        root.send_with_tag(&sent, Tag::Clock.id());
+        let (theirs, _) = root.receive_with_tag::<f64>(Tag::Clock.id());
         let back = now();
         let round_trip = back - sent;
         if round_trip < best.0 {

@@ -220,8 +220,7 @@ proptest! {
                 seq_write_mb_s: None,
                 seq_read_mb_s: None,
                 headline_variant: None,
-                fs_type: None,
-                fs_uuid: None,
+                filesystem: Default::default(),
             }]);
             prop_assert!(!listed.chars().any(|c| c.is_control() && c != '\n'), "{listed:?}");
         }

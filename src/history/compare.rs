@@ -170,8 +170,7 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
                 name: r.name(),
                 destination: super::with_filesystem(
                     &r.run.destination.path.display().to_string(),
-                    &r.environment.fs_type,
-                    &r.environment.fs_uuid,
+                    &r.environment.filesystem,
                 ),
                 started_unix_s: r.run.started_unix_s as i64,
                 clients: r.run.clients.unwrap_or(1),

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::record::Environment;
+use super::record::{Environment, Filesystem};
 use crate::probe::{Chain, NodeKind};
 
 /// Where the kernel's files are (the real ones, or a fixture tree in tests).
@@ -57,8 +57,10 @@ fn identify(env: &mut Environment, chain: &Chain) {
             .find_map(|n| n.get(key))
             .map(str::to_string)
     };
-    env.fs_type = fact(NodeKind::Mount, "filesystem");
-    env.fs_uuid = fact(NodeKind::Mount, "uuid");
+    env.filesystem = Filesystem {
+        fs_type: fact(NodeKind::Mount, "filesystem"),
+        fs_uuid: fact(NodeKind::Mount, "uuid"),
+    };
     // Network and virtual filesystems name a server (`//nas/share`) or nothing as their source.
     env.device = fact(NodeKind::Mount, "source").filter(|s| s.starts_with("/dev/"));
     env.device_model = fact(NodeKind::Disk, "model");
@@ -101,9 +103,9 @@ mod tests {
         let env = collect(&roots, Some(&chain));
         assert_eq!(env.host.as_deref(), Some("box"));
         assert_eq!(env.kernel.as_deref(), Some("6.1.0-test"));
-        assert_eq!(env.fs_type.as_deref(), Some("exfat"));
+        assert_eq!(env.filesystem.fs_type.as_deref(), Some("exfat"));
         assert_eq!(env.device.as_deref(), Some("/dev/sdb1"));
-        assert_eq!(env.fs_uuid.as_deref(), Some("1234-ABCD"));
+        assert_eq!(env.filesystem.fs_uuid.as_deref(), Some("1234-ABCD"));
         assert_eq!(env.device_serial.as_deref(), Some("WX12"));
         assert_eq!(env.device_model.as_deref(), Some("My Passport"));
 
@@ -115,6 +117,6 @@ mod tests {
             .fact("source", "//nas/share", "/proc/self/mountinfo");
         let env = collect(&roots, Some(&nas_chain));
         assert!(env.device.is_none() && env.device_model.is_none());
-        assert!(collect(&roots, None).fs_type.is_none());
+        assert!(collect(&roots, None).filesystem.fs_type.is_none());
     }
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 pub use compare::{Cell, Comparison, Group, Row, RunColumn};
 pub use migrations::latest as latest_schema_version;
 pub use open::APPLICATION_ID;
-pub use record::{Environment, HistoryEntry, RunRecord};
+pub use record::{Environment, Filesystem, HistoryEntry, RunRecord};
 pub use store::Store;
 
 /// The history's errors; the type lives with the crate's errors (so that `error` needs nothing
@@ -68,8 +68,8 @@ mod tests;
 
 /// A destination as history and comparisons show it: its path and its filesystem's identity,
 /// "/media/backup (ext4 1234-ABCD)", so that one path on two disks reads as two destinations.
-pub fn with_filesystem(path: &str, fs_type: &Option<String>, fs_uuid: &Option<String>) -> String {
-    let identity: Vec<&str> = [fs_type, fs_uuid]
+pub fn with_filesystem(path: &str, fs: &Filesystem) -> String {
+    let identity: Vec<&str> = [&fs.fs_type, &fs.fs_uuid]
         .into_iter()
         .filter_map(|v| v.as_deref())
         .collect();

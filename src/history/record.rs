@@ -7,6 +7,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::results::RunReport;
 
+/// A destination's filesystem, where readable: its type and UUID tell runs on one path but
+/// different filesystems (a disk swapped under one mount point) apart. Flattened where it is
+/// used, so documents and rows keep `fs_type` and `fs_uuid` as fields of their own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Filesystem {
+    pub fs_type: Option<String>,
+    pub fs_uuid: Option<String>,
+}
+
 /// Where and on what a run was made: taken by `history::environment` from the run's chain when
 /// the run is stored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -15,9 +25,9 @@ pub struct Environment {
     pub host: Option<String>,
     pub kernel: Option<String>,
     pub destbench_version: String,
-    /// The destination's filesystem type, UUID and backing device, where readable.
-    pub fs_type: Option<String>,
-    pub fs_uuid: Option<String>,
+    /// The destination's filesystem and backing device, where readable.
+    #[serde(flatten)]
+    pub filesystem: Filesystem,
     pub device: Option<String>,
     pub device_model: Option<String>,
     pub device_serial: Option<String>,
@@ -31,10 +41,8 @@ pub struct HistoryEntry {
     pub started_unix_s: i64,
     pub label: Option<String>,
     pub destination: String,
-    /// The destination's filesystem (type and UUID), so that runs on one path but different
-    /// filesystems (a disk swapped under one mount point) can be told apart.
-    pub fs_type: Option<String>,
-    pub fs_uuid: Option<String>,
+    #[serde(flatten)]
+    pub filesystem: Filesystem,
     pub host: Option<String>,
     pub failures: i64,
     /// Sequential write / read medians (MB/s), when the run measured them.

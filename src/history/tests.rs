@@ -32,7 +32,10 @@ fn env() -> Environment {
     Environment {
         host: Some("box".into()),
         destbench_version: "0.1.0".into(),
-        fs_uuid: Some("1234-ABCD".into()),
+        filesystem: Filesystem {
+            fs_uuid: Some("1234-ABCD".into()),
+            ..Filesystem::default()
+        },
         ..Environment::default()
     }
 }
@@ -157,7 +160,10 @@ fn stores_lists_gets_and_forgets() {
 
     let record = store.get(first).unwrap();
     assert_eq!(record.name(), "usb2");
-    assert_eq!(record.environment.fs_uuid.as_deref(), Some("1234-ABCD"));
+    assert_eq!(
+        record.environment.filesystem.fs_uuid.as_deref(),
+        Some("1234-ABCD")
+    );
     assert_eq!(record.run.results.len(), 3);
     assert_eq!(record.document["warnings"][0], "a run warning");
 

@@ -60,8 +60,7 @@ pub fn list(entries: &[HistoryEntry]) -> String {
             escape::terminal(e.label.as_deref().unwrap_or_default()),
             escape::terminal(&crate::history::with_filesystem(
                 &e.destination,
-                &e.fs_type,
-                &e.fs_uuid,
+                &e.filesystem,
             )),
             figure(e.seq_write_mb_s),
             figure(e.seq_read_mb_s),
@@ -97,8 +96,8 @@ pub fn show(record: &RunRecord, verbose: bool) -> String {
     let _ = writeln!(
         out,
         "filesystem   {} (UUID {}), device {} {} serial {}",
-        known(&env.fs_type),
-        known(&env.fs_uuid),
+        known(&env.filesystem.fs_type),
+        known(&env.filesystem.fs_uuid),
         known(&env.device),
         known(&env.device_model),
         known(&env.device_serial)

@@ -382,8 +382,10 @@ fn export_snapshots() {
     let env = &json["runs"][0]["environment"];
     let identity = destbench::history::with_filesystem(
         "",
-        &env["fs_type"].as_str().map(str::to_string),
-        &env["fs_uuid"].as_str().map(str::to_string),
+        &destbench::history::Filesystem {
+            fs_type: env["fs_type"].as_str().map(str::to_string),
+            fs_uuid: env["fs_uuid"].as_str().map(str::to_string),
+        },
     );
     redact(&mut json, dir);
     insta::assert_json_snapshot!("export_json", json);

@@ -169,15 +169,16 @@ fn pixels_of(png_path: &Path, rgb: [u8; 3]) -> usize {
         .count()
 }
 
-/// The report of two runs, for a browser test; None (after `skip`) without Chromium.
-fn browser_report() -> Option<(Fixture, PathBuf)> {
+/// Runs a browser test on the report of two runs: `test(html, work)`, `work` being the
+/// fixture's directory for the test's own pages; skipped (see `skip`) without Chromium.
+fn with_browser_report(test: impl FnOnce(&Path, &Path)) {
     if !have_program("chromium") {
         skip("needs chromium (Debian package chromium) for the browser test");
-        return None;
+        return;
     }
     let f = Fixture::new();
     let html = report(&f);
-    Some((f, html))
+    test(&html, f.dir.path());
 }
 
 /// Where screenshots are kept after the test: CI publishes them as artifacts.
@@ -189,79 +190,77 @@ fn artifacts() -> PathBuf {
 
 #[test]
 fn the_report_renders_in_chromium_offline_and_without_errors() {
-    let Some((f, html)) = browser_report() else {
-        return;
-    };
-    let artifacts = artifacts();
-    let work = f.dir.path();
+    with_browser_report(|html, work| {
+        let artifacts = artifacts();
 
-    // The control: a page with a script error and an external image must be caught by both
-    // checks, or the checks prove nothing.
-    let broken = work.join("broken.html");
-    std::fs::write(
-        &broken,
-        "<!DOCTYPE html><html><body><p>broken</p>\
-         <img src=\"http://destbench-probe.invalid/pixel.png\">\
-         <script>thisFunctionDoesNotExist();</script></body></html>",
-    )
-    .unwrap();
-    let control = visit(&broken, work, &artifacts.join("broken.png"));
-    for (seen, needle, check) in [
-        (
-            &control.console,
-            "thisFunctionDoesNotExist",
-            "console check cannot see errors",
-        ),
-        (
-            &control.page_requests,
-            "destbench-probe.invalid",
-            "network check cannot see requests",
-        ),
-    ] {
+        // The control: a page with a script error and an external image must be caught by both
+        // checks, or the checks prove nothing.
+        let broken = work.join("broken.html");
+        std::fs::write(
+            &broken,
+            "<!DOCTYPE html><html><body><p>broken</p>\
+             <img src=\"http://destbench-probe.invalid/pixel.png\">\
+             <script>thisFunctionDoesNotExist();</script></body></html>",
+        )
+        .unwrap();
+        let control = visit(&broken, work, &artifacts.join("broken.png"));
+        for (seen, needle, check) in [
+            (
+                &control.console,
+                "thisFunctionDoesNotExist",
+                "console check cannot see errors",
+            ),
+            (
+                &control.page_requests,
+                "destbench-probe.invalid",
+                "network check cannot see requests",
+            ),
+        ] {
+            assert!(
+                seen.iter().any(|l| l.contains(needle)),
+                "the {check}: {seen:?}"
+            );
+        }
+
+        let screenshot = artifacts.join("report.png");
+        let _ = std::fs::remove_file(&screenshot);
+        std::fs::copy(html, artifacts.join("report.html")).unwrap();
+        let seen = visit(html, work, &screenshot);
+        eprintln!("HTML report screenshot: {}", screenshot.display());
         assert!(
-            seen.iter().any(|l| l.contains(needle)),
-            "the {check}: {seen:?}"
+            seen.console.is_empty(),
+            "console messages: {:?}",
+            seen.console
         );
-    }
-
-    let screenshot = artifacts.join("report.png");
-    let _ = std::fs::remove_file(&screenshot);
-    std::fs::copy(&html, artifacts.join("report.html")).unwrap();
-    let seen = visit(&html, work, &screenshot);
-    eprintln!("HTML report screenshot: {}", screenshot.display());
-    assert!(
-        seen.console.is_empty(),
-        "console messages: {:?}",
-        seen.console
-    );
-    assert!(
-        seen.page_requests.is_empty(),
-        "network requests: {:?}",
-        seen.page_requests
-    );
-
-    // The DOM as parsed: the charts are SVG elements with bars and lines in them.
-    let charts = seen.dom.matches("<figure class=\"chart\"").count();
-    let bars = seen.dom.matches("fill=\"#1F77B4\"").count();
-    assert!(charts >= 9, "{charts} charts in the DOM");
-    assert!(seen.dom.matches("<svg").count() >= charts);
-    assert!(bars >= 15, "{bars} bars of the first run in the DOM");
-    assert!(seen.dom.contains("<polyline"), "no line chart in the DOM");
-    assert!(
-        seen.dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
-        "label not shown as text"
-    );
-    assert!(!seen.dom.contains("<script>alert"), "label became markup");
-
-    // The screenshot: the two runs' bar colours are on screen, so the SVG was painted.
-    for rgb in RUN_COLOURS {
-        let n = pixels_of(&screenshot, rgb);
         assert!(
-            n > 5000,
-            "only {n} pixels of {rgb:?} in {}",
-            screenshot.display()
+            seen.page_requests.is_empty(),
+            "network requests: {:?}",
+            seen.page_requests
         );
-    }
+
+        // The DOM as parsed: the charts are SVG elements with bars and lines in them.
+        let charts = seen.dom.matches("<figure class=\"chart\"").count();
+        let bars = seen.dom.matches("fill=\"#1F77B4\"").count();
+        assert!(charts >= 9, "{charts} charts in the DOM");
+        assert!(seen.dom.matches("<svg").count() >= charts);
+        assert!(bars >= 15, "{bars} bars of the first run in the DOM");
+        assert!(seen.dom.contains("<polyline"), "no line chart in the DOM");
+        assert!(
+            seen.dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "label not shown as text"
+        );
+        assert!(!seen.dom.contains("<script>alert"), "label became markup");
+
+        // The screenshot: the two runs' bar colours are on screen, so the SVG was painted.
+        for rgb in RUN_COLOURS {
+            let n = pixels_of(&screenshot, rgb);
+            assert!(
+                n > 5000,
+                "only {n} pixels of {rgb:?} in {}",
+                screenshot.display()
+            );
+        }
+    });
 }
 
 /// Text of the page that should never be there: raw JSON (an object or a key), and the words
@@ -302,32 +301,30 @@ fn suspicious_text(dom: &str) -> Vec<String> {
 
 #[test]
 fn no_raw_json_nan_or_undefined_reaches_the_page() {
-    let Some((f, html)) = browser_report() else {
-        return;
-    };
-    let work = f.dir.path();
-    // The control: each kind of leak is seen.
-    let broken = work.join("leaky.html");
-    std::fs::write(
-        &broken,
-        "<!DOCTYPE html><html><body><p>{\"kind\": \"link-unknown\"}</p><p>MB/s: NaN</p>\
-         <svg><text>undefined</text></svg></body></html>",
-    )
-    .unwrap();
-    let (dom, _) = chromium(&["--dump-dom"], &broken, work);
-    let leaks = suspicious_text(&dom);
-    assert!(
-        leaks.len() >= 4 && leaks.iter().any(|l| l.contains("NaN")),
-        "the check cannot see leaks: {leaks:?}"
-    );
+    with_browser_report(|html, work| {
+        // The control: each kind of leak is seen.
+        let broken = work.join("leaky.html");
+        std::fs::write(
+            &broken,
+            "<!DOCTYPE html><html><body><p>{\"kind\": \"link-unknown\"}</p><p>MB/s: NaN</p>\
+             <svg><text>undefined</text></svg></body></html>",
+        )
+        .unwrap();
+        let (dom, _) = chromium(&["--dump-dom"], &broken, work);
+        let leaks = suspicious_text(&dom);
+        assert!(
+            leaks.len() >= 4 && leaks.iter().any(|l| l.contains("NaN")),
+            "the check cannot see leaks: {leaks:?}"
+        );
 
-    let (dom, _) = chromium(&["--dump-dom"], &html, work);
-    assert!(
-        dom.contains("<figure class=\"chart\""),
-        "report not rendered"
-    );
-    let leaks = suspicious_text(&dom);
-    assert!(leaks.is_empty(), "{leaks:?}");
+        let (dom, _) = chromium(&["--dump-dom"], html, work);
+        assert!(
+            dom.contains("<figure class=\"chart\""),
+            "report not rendered"
+        );
+        let leaks = suspicious_text(&dom);
+        assert!(leaks.is_empty(), "{leaks:?}");
+    });
 }
 
 /// Lays the page out at 1280 px in Chromium and returns, from a script added to a copy of it,
@@ -427,55 +424,53 @@ fn layout_problems(g: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn at_1280_px_no_legend_overlaps_a_plot_and_the_charts_use_the_width() {
-    let Some((f, html)) = browser_report() else {
-        return;
-    };
-    let work = f.dir.path();
-    let artifacts = artifacts();
-    chromium(
-        &[
-            "--window-size=1280,4000",
-            &format!(
-                "--screenshot={}",
-                artifacts.join("report-1280.png").display()
-            ),
-        ],
-        &html,
-        work,
-    );
+    with_browser_report(|html, work| {
+        let artifacts = artifacts();
+        chromium(
+            &[
+                "--window-size=1280,4000",
+                &format!(
+                    "--screenshot={}",
+                    artifacts.join("report-1280.png").display()
+                ),
+            ],
+            html,
+            work,
+        );
 
-    // The control: legends moved over their plots must be caught.
-    let moved = geometry(
-        &html,
-        work,
-        "figure.chart { position: relative; } ul.legend { position: absolute; top: 60px; left: 120px; }",
-    );
-    let problems = layout_problems(&moved);
-    assert!(
-        problems.iter().any(|p| p.contains("overlaps the plot")),
-        "the check cannot see an overlap: {problems:?}"
-    );
+        // The control: legends moved over their plots must be caught.
+        let moved = geometry(
+            html,
+            work,
+            "figure.chart { position: relative; } ul.legend { position: absolute; top: 60px; left: 120px; }",
+        );
+        let problems = layout_problems(&moved);
+        assert!(
+            problems.iter().any(|p| p.contains("overlaps the plot")),
+            "the check cannot see an overlap: {problems:?}"
+        );
 
-    let g = geometry(&html, work, "");
-    let figures = g["figures"].as_array().unwrap();
-    assert!(figures.len() >= 9, "{} charts measured", figures.len());
-    assert!(
-        figures
+        let g = geometry(html, work, "");
+        let figures = g["figures"].as_array().unwrap();
+        assert!(figures.len() >= 9, "{} charts measured", figures.len());
+        assert!(
+            figures
+                .iter()
+                .all(|f| !f["legend"].as_array().unwrap().is_empty()),
+            "a chart without a legend: {g}"
+        );
+        let problems = layout_problems(&g);
+        assert!(problems.is_empty(), "{problems:#?}");
+        // Full width: the charts reach across the page (two columns at 1280 px), not a narrow
+        // column down the left.
+        let width = g["width"].as_f64().unwrap();
+        let rightmost = figures
             .iter()
-            .all(|f| !f["legend"].as_array().unwrap().is_empty()),
-        "a chart without a legend: {g}"
-    );
-    let problems = layout_problems(&g);
-    assert!(problems.is_empty(), "{problems:#?}");
-    // Full width: the charts reach across the page (two columns at 1280 px), not a narrow
-    // column down the left.
-    let width = g["width"].as_f64().unwrap();
-    let rightmost = figures
-        .iter()
-        .map(|f| f["figure"][2].as_f64().unwrap())
-        .fold(0.0, f64::max);
-    assert!(
-        rightmost > 0.9 * width,
-        "charts end at {rightmost} of {width} px"
-    );
+            .map(|f| f["figure"][2].as_f64().unwrap())
+            .fold(0.0, f64::max);
+        assert!(
+            rightmost > 0.9 * width,
+            "charts end at {rightmost} of {width} px"
+        );
+    });
 }

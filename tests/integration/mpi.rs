@@ -274,10 +274,7 @@ fn rank_pid(rank: usize, marker: &str) -> Option<i32> {
 /// the job's output, its stderr, what is left in the destination, and how long the others took
 /// to stop.
 fn kill_rank_one(signal: rustix::process::Signal) -> Option<(std::process::Output, Vec<String>)> {
-    let dir = tempfile::Builder::new()
-        .prefix("destbench-mpi-kill-")
-        .tempdir_in("/var/tmp")
-        .unwrap();
+    let dir = support::disk_tempdir("destbench-mpi-kill-");
     let path = dir.path().to_str().unwrap().to_string();
     let mut cmd = mpirun(
         3,
@@ -368,10 +365,7 @@ fn mpi_one_rank_sigkilled_the_others_still_clean_up() {
 /// The four-client run scales from 1 to 4 (`--clients 1,4`), and its HTML report draws that.
 #[test]
 fn mpi_compare_one_client_with_four() {
-    let dir = tempfile::Builder::new()
-        .prefix("destbench-mpi-compare-")
-        .tempdir_in("/var/tmp")
-        .unwrap();
+    let dir = support::disk_tempdir("destbench-mpi-compare-");
     let db = dir.path().join("history.sqlite");
     let dest = dir.path().join("dest");
     std::fs::create_dir(&dest).unwrap();

@@ -76,6 +76,15 @@ fn shared_history_db() -> &'static Path {
     })
 }
 
+/// A temporary directory named `prefix…` in /var/tmp: on the machine's disk, where /tmp may be
+/// a tmpfs too small (or too fast) for what the test writes. Removed on drop.
+pub fn disk_tempdir(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in("/var/tmp")
+        .unwrap()
+}
+
 /// Names of the entries directly inside `dir`, sorted.
 pub fn entries(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -174,10 +183,7 @@ impl LoopExt4 {
         if !require_root_and(&["mkfs.ext4", "mount", "umount"]) {
             return None;
         }
-        let dir = tempfile::Builder::new()
-            .prefix("destbench-ext4-")
-            .tempdir_in("/var/tmp")
-            .unwrap();
+        let dir = disk_tempdir("destbench-ext4-");
         let image = dir.path().join("image");
         let mnt = dir.path().join("mnt");
         std::fs::create_dir(&mnt).unwrap();

@@ -67,7 +67,10 @@ fn mount_node(
         node.fact("uuid", uuid, src);
     }
     let dev_name = block::name_of(m.major, m.minor, roots);
-    options(&mut node, m, dev_name.as_deref(), roots, notes);
+    options(&mut node, m, notes);
+    if matches!(m.fstype.as_str(), "ext4" | "ext3") {
+        ext4(&mut node, m, dev_name.as_deref(), roots, notes);
+    }
 
     let fs = m.fstype.as_str();
     if NETWORK_FS.contains(&fs) {
@@ -117,14 +120,9 @@ fn mount_node(
     node
 }
 
-/// Records the options that change what a backup costs, and a note for each that needs words.
-fn options(
-    node: &mut Node,
-    m: &MountEntry,
-    dev_name: Option<&str>,
-    roots: &SysRoots,
-    notes: &mut Vec<String>,
-) {
+/// Records the mount options (as mountinfo shows them) that change what a backup costs, and a
+/// note for each that needs words.
+fn options(node: &mut Node, m: &MountEntry, notes: &mut Vec<String>) {
     const SRC: &str = "/proc/self/mountinfo";
     let at = m.mount_point.display();
     for key in ["ro", "sync", "dirsync"] {
@@ -138,7 +136,6 @@ fn options(
         ));
     }
     match m.fstype.as_str() {
-        "ext4" | "ext3" => ext4(node, m, dev_name, roots, notes),
         "btrfs" => {
             for key in ["compress", "compress-force"] {
                 if let Some(v) = m.option(key) {
@@ -174,6 +171,8 @@ fn options(
     }
 }
 
+/// ext4's journalling, which mountinfo shows only in part: the data= mode (also read from
+/// /proc/fs/ext4) and whether there is a journal at all (/proc/fs/jbd2).
 fn ext4(
     node: &mut Node,
     m: &MountEntry,
