@@ -134,10 +134,10 @@ fn assert_rates(what: &str, expected: f64, tolerance: f64, figures: &[(&str, f64
 /// phase of `PHASE_SECONDS` runs at most 0.05 / 4 = 1.25% fast from the burst alone.
 const PHASE_SECONDS: f64 = 4.0;
 
-/// The testbed holds a slow disk within 3% of its rate: `up`'s own measurement, and dd's O_DIRECT
-/// write, fsync'd buffered write and cold-cache read of `PHASE_SECONDS` of traffic each (whole
-/// MiB, rounded up; 4 MiB at 1 MB/s, 763 MiB at 200). The disk is 2 GiB so the two files fit at 200 MB/s (RAM holds only what is
-/// written).
+/// The testbed holds a slow disk within 3% of its rate by dd's O_DIRECT write, fsync'd buffered
+/// write and cold-cache read of `PHASE_SECONDS` of traffic each (whole MiB, rounded up; 4 MiB at
+/// 1 MB/s, 763 MiB at 200), and `up` reports about that rate. The disk is 2 GiB so the two files
+/// fit at 200 MB/s (RAM holds only what is written).
 fn check_slow_disk_rate(rate: f64) {
     let rate_arg = rate.to_string();
     let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", &rate_arg, "--size", "2G"])
@@ -173,13 +173,24 @@ fn check_slow_disk_rate(rate: f64) {
     let fsync_write = dd_write(&fsynced, count, "oflag=nocache conv=fsync");
     let cold_read = dd_cold_read(&direct, bytes);
 
+    // `up`'s own figures are a report from 1 s of traffic each way (TESTBED_MEASURE_SECONDS):
+    // +1.6 to +1.8% at 200 MB/s on a quiet host, up to +5.8% seen on this 2-core host under
+    // load (a rate filter's bucket in one second). They are checked at 8%; the truth of the
+    // rate is dd's, over PHASE_SECONDS, at 3%.
+    assert_rates(
+        &format!("slow-disk --rate {rate} (`up`'s 1 s report)"),
+        rate,
+        0.08,
+        &[
+            ("`up`'s O_DIRECT write", up_write),
+            ("`up`'s O_DIRECT read", up_read),
+        ],
+    );
     assert_rates(
         &format!("slow-disk --rate {rate} ({count} MiB per dd)"),
         rate,
         0.03,
         &[
-            ("`up`'s O_DIRECT write", up_write),
-            ("`up`'s O_DIRECT read", up_read),
             ("O_DIRECT write", direct_write),
             ("fsync'd write", fsync_write),
             ("cold-cache read", cold_read),
