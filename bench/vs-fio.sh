@@ -62,7 +62,7 @@ print(r["median"], rep["cpu_s"] / rep["ops"] * 1e6)' <<<"$db")
         # fio runs the job file destbench exports for the run just made: the same file size,
         # block size, depth, engine, direct flag and duration, by construction. fio lays its
         # file down (untimed) before the job and deletes it after (unlink=1).
-        id=$("$DESTBENCH" history --json | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')
+        id=$("$DESTBENCH" history --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["runs"][0]["id"])')
         "$DESTBENCH" export "$id" --format fio >"$WORK/job.fio"
         out=$(fio --output-format=json "$WORK/job.fio")
         read -r rate cpu < <(python3 -c '
