@@ -273,30 +273,26 @@ fn a_stored_run_cannot_stand_for_another_tool() {
     let db = tempfile::tempdir().unwrap();
     let dbpath = db.path().join("h.sqlite");
     let dest = tempfile::tempdir_in("/var/tmp").unwrap();
-    let out = destbench()
-        .arg("run")
-        .arg(dest.path())
-        .args([
-            "--engine",
-            "null",
-            "--json",
-            "--runs",
-            "1",
-            "--min-time",
-            "0",
-        ])
-        .args([
-            "--tests",
-            "files-copy:small-1t-cache-on,files-copy:large-1t-cache-on",
-        ])
-        .args(["--sets", "small,large", "--size", "64M", "--db"])
-        .arg(&dbpath)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    exits(
+        destbench()
+            .arg("run")
+            .arg(dest.path())
+            .args([
+                "--engine",
+                "null",
+                "--json",
+                "--runs",
+                "1",
+                "--min-time",
+                "0",
+            ])
+            .args([
+                "--tests",
+                "files-copy:small-1t-cache-on,files-copy:large-1t-cache-on",
+            ])
+            .args(["--sets", "small,large", "--size", "64M", "--db"])
+            .arg(&dbpath),
+        0,
     );
     let tree = tempfile::tempdir().unwrap();
     realistic_tree(tree.path(), 12);
