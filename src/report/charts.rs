@@ -46,6 +46,16 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
+/// The largest value a chart draws. Stored documents come from older writers, damaged files and
+/// imports: a value past this (or negative, or not a number) is left out of the chart, never
+/// allowed to overflow the pixel arithmetic. The tables beside the chart still show it.
+const DRAWABLE_MAX: f64 = 1e15;
+
+/// `value` if a chart can draw it: finite, not negative, at most [`DRAWABLE_MAX`].
+fn drawable(value: f64) -> Option<f64> {
+    (value.is_finite() && (0.0..=DRAWABLE_MAX).contains(&value)).then_some(value)
+}
+
 /// What the x axis of a line chart counts.
 #[derive(Clone, Copy)]
 pub enum XAxis<'a> {
@@ -90,12 +100,16 @@ pub fn grouped_bars(
 ) -> String {
     // Each bar is 2 units wide and each group has a 2-unit gap, so a group's centre is always an
     // integer and can carry the category's label on an integer tick.
+    let series: Vec<Vec<Option<f64>>> = series
+        .iter()
+        .map(|(_, values)| values.iter().map(|v| v.and_then(drawable)).collect())
+        .collect();
     let k = series.len().max(1) as i32;
     let stride = 2 * k + 2;
     let total = stride * categories.len() as i32;
     let ymax = series
         .iter()
-        .flat_map(|(_, v)| v.iter().flatten())
+        .flat_map(|v| v.iter().flatten())
         .fold(0.0f64, |a, &b| a.max(b))
         .max(f64::MIN_POSITIVE)
         * 1.1;
@@ -121,7 +135,7 @@ pub fn grouped_bars(
             .x_label_formatter(&label)
             .y_desc(unit)
             .draw()?;
-        for (j, (_, values)) in series.iter().enumerate() {
+        for (j, values) in series.iter().enumerate() {
             let c = color(j);
             let bars = values.iter().enumerate().filter_map(|(i, v)| {
                 let x0 = i as i32 * stride + 1 + 2 * j as i32;
@@ -141,7 +155,19 @@ pub fn lines(
     series: &[Line],
     log_y: bool,
 ) -> String {
-    let points = || series.iter().flat_map(|s| s.points.iter());
+    // Only what can be drawn: on a log scale that excludes zero too.
+    let series: Vec<Vec<(f64, f64)>> = series
+        .iter()
+        .map(|s| {
+            s.points
+                .iter()
+                .filter_map(|&(x, y)| {
+                    Some((drawable(x)?, drawable(y).filter(|y| !log_y || *y > 0.0)?))
+                })
+                .collect()
+        })
+        .collect();
+    let points = || series.iter().flatten();
     let xmax = points().fold(0.0f64, |a, p| a.max(p.0)).max(1e-9);
     let xmin = points().fold(xmax, |a, p| a.min(p.0));
     let ymax = points()
@@ -176,10 +202,11 @@ pub fn lines(
                 .and_then(|x| names.get(x as usize))
                 .map_or(String::new(), |n| n.to_string()),
         };
-        // Enough candidate ticks that every whole number in the range gets one.
+        // Enough candidate ticks that every whole number in the range gets one (a damaged
+        // document's range of millions gets a readable few instead).
         let x_ticks = match x_axis {
             XAxis::Continuous => 10,
-            _ => ((xmax - xmin) as usize + 2) * 2,
+            _ => (((xmax - xmin) as usize).min(100) + 2) * 2,
         };
         macro_rules! draw {
             ($chart:expr) => {{
@@ -191,13 +218,11 @@ pub fn lines(
                     .x_desc(x_desc)
                     .y_desc(y_desc)
                     .draw()?;
-                for (j, s) in series.iter().enumerate() {
+                for (j, points) in series.iter().enumerate() {
                     let c = color(j);
-                    chart.draw_series(LineSeries::new(
-                        s.points.iter().copied(),
-                        c.stroke_width(2),
-                    ))?;
-                    chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                    chart
+                        .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
+                    chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
                 }
             }};
         }
@@ -239,6 +264,54 @@ mod tests {
         assert!(svg.contains("SEQ1M-Q8T1"));
         // The legend is the report's, in HTML: no series name reaches the SVG.
         assert!(!svg.contains("script"), "{svg}");
+    }
+
+    /// What a damaged or foreign document can hold; none of it may panic, hang or overflow.
+    #[test]
+    fn values_a_chart_cannot_draw_are_left_out() {
+        let hostile = [-1.0, -3e225, f64::NAN, f64::INFINITY, f64::MAX, 1e300, 0.0];
+        let bars = grouped_bars(
+            "t",
+            "MB/s",
+            &["a".into(), "b".into()],
+            &hostile
+                .iter()
+                .map(|&v| ("run".to_string(), vec![Some(v), Some(10.0)]))
+                .collect::<Vec<_>>(),
+        );
+        assert!(bars.starts_with("<svg"), "{bars}");
+        for (axis, log_y) in [(XAxis::Integer, false), (XAxis::Continuous, true)] {
+            let svg = lines(
+                "t",
+                (axis, "threads"),
+                "MB/s",
+                &[Line {
+                    name: "x".into(),
+                    points: hostile
+                        .iter()
+                        .map(|&v| (v, v))
+                        .chain([(1.0, 5.0)])
+                        .collect(),
+                }],
+                log_y,
+            );
+            assert!(svg.starts_with("<svg"), "{svg}");
+        }
+        // Only hostile points: an empty chart, still a chart.
+        let empty = lines(
+            "t",
+            (XAxis::Integer, "threads"),
+            "MB/s",
+            &[Line {
+                name: "x".into(),
+                points: vec![(f64::NAN, -1.0)],
+            }],
+            true,
+        );
+        assert!(
+            empty.starts_with("<svg") || empty.contains("could not be drawn"),
+            "{empty}"
+        );
     }
 
     #[test]
