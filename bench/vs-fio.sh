@@ -3,7 +3,7 @@
 # I/O, in one run. Prints the medians of each side and destbench/fio ratios of throughput and of
 # CPU time per I/O (higher throughput ratio is better; lower CPU ratio is better).
 #
-#   bench/vs-fio.sh [DIR] (env: SIZE=1GiB DURATION=5 REPS=3)
+#   bench/vs-fio.sh [DIR] (env: SIZE=1GiB DURATION=5 REPS=3 ONLY=regex of "test variant")
 #
 # How CPU is counted: destbench reports the CPU time of its whole process during each timed
 # repetition (cpu_s in --json); fio reports usr_cpu + sys_cpu of its job over its runtime.
@@ -15,6 +15,11 @@
 # The fio side runs the job file `destbench export ID --format fio` writes for each destbench
 # run, so both sides run the same job by construction. destbench keeps its history inside the
 # work directory, so the user's history is never touched.
+# Buffers: destbench maps buffers of 512 KiB and more in 2 MiB pages, so a 1 MiB request is one
+# segment and reaches the device whole; in 4 KiB pages it is 256 segments, which queues with
+# fewer (virtio-blk: 254) split into 1016 KiB + 8 KiB. fio gets the same with iomem=shmhuge, which
+# needs huge pages reserved: as root this script reserves 64 (128 MiB) for its run and gives them
+# back; otherwise fio keeps its default (malloc) and each line says so.
 set -euo pipefail
 
 DIR=${1:-.}
@@ -27,8 +32,14 @@ command -v python3 >/dev/null || { echo "vs-fio: needs python3 to read the JSON"
 (cd "$ROOT" && cargo build --release --quiet)
 DESTBENCH=$ROOT/target/release/destbench
 WORK=$(mktemp -d "$DIR/.vs-fio-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 export XDG_DATA_HOME=$WORK/data DESTBENCH_DB=$WORK/data/history.sqlite
+HUGEPAGES_BEFORE=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo)
+trap 'rm -rf "$WORK"; [[ -z $HUGEPAGES_BEFORE ]] || echo "$HUGEPAGES_BEFORE" >/proc/sys/vm/nr_hugepages 2>/dev/null || true' EXIT
+fio_huge=no
+if [[ -n $HUGEPAGES_BEFORE ]] && echo $((HUGEPAGES_BEFORE + 64)) >/proc/sys/vm/nr_hugepages 2>/dev/null \
+    && (($(awk '/HugePages_Free/ {print $2}' /proc/meminfo) >= 64)); then
+    fio_huge=yes
+fi
 
 # test variant block depth
 CASES=(
@@ -44,11 +55,21 @@ CASES=(
     "4k-write RND4K-Q32T1 4k 32"
 )
 
-printf '%-10s %-12s %-28s %10s %10s %7s %10s %10s %7s\n' test variant "both sides" "db MB/s" \
+printf '%-10s %-12s %-40s %10s %10s %7s %10s %10s %7s\n' test variant "both sides" "db MB/s" \
     "fio MB/s" ratio "db cpu/io" "fio cpu/io" ratio
 for case in "${CASES[@]}"; do
     read -r test variant bs depth <<<"$case"
+    [[ "$test $variant" =~ ${ONLY:-.} ]] || continue
     if [[ $depth == 1 ]]; then db_engine=sync engine=psync; else db_engine=uring engine=io_uring; fi
+    # Like destbench's buffers: 2 MiB pages from 512 KiB up (where fio can have them).
+    fio_mem=() pages="4k pages"
+    if [[ $bs == 1m ]]; then
+        if [[ $fio_huge == yes ]]; then
+            fio_mem=(--iomem=shmhuge --hugepage-size=2m) pages="2M pages"
+        else
+            pages="2M/4k pages (no huge pages for fio)"
+        fi
+    fi
     db_rates=() db_cpus=() fio_rates=() fio_cpus=()
     for ((rep = 0; rep < REPS; rep++)); do
         db=$("$DESTBENCH" run "$DIR" --json --tests "$test:$variant" --size "$SIZE" \
@@ -64,7 +85,7 @@ print(r["median"], rep["cpu_s"] / rep["ops"] * 1e6)' <<<"$db")
         # file down (untimed) before the job and deletes it after (unlink=1).
         id=$("$DESTBENCH" history --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["runs"][0]["id"])')
         "$DESTBENCH" export "$id" --format fio >"$WORK/job.fio"
-        out=$(fio --output-format=json "$WORK/job.fio")
+        out=$(fio --output-format=json "${fio_mem[@]}" "$WORK/job.fio")
         read -r rate cpu < <(python3 -c '
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]; side = j["read"] if j["read"]["total_ios"] else j["write"]
@@ -73,12 +94,12 @@ cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100 * runtime_s
 print(side["bw_bytes"] / 1e6, cpu_s / side["total_ios"] * 1e6)' <<<"$out")
         fio_rates+=("$rate") fio_cpus+=("$cpu")
     done
-    both="$db_engine/$engine QD$depth bs=$bs direct"
+    both="$db_engine/$engine QD$depth bs=$bs direct $pages"
     python3 - "$test" "$variant" "$both" "${db_rates[*]}" "${fio_rates[*]}" "${db_cpus[*]}" "${fio_cpus[*]}" <<'PY'
 import statistics, sys
 test, variant, both, *lists = sys.argv[1:]
 db, fio, dbc, fioc = (statistics.median(map(float, l.split())) for l in lists)
-print(f"{test:<10} {variant:<12} {both:<28} {db:10.2f} {fio:10.2f} {db / fio:7.3f} {dbc:10.2f} {fioc:10.2f} {dbc / fioc:7.3f}")
+print(f"{test:<10} {variant:<12} {both:<40} {db:10.2f} {fio:10.2f} {db / fio:7.3f} {dbc:10.2f} {fioc:10.2f} {dbc / fioc:7.3f}")
 PY
 done
 echo "medians of $REPS alternating runs; same file size $SIZE, ${DURATION}s per run, in $DIR;" \

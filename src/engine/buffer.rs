@@ -1,15 +1,28 @@
-//! Page-aligned I/O buffers, as `O_DIRECT` requires.
+//! Page-aligned I/O buffers, as `O_DIRECT` requires; large ones in huge pages, so that a request
+//! reaches the device whole (see `platform::map_huge`).
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
-use crate::platform::DIRECT_ALIGN;
+use crate::platform::{self, DIRECT_ALIGN};
 
-/// A heap buffer whose start is aligned to [`DIRECT_ALIGN`] and whose length is a multiple of it,
+/// Buffers this large or larger are mapped in huge pages: from here on a buffer in base pages
+/// has more segments than many queues take in one request (128 × 4 KiB = 512 KiB).
+pub const HUGE_FROM: usize = 512 << 10;
+
+/// A buffer whose start is aligned to [`DIRECT_ALIGN`] and whose length is a multiple of it,
 /// zero-filled at allocation.
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
-    layout: Layout,
+    len: usize,
+    memory: Memory,
+}
+
+/// Where a buffer's memory came from, so that it goes back there.
+enum Memory {
+    Heap(Layout),
+    /// A mapping of this many bytes (whole huge pages).
+    Huge(usize),
 }
 
 // SAFETY: AlignedBuf owns its allocation exclusively, like a Box<[u8]>.
@@ -19,15 +32,36 @@ impl AlignedBuf {
     /// Allocates a zeroed buffer of at least `len` bytes (rounded up to the alignment).
     pub fn new(len: usize) -> Self {
         let len = len.max(1).next_multiple_of(DIRECT_ALIGN);
+        if len >= HUGE_FROM
+            && let Some((ptr, mapped)) = platform::map_huge(len)
+        {
+            return AlignedBuf {
+                ptr,
+                len,
+                memory: Memory::Huge(mapped),
+            };
+        }
         let layout = Layout::from_size_align(len, DIRECT_ALIGN).expect("buffer layout");
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
-        AlignedBuf { ptr, layout }
+        AlignedBuf {
+            ptr,
+            len,
+            memory: Memory::Heap(layout),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.layout.size()
+        self.len
+    }
+
+    /// Whether the buffer is in huge pages now (None where that cannot be read).
+    pub fn in_huge_pages(&self) -> Option<bool> {
+        match self.memory {
+            Memory::Heap(_) => Some(false),
+            Memory::Huge(_) => platform::is_huge(self.ptr),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -53,8 +87,12 @@ impl AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this exact layout.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+        match self.memory {
+            // SAFETY: allocated in `new` with this exact layout.
+            Memory::Heap(layout) => unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) },
+            // SAFETY: mapped in `new` with this length; the buffer is going away with it.
+            Memory::Huge(mapped) => unsafe { platform::unmap_huge(self.ptr, mapped) },
+        }
     }
 }
 
@@ -68,5 +106,28 @@ mod tests {
         assert_eq!(buf.len(), 8192);
         assert_eq!(buf.as_mut_ptr() as usize % DIRECT_ALIGN, 0);
         assert!(buf.as_slice().iter().all(|&b| b == 0));
+        assert_eq!(buf.in_huge_pages(), Some(false));
+    }
+
+    /// A 1 MiB buffer is one huge page where the kernel offers them: one segment per request.
+    #[test]
+    fn large_buffers_are_in_huge_pages() {
+        let mut buf = AlignedBuf::new(1 << 20);
+        assert_eq!(buf.len(), 1 << 20);
+        assert_eq!(buf.as_mut_ptr() as usize % platform::HUGE_PAGE, 0);
+        assert!(buf.as_slice().iter().all(|&b| b == 0));
+        buf.as_mut_slice()[(1 << 20) - 1] = 7;
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        if thp.contains("[never]") || thp.is_empty() {
+            // CI's kernel offers them: there, not getting one is a failure.
+            assert!(
+                std::env::var_os("DESTBENCH_REQUIRE_ALL").is_none(),
+                "transparent huge pages are off ({thp:?})"
+            );
+            eprintln!("transparent huge pages are off here: only the mapping is checked");
+            return;
+        }
+        assert_eq!(buf.in_huge_pages(), Some(true), "THP is {thp:?}");
     }
 }

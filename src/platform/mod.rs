@@ -15,6 +15,10 @@ mod linux;
 #[cfg(target_os = "linux")]
 pub use linux::*;
 #[cfg(target_os = "linux")]
+mod memory;
+#[cfg(target_os = "linux")]
+pub use memory::{HUGE_PAGE, is_huge, map_huge, unmap_huge};
+#[cfg(target_os = "linux")]
 mod remove;
 #[cfg(target_os = "linux")]
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};

@@ -60,7 +60,11 @@ fn run_jobs(out: &mut String, r: &RunRecord) {
          ; Run: fio --output-format=json --output=fio.json THIS_FILE\n\
          ; then: destbench import-fio fio.json, and destbench compare {} ID.\n\
          ; fio lays {FIO_FILE} (the block-test file size) down in the directory below before\n\
-         ; the first job, untimed as destbench's, and deletes it after the last (unlink=1).",
+         ; the first job, untimed as destbench's, and deletes it after the last (unlink=1).\n\
+         ; destbench's buffers of 512 KiB and more are in 2 MiB pages, so a 1 MiB request\n\
+         ; reaches the device whole; to match, reserve huge pages (as root: echo 64 >\n\
+         ; /proc/sys/vm/nr_hugepages) and add --iomem=shmhuge --hugepage-size=2m to fio's\n\
+         ; command line. fio's default buffers (malloc) may split it on queues of few segments.",
         r.id,
         r.name(),
         r.id
