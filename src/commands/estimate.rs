@@ -103,11 +103,23 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
             ));
         }
     }
-    let shape = TreeShape {
-        histogram: &survey.histogram,
+    // A tool that copies each name of a file with several names copies its data each time.
+    let mut every_name = survey.histogram.clone();
+    every_name.merge(&survey.hard_links);
+    let shape = |tool: Tool| TreeShape {
+        histogram: if tool.keeps_hard_links() {
+            &survey.histogram
+        } else {
+            &every_name
+        },
         // The root exists at the destination already.
         dirs: survey.dirs.saturating_sub(1),
         symlinks: survey.symlinks,
+        hard_links: if tool.keeps_hard_links() {
+            survey.hard_links.total_files()
+        } else {
+            0
+        },
     };
     let reads: Option<Vec<(u64, f64)>> = if args.measure_source {
         let reads = source_sample::sample(&args.source)?;
@@ -120,7 +132,7 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
         .map(|(origin, tool, measurements)| {
             let (measurements, estimate) = match measurements {
                 Ok(m) => {
-                    let mut e = estimate::estimate(shape, &m, &format!("--tool {tool}"))
+                    let mut e = estimate::estimate(shape(tool), &m, &format!("--tool {tool}"))
                         .map_err(|e| e.to_string());
                     if let (Ok(e), Some(reads)) = (&mut e, &reads) {
                         e.source = source::apply(

@@ -59,6 +59,15 @@ pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate])
     if let Some(counts) = left_out.describe() {
         let _ = writeln!(out, "  skipped (no data a backup copies): {counts}");
     }
+    let links = &survey.hard_links;
+    if links.total_files() > 0 {
+        let _ = writeln!(
+            out,
+            "  {} more names of those files are hard links ({} if copied again): cp -a links them, rsync -a (without -H) and destbench copy each",
+            links.total_files(),
+            format_bytes(links.total_bytes())
+        );
+    }
     if survey.unreadable.count > 0 {
         let _ = writeln!(
             out,
@@ -175,6 +184,9 @@ struct SourceDoc<'a> {
     bytes: u64,
     dirs: u64,
     symlinks: u64,
+    /// Names beyond the first of files with several names (counted once in `files`).
+    hard_links: u64,
+    hard_link_bytes: u64,
     special: u64,
     /// Everything left out, by kind.
     skipped: &'a Skipped,
@@ -219,6 +231,8 @@ pub fn render_json(source: &Path, survey: &Survey, estimates: &[DestinationEstim
             bytes: h.total_bytes(),
             dirs: survey.dirs,
             symlinks: survey.symlinks,
+            hard_links: survey.hard_links.total_files(),
+            hard_link_bytes: survey.hard_links.total_bytes(),
             special: survey.special,
             skipped: &survey.skipped,
             unreadable: &survey.unreadable,

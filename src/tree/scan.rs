@@ -11,6 +11,7 @@
 //! `find -xdev`); a directory that cannot be listed is counted and a few are named, and the
 //! survey goes on.
 
+use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -86,7 +87,14 @@ impl SizeHistogram {
 /// What the survey found.
 #[derive(Debug, Clone, Default)]
 pub struct Survey {
+    /// Every file once, a file with several names (hard links) at its first.
     pub histogram: SizeHistogram,
+    /// The other names of files with several names in the tree, by the file's size: `cp -a`
+    /// makes each a link (no data), `rsync -a` without `-H` copies each again.
+    pub hard_links: SizeHistogram,
+    /// Files with more than one name, by (device, inode): their size and the names seen. Only
+    /// while surveying; `survey` folds them into `histogram` and `hard_links`.
+    linked: HashMap<(u64, u64), (u64, u64)>,
     /// The sizes' percentiles, for the run document's description of a `--source` set.
     pub sizes: FileSizes,
     /// Directories listed (the root included).
@@ -104,6 +112,10 @@ pub struct Survey {
 impl Survey {
     fn merge(&mut self, other: Survey) {
         self.histogram.merge(&other.histogram);
+        self.hard_links.merge(&other.hard_links);
+        for (inode, (size, names)) in other.linked {
+            self.linked.entry(inode).or_insert((size, 0)).1 += names;
+        }
         self.sizes.merge(&other.sizes);
         self.dirs += other.dirs;
         self.symlinks += other.symlinks;
@@ -165,6 +177,14 @@ pub fn survey(root: &Path, threads: usize, cross: bool) -> Result<Survey> {
     let mut total = Survey::default();
     for part in parts {
         total.merge(part);
+    }
+    // A file with several names is data once; its other names are links.
+    for (size, names) in std::mem::take(&mut total.linked).into_values() {
+        total.histogram.add(size);
+        total.sizes.record(size);
+        for _ in 1..names {
+            total.hard_links.add(size);
+        }
     }
     total.elapsed = start.elapsed();
     Ok(total)
@@ -293,11 +313,13 @@ fn list(dir: Arc<OwnedFd>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
         // of filesystems that leave the type out) need a stat.
         let mut kind = entry.file_type();
         let mut size = None;
+        let mut inode = None;
         if matches!(kind, FileType::RegularFile | FileType::Unknown) {
             match rustix::fs::statat(dir.as_fd(), name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(st) => {
                     kind = FileType::from_raw_mode(st.st_mode);
                     size = Some(st.st_size as u64);
+                    inode = (st.st_nlink > 1).then_some((st.st_dev, st.st_ino));
                 }
                 Err(e) => {
                     problem(&rel.join(name), e, survey);
@@ -317,8 +339,14 @@ fn list(dir: Arc<OwnedFd>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
             }
             FileType::RegularFile => {
                 let size = size.unwrap_or(0);
-                survey.histogram.add(size);
-                survey.sizes.record(size);
+                match inode {
+                    // Counted once all threads are done: its other names may be anywhere.
+                    Some(inode) => survey.linked.entry(inode).or_insert((size, 0)).1 += 1,
+                    None => {
+                        survey.histogram.add(size);
+                        survey.sizes.record(size);
+                    }
+                }
             }
             FileType::Fifo => {
                 survey.special += 1;
@@ -374,9 +402,26 @@ mod tests {
             }
         }
         std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
+        // A file of 3 names, in directories different threads may list: one file, 2 links.
+        fs::write(root.path().join("d1/e/shared"), vec![2u8; 7000]).unwrap();
+        fs::hard_link(
+            root.path().join("d1/e/shared"),
+            root.path().join("d2/e/again"),
+        )
+        .unwrap();
+        fs::hard_link(
+            root.path().join("d1/e/shared"),
+            root.path().join("d9/third"),
+        )
+        .unwrap();
+        expected.add(7000);
+        let mut links = SizeHistogram::default();
+        links.add(7000);
+        links.add(7000);
         for threads in [1, 4] {
             let s = survey(root.path(), threads, false).unwrap();
             assert_eq!(s.histogram, expected, "{threads} threads");
+            assert_eq!(s.hard_links, links, "{threads} threads");
             assert_eq!((s.dirs, s.symlinks, s.unreadable.count), (41, 1, 0));
         }
     }

@@ -12,8 +12,8 @@
 //!
 //! `per_dir_s` is a directory's mkdir, its metadata set after its contents and, on a share,
 //! its round trips; `per_file_s` a file's create, open, close (the flush of a share), its mode,
-//! owner and times after the data, and the tool's own steps (rsync's rename); symlinks count as
-//! files without data. A file's data costs its bytes at the bandwidth plus the *slack*, the rest
+//! owner and times after the data, and the tool's own steps (rsync's rename); symlinks and the names
+//! a tool makes as hard links count as files without data. A file's data costs its bytes at the bandwidth plus the *slack*, the rest
 //! of its last 4 KiB block, at a rate of its own: a block device writes whole blocks, a share
 //! sends only the bytes, and the fit tells which (a 100 B file costs nearly what a 4 KiB one
 //! does on a disk, far less over a link). So a file's cost is a function of its size, not one
@@ -114,6 +114,8 @@ pub struct TreeShape<'a> {
     /// Directories below the root (the root exists at the destination already).
     pub dirs: u64,
     pub symlinks: u64,
+    /// Names made as hard links to a file copied already: a file's cost without its data.
+    pub hard_links: u64,
 }
 
 /// The model's terms, in the order of [`Costs::vector`].
@@ -341,7 +343,7 @@ pub fn estimate(
     };
     let (c_fast, c_slow) = (bound(min), bound(max));
     let h = tree.histogram;
-    let files = h.total_files() + tree.symlinks;
+    let files = h.total_files() + tree.symlinks + tree.hard_links;
     let block_bytes: u64 = h.block_bytes.iter().sum();
     let x = features(tree.dirs, files, h.total_bytes(), block_bytes);
     let expected = fit::predict(&c, &x);

@@ -60,6 +60,7 @@ fn shape(histogram: &SizeHistogram, dirs: u64, symlinks: u64) -> TreeShape<'_> {
         histogram,
         dirs,
         symlinks,
+        hard_links: 0,
     }
 }
 
@@ -157,6 +158,19 @@ fn slack_never_costs_more_than_data() {
     )
     .unwrap();
     assert!(free_fit[SLACK] > 2.0 * free_fit[BYTES], "{free_fit:?}");
+}
+
+/// A name made as a hard link costs a file without data: the per-file cost, no bandwidth.
+#[test]
+fn hard_links_cost_a_file_without_data() {
+    let h = tree(&[(1000, 10_000)]);
+    let plain = estimate(shape(&h, 10, 0), &calibration(&[1.0]), "t").unwrap();
+    let mut linked = shape(&h, 10, 0);
+    linked.hard_links = 500;
+    let with_links = estimate(linked, &calibration(&[1.0]), "t").unwrap();
+    let extra = with_links.predicted_seconds.expected - plain.predicted_seconds.expected;
+    assert!((extra - 500.0 * TRUE.per_file_s).abs() < 1e-6, "{extra}");
+    assert_eq!(with_links.shares.bandwidth_s, plain.shares.bandwidth_s);
 }
 
 /// Spread repetitions widen the interval to the fastest and slowest fits and to twice the

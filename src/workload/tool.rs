@@ -19,6 +19,12 @@ pub enum Tool {
 }
 
 impl Tool {
+    /// Whether the tool copies a file with several names once and links the other names (`cp
+    /// -a` does; `rsync -a` needs `-H` for it, and destbench's copy copies each name).
+    pub fn keeps_hard_links(self) -> bool {
+        matches!(self, Tool::Cp)
+    }
+
     /// The external program the tool runs, if any.
     pub fn program(self) -> Option<&'static str> {
         match self {
