@@ -43,7 +43,8 @@ pub struct EstimateArgs {
     pub tool: Option<Tool>,
 
     /// Also read a random sample of SOURCE's files (at most 200 files or 3 s) from a cold cache
-    /// and say which side limits, the source or the destination.
+    /// and say which side limits, the source or the destination. As root, the machine's caches
+    /// are dropped first and the tree is listed cold on one thread, and that time counts too.
     #[arg(long)]
     pub measure_source: bool,
 

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use crate::cli::EstimateArgs;
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::history::Store;
+use crate::platform;
 use crate::report;
 use crate::runner::{calibration, source_sample};
 use crate::scratch::Scratch;
@@ -87,7 +88,17 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
     }
     // Before the survey: a SIGTERM then stops it cleanly at once.
     crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
-    let survey = scan::survey(&args.source, SURVEY_THREADS, args.cross_filesystems)?;
+    // A first backup also reads the tree's directories and inodes from a cold cache. With
+    // --measure-source as root, the machine's caches are dropped first (only clean copies: no
+    // data is written) and the tree is listed on one thread, as cp and rsync walk it: that
+    // listing's time is the source's metadata cost. Otherwise the listing is quick and untimed.
+    let cold_listing = args.measure_source
+        && platform::is_root()
+        && platform::drop_caches().is_ok()
+        && platform::drop_inode_caches().is_ok();
+    let threads = if cold_listing { 1 } else { SURVEY_THREADS };
+    let survey = scan::survey(&args.source, threads, args.cross_filesystems)?;
+    let listing_s = cold_listing.then_some(survey.elapsed.as_secs_f64());
     if !targets.is_empty() {
         let source_dir = args.source_dir.clone().unwrap_or_else(std::env::temp_dir);
         let sets = calibration::make_sets(&source_dir)?;
@@ -141,6 +152,7 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
                             reads,
                             survey.histogram.total_files(),
                             survey.histogram.total_bytes(),
+                            listing_s,
                         );
                     }
                     (m, e)
