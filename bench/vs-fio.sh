@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # destbench vs fio: the same directory, file size, block size, queue depth and duration, direct
 # I/O, in one run. Prints the medians of each side and destbench/fio ratios of throughput and of
-# CPU time per I/O (higher throughput ratio is better; lower CPU ratio is better).
+# CPU time per I/O (higher throughput ratio is better; lower CPU ratio is better). The
+# throughput ratio is the median of per-repetition pairs, with a sign test: on a shared host a
+# variant's ratio swung from 0.80 to 1.43 between whole runs of this script, so "parity (n.s.)"
+# (not significantly different) is said where the pairs do not show a winner.
 #
-#   bench/vs-fio.sh [DIR] (env: SIZE=1GiB DURATION=5 REPS=3 ONLY=regex of "test variant")
+#   bench/vs-fio.sh [DIR] (env: SIZE=1GiB DURATION=3 REPS=7 ONLY=regex of "test variant")
 #
 # How CPU is counted: destbench reports the CPU time of its whole process during each timed
 # repetition (cpu_s in --json); fio reports usr_cpu + sys_cpu of its job over its runtime.
@@ -24,8 +27,8 @@ set -euo pipefail
 
 DIR=${1:-.}
 SIZE=${SIZE:-1GiB}
-DURATION=${DURATION:-5}
-REPS=${REPS:-3}
+DURATION=${DURATION:-3}
+REPS=${REPS:-7}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 command -v fio >/dev/null || { echo "vs-fio: fio is not installed (apt-get install fio)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "vs-fio: needs python3 to read the JSON" >&2; exit 1; }
@@ -55,8 +58,8 @@ CASES=(
     "4k-write RND4K-Q32T1 4k 32"
 )
 
-printf '%-10s %-12s %-40s %10s %10s %7s %10s %10s %7s\n' test variant "both sides" "db MB/s" \
-    "fio MB/s" ratio "db cpu/io" "fio cpu/io" ratio
+printf '%-10s %-12s %-40s %10s %10s %7s %10s %5s %-13s %7s\n' test variant "both sides" "db MB/s" \
+    "fio MB/s" ratio "pair range" "p" "verdict" "cpu/io ratio"
 for case in "${CASES[@]}"; do
     read -r test variant bs depth <<<"$case"
     [[ "$test $variant" =~ ${ONLY:-.} ]] || continue
@@ -98,9 +101,22 @@ print(side["bw_bytes"] / 1e6, cpu_s / side["total_ios"] * 1e6)' <<<"$out")
     python3 - "$test" "$variant" "$both" "${db_rates[*]}" "${fio_rates[*]}" "${db_cpus[*]}" "${fio_cpus[*]}" <<'PY'
 import statistics, sys
 test, variant, both, *lists = sys.argv[1:]
-db, fio, dbc, fioc = (statistics.median(map(float, l.split())) for l in lists)
-print(f"{test:<10} {variant:<12} {both:<40} {db:10.2f} {fio:10.2f} {db / fio:7.3f} {dbc:10.2f} {fioc:10.2f} {dbc / fioc:7.3f}")
+dbs, fios, dbcs, fiocs = ([float(x) for x in l.split()] for l in lists)
+db, fio, dbc, fioc = map(statistics.median, (dbs, fios, dbcs, fiocs))
+# Each repetition ran both sides back to back: its ratio cancels the host's drift between
+# repetitions. The sign test asks whether one side won more pairs than chance allows.
+pairs = [d / f for d, f in zip(dbs, fios)]
+wins = sum(r > 1 for r in pairs)
+n = len(pairs)
+def tail(k):
+    return sum(__import__("math").comb(n, i) for i in range(k, n + 1)) / 2**n
+p = min(1.0, 2 * min(tail(wins), tail(n - wins)))
+verdict = "faster" if statistics.median(pairs) >= 1 else ("parity (n.s.)" if p > 0.05 else "SLOWER")
+spread = f"{min(pairs):.2f}-{max(pairs):.2f}"
+print(f"{test:<10} {variant:<12} {both:<40} {db:10.2f} {fio:10.2f} {statistics.median(pairs):7.3f} {spread:>10} {p:5.2f} {verdict:<13} {dbc / fioc:7.3f}")
 PY
 done
 echo "medians of $REPS alternating runs; same file size $SIZE, ${DURATION}s per run, in $DIR;" \
-    "writes end with fdatasync/end_fsync on both sides; cpu/io in µs of process CPU per I/O"
+    "writes end with fdatasync/end_fsync on both sides. ratio: median of the paired" \
+    "destbench/fio throughput ratios (each pair back to back), their range, the sign test's p;" \
+    "cpu/io ratio: destbench's process CPU per I/O over fio's (lower is better)"
