@@ -111,15 +111,28 @@ fn the_five_costs_are_recovered_and_applied_to_the_tree() {
     );
 }
 
+/// The calibration sets copied to a share, which sends only the bytes (slack is free), with the
+/// tiny set's copy `tiny_factor` times slower.
+fn share_calibration(tiny_factor: f64) -> Vec<CopyMeasurement> {
+    let mut m = calibration(&[1.0]);
+    for x in &mut m {
+        let free = TRUE.seconds(x.dirs, x.files, x.bytes, x.bytes);
+        x.seconds = vec![
+            free * if x.variant == "tiny" {
+                tiny_factor
+            } else {
+                1.0
+            },
+        ];
+    }
+    m
+}
+
 /// A share sends only the bytes: with slack free the fit leaves the slack term at 0, and
 /// per-file-bound trees get the threads advice.
 #[test]
 fn slack_that_costs_nothing_is_left_out_and_overhead_gets_advice() {
-    let mut m = calibration(&[1.0]);
-    for x in &mut m {
-        let free = TRUE.seconds(x.dirs, x.files, x.bytes, x.bytes);
-        x.seconds = vec![free];
-    }
+    let m = share_calibration(1.0);
     let h = tree(&[(20_000, 2000)]);
     let e = estimate(shape(&h, 2000, 0), &m, "test").unwrap();
     assert!(e.costs.slack_s_per_byte.abs() < 1e-15, "{:?}", e.costs);
@@ -137,12 +150,8 @@ fn slack_that_costs_nothing_is_left_out_and_overhead_gets_advice() {
 /// at most at the data rate and the tree's estimate stays near the truth.
 #[test]
 fn slack_never_costs_more_than_data() {
-    let mut m = calibration(&[1.0]);
-    for x in &mut m {
-        let free = TRUE.seconds(x.dirs, x.files, x.bytes, x.bytes);
-        // The tiny set's files cost more each than the aligned set's did.
-        x.seconds = vec![free * if x.variant == "tiny" { 1.5 } else { 1.0 }];
-    }
+    // The tiny set's files cost more each than the aligned set's did.
+    let m = share_calibration(1.5);
     let e = estimate(shape(&tree(&[(100, 1)]), 1, 0), &m, "test").unwrap();
     assert!(
         e.costs.slack_s_per_byte <= 1.0 / e.costs.bytes_per_s * (1.0 + 1e-9),

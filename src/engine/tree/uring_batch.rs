@@ -19,16 +19,33 @@ pub const MAX_BATCH: usize = 8;
 /// The largest file copied this way; larger ones take the ordinary path.
 pub const MAX_SIZE: usize = 64 << 10;
 
-// Operations of a file, in the low byte of user_data.
-const STATX: u64 = 0;
-const OPEN_SRC: u64 = 1;
-const READ: u64 = 2;
-const OPEN_DST: u64 = 3;
-const WRITE: u64 = 4;
-const FSYNC: u64 = 5;
-const CLOSE_DST: u64 = 6;
-const CLOSE_SRC: u64 = 7;
-const OPS: usize = 8;
+/// The steps of one file's copy, in the order they run; a completion carries its step in the low
+/// byte of its user_data (the file's index above it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Step {
+    Statx,
+    OpenSrc,
+    Read,
+    OpenDst,
+    Write,
+    Fsync,
+    CloseDst,
+    CloseSrc,
+}
+
+const STEPS: usize = Step::CloseSrc as usize + 1;
+
+/// One file's step results (the kernel's return values), looked up by step.
+#[derive(Debug, Clone, Copy, Default)]
+struct StepResults([i32; STEPS]);
+
+impl std::ops::Index<Step> for StepResults {
+    type Output = i32;
+    fn index(&self, step: Step) -> &i32 {
+        &self.0[step as usize]
+    }
+}
 
 pub struct UringCopier {
     ring: IoUring,
@@ -43,7 +60,7 @@ impl UringCopier {
     /// A ring with room for two batches' requests and a table of direct descriptors (Linux 5.19+);
     /// Err where the kernel cannot, and the caller copies the ordinary way.
     pub fn new() -> io::Result<Self> {
-        let ring = IoUring::new((MAX_BATCH * OPS).next_power_of_two() as u32)?;
+        let ring = IoUring::new((MAX_BATCH * STEPS).next_power_of_two() as u32)?;
         ring.submitter()
             .register_files_sparse((2 * MAX_BATCH) as u32)?;
         // SAFETY: statx is plain old data; all-zero is a valid value.
@@ -67,7 +84,7 @@ impl UringCopier {
     unsafe fn run(
         &mut self,
         entries: &[squeue::Entry],
-        results: &mut [[i32; OPS]],
+        results: &mut [StepResults],
     ) -> io::Result<()> {
         for entry in entries {
             // SAFETY: the caller keeps what the entry points at alive and untouched until its
@@ -84,7 +101,7 @@ impl UringCopier {
             }
             for cqe in self.ring.completion() {
                 let data = cqe.user_data();
-                results[(data >> 8) as usize][(data & 0xff) as usize] = cqe.result();
+                results[(data >> 8) as usize].0[(data & 0xff) as usize] = cqe.result();
                 left -= 1;
             }
         }
@@ -124,8 +141,8 @@ impl UringCopier {
                 }
             }
         }
-        let mut results = vec![[0i32; OPS]; files.len()];
-        let tag = |i: usize, op: u64| ((i as u64) << 8) | op;
+        let mut results = vec![StepResults::default(); files.len()];
+        let tag = |i: usize, step: Step| ((i as u64) << 8) | step as u64;
 
         // 1: stat, open and read every source.
         let mut first = Vec::new();
@@ -140,7 +157,7 @@ impl UringCopier {
                     .flags(libc::AT_SYMLINK_NOFOLLOW)
                     .mask(libc::STATX_BASIC_STATS)
                     .build()
-                    .user_data(tag(i, STATX)),
+                    .user_data(tag(i, Step::Statx)),
             );
             first.push(
                 opcode::OpenAt::new(src_dir, src.as_ptr())
@@ -150,14 +167,14 @@ impl UringCopier {
                     .file_index(Some(slot))
                     .build()
                     .flags(squeue::Flags::IO_LINK)
-                    .user_data(tag(i, OPEN_SRC)),
+                    .user_data(tag(i, Step::OpenSrc)),
             );
             let buf = self.buffers[i].as_mut_ptr();
             first.push(
                 opcode::Read::new(types::Fixed(i as u32), buf, MAX_SIZE as u32)
                     .offset(0)
                     .build()
-                    .user_data(tag(i, READ)),
+                    .user_data(tag(i, Step::Read)),
             );
         }
         // SAFETY: the entries point into `paths`, `self.buffers` and `self.stats`, which live
@@ -176,24 +193,24 @@ impl UringCopier {
                 continue;
             }
             let r = results[i];
-            if r[OPEN_SRC as usize] >= 0 {
+            if r[Step::OpenSrc] >= 0 {
                 second.push(
                     opcode::Close::new(types::Fixed(i as u32))
                         .build()
-                        .user_data(tag(i, CLOSE_SRC)),
+                        .user_data(tag(i, Step::CloseSrc)),
                 );
             }
-            let failed = [STATX, OPEN_SRC, READ]
+            let failed = [Step::Statx, Step::OpenSrc, Step::Read]
                 .into_iter()
-                .find(|&op| r[op as usize] < 0);
+                .find(|&step| r[step] < 0);
             if let Some(op) = failed {
                 out[i] = Some(Copied::Failed(CopyError::Source(
-                    io::Error::from_raw_os_error(-r[op as usize]),
+                    io::Error::from_raw_os_error(-r[op]),
                 )));
                 continue;
             }
             let size = self.stats[i].stx_size as usize;
-            let read = r[READ as usize] as usize;
+            let read = r[Step::Read] as usize;
             if size > MAX_SIZE || read != size {
                 out[i] = Some(Copied::Ordinary);
                 continue;
@@ -210,27 +227,27 @@ impl UringCopier {
                     .file_index(Some(slot))
                     .build()
                     .flags(squeue::Flags::IO_LINK)
-                    .user_data(tag(i, OPEN_DST)),
+                    .user_data(tag(i, Step::OpenDst)),
             );
             second.push(
                 opcode::Write::new(fixed, self.buffers[i].as_ptr(), read as u32)
                     .offset(0)
                     .build()
                     .flags(squeue::Flags::IO_LINK)
-                    .user_data(tag(i, WRITE)),
+                    .user_data(tag(i, Step::Write)),
             );
             if durable {
                 second.push(
                     opcode::Fsync::new(fixed)
                         .build()
                         .flags(squeue::Flags::IO_LINK)
-                        .user_data(tag(i, FSYNC)),
+                        .user_data(tag(i, Step::Fsync)),
                 );
             }
             second.push(
                 opcode::Close::new(fixed)
                     .build()
-                    .user_data(tag(i, CLOSE_DST)),
+                    .user_data(tag(i, Step::CloseDst)),
             );
         }
         // SAFETY: as for the first submission.
@@ -245,18 +262,18 @@ impl UringCopier {
                 continue;
             }
             let r = results[i];
-            let mut ops = vec![OPEN_DST, WRITE];
+            let mut ops = vec![Step::OpenDst, Step::Write];
             if durable {
-                ops.push(FSYNC);
+                ops.push(Step::Fsync);
             }
-            ops.push(CLOSE_DST);
-            if let Some(op) = ops.into_iter().find(|&op| r[op as usize] < 0) {
+            ops.push(Step::CloseDst);
+            if let Some(op) = ops.into_iter().find(|&op| r[op] < 0) {
                 out[i] = Some(Copied::Failed(CopyError::Destination(
-                    io::Error::from_raw_os_error(-r[op as usize]),
+                    io::Error::from_raw_os_error(-r[op]),
                 )));
                 continue;
             }
-            if r[WRITE as usize] as usize != sizes[i] {
+            if r[Step::Write] as usize != sizes[i] {
                 out[i] = Some(Copied::Failed(CopyError::Destination(
                     io::ErrorKind::WriteZero.into(),
                 )));
