@@ -30,74 +30,77 @@ fn slaves(dir: &Path) -> Vec<String> {
 /// which knows the mounts, so that this module does not depend on the mount walk.
 pub type BelowFile<'a> = dyn FnMut(&Path, usize, &mut Vec<String>) -> Option<Node> + 'a;
 
-/// The chain below block device `name`.
-pub fn node(
-    name: &str,
-    roots: &SysRoots,
-    depth: usize,
-    notes: &mut Vec<String>,
-    below_file: &mut BelowFile<'_>,
-) -> Node {
-    let Some(dir) = dev_dir(name, roots) else {
-        let mut n = Node::new(NodeKind::Disk, format!("block device {name}"));
-        n.bandwidth = Bandwidth::Unknown {
-            why: format!("{name} is not in /sys/class/block"),
-        };
-        return n;
-    };
-    let shown = roots.shown(&dir);
-    if let Some(number) = read(&dir.join("partition")) {
-        let parent = dir
-            .parent()
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut n = Node::new(
-            NodeKind::Partition,
-            format!("partition {name} (number {number} of {parent})"),
-        );
-        n.fact("partition", number, format!("{shown}/partition"));
-        n.children
-            .push(node(&parent, roots, depth, notes, below_file));
-        return n;
-    }
-    if dir.join("loop").is_dir() || name.starts_with("loop") {
-        return loop_node(name, &dir, roots, depth, notes, below_file);
-    }
-    for (sub, kind, what) in [
-        ("dm", NodeKind::DeviceMapper, "device-mapper"),
-        ("md", NodeKind::Raid, "md RAID"),
-    ] {
-        if dir.join(sub).is_dir() {
-            let detail = match kind {
-                NodeKind::DeviceMapper => read(&dir.join("dm/name")),
-                _ => read(&dir.join("md/level")),
+/// One walk down the block layers: where sysfs is, the notes the walk adds to, and how to go
+/// below a loop device's backing file. Each step takes only what differs from step to step.
+pub struct BlockWalk<'w, 'f> {
+    pub roots: &'w SysRoots,
+    pub notes: &'w mut Vec<String>,
+    pub below_file: &'w mut BelowFile<'f>,
+}
+
+impl BlockWalk<'_, '_> {
+    /// The chain below block device `name`.
+    pub fn node(&mut self, name: &str, depth: usize) -> Node {
+        let roots = self.roots;
+        let Some(dir) = dev_dir(name, roots) else {
+            let mut n = Node::new(NodeKind::Disk, format!("block device {name}"));
+            n.bandwidth = Bandwidth::Unknown {
+                why: format!("{name} is not in /sys/class/block"),
             };
+            return n;
+        };
+        let shown = roots.shown(&dir);
+        if let Some(number) = read(&dir.join("partition")) {
+            let parent = dir
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let mut n = Node::new(
-                kind,
-                format!(
-                    "{what} {name}{}",
-                    detail
-                        .as_ref()
-                        .map(|d| format!(" ({d})"))
-                        .unwrap_or_default()
-                ),
+                NodeKind::Partition,
+                format!("partition {name} (number {number} of {parent})"),
             );
-            if let Some(uuid) = read(&dir.join("dm/uuid")) {
-                // The uuid's prefix says what made it: LVM-, CRYPT-, mpath-...
-                let owner = uuid.split('-').next().unwrap_or_default().to_string();
-                n.fact("dm uuid prefix", owner, format!("{shown}/dm/uuid"));
-            }
-            let members = slaves(&dir);
-            n.fact("members", members.join(", "), format!("{shown}/slaves"));
-            for member in members {
-                n.children
-                    .push(node(&member, roots, depth, notes, below_file));
-            }
+            n.fact("partition", number, format!("{shown}/partition"));
+            n.children.push(self.node(&parent, depth));
             return n;
         }
+        if dir.join("loop").is_dir() || name.starts_with("loop") {
+            return self.loop_node(name, &dir, depth);
+        }
+        for (sub, kind, what) in [
+            ("dm", NodeKind::DeviceMapper, "device-mapper"),
+            ("md", NodeKind::Raid, "md RAID"),
+        ] {
+            if dir.join(sub).is_dir() {
+                let detail = match kind {
+                    NodeKind::DeviceMapper => read(&dir.join("dm/name")),
+                    _ => read(&dir.join("md/level")),
+                };
+                let mut n = Node::new(
+                    kind,
+                    format!(
+                        "{what} {name}{}",
+                        detail
+                            .as_ref()
+                            .map(|d| format!(" ({d})"))
+                            .unwrap_or_default()
+                    ),
+                );
+                if let Some(uuid) = read(&dir.join("dm/uuid")) {
+                    // The uuid's prefix says what made it: LVM-, CRYPT-, mpath-...
+                    let owner = uuid.split('-').next().unwrap_or_default().to_string();
+                    n.fact("dm uuid prefix", owner, format!("{shown}/dm/uuid"));
+                }
+                let members = slaves(&dir);
+                n.fact("members", members.join(", "), format!("{shown}/slaves"));
+                for member in members {
+                    n.children.push(self.node(&member, depth));
+                }
+                return n;
+            }
+        }
+        disk(name, &dir, roots)
     }
-    disk(name, &dir, roots)
 }
 
 /// "none [mq-deadline] kyber": the bracketed one is in use.
@@ -108,66 +111,61 @@ fn active_scheduler(v: String) -> String {
         .unwrap_or(v)
 }
 
-fn loop_node(
-    name: &str,
-    dir: &Path,
-    roots: &SysRoots,
-    depth: usize,
-    notes: &mut Vec<String>,
-    below_file: &mut BelowFile<'_>,
-) -> Node {
-    let shown = roots.shown(dir);
-    let backing = read(&dir.join("loop/backing_file"));
-    let mut n = Node::new(
-        NodeKind::Loop,
-        format!(
-            "loop device {name}{}",
-            backing
-                .as_ref()
-                .map(|b| format!(" over {b}"))
-                .unwrap_or_default()
-        ),
-    );
-    let Some(backing) = backing else {
-        n.bandwidth = Bandwidth::Unknown {
-            why: "the loop device has no backing file in sysfs".into(),
-        };
-        return n;
-    };
-    n.fact(
-        "backing file",
-        &backing,
-        format!("{shown}/loop/backing_file"),
-    );
-    // A loop device has a request queue of its own: its scheduler decides whether I/O
-    // priorities count on the way to the backing file.
-    if let Some(scheduler) = read(&dir.join("queue/scheduler")) {
-        n.fact(
-            "scheduler",
-            active_scheduler(scheduler),
-            format!("{shown}/queue/scheduler"),
+impl BlockWalk<'_, '_> {
+    fn loop_node(&mut self, name: &str, dir: &Path, depth: usize) -> Node {
+        let shown = self.roots.shown(dir);
+        let backing = read(&dir.join("loop/backing_file"));
+        let mut n = Node::new(
+            NodeKind::Loop,
+            format!(
+                "loop device {name}{}",
+                backing
+                    .as_ref()
+                    .map(|b| format!(" over {b}"))
+                    .unwrap_or_default()
+            ),
         );
-    }
-    if let Some(dio) = read(&dir.join("loop/dio")) {
+        let Some(backing) = backing else {
+            n.bandwidth = Bandwidth::Unknown {
+                why: "the loop device has no backing file in sysfs".into(),
+            };
+            return n;
+        };
         n.fact(
-            "direct I/O",
-            if dio == "1" { "yes" } else { "no" },
-            format!("{shown}/loop/dio"),
+            "backing file",
+            &backing,
+            format!("{shown}/loop/backing_file"),
         );
+        // A loop device has a request queue of its own: its scheduler decides whether I/O
+        // priorities count on the way to the backing file.
+        if let Some(scheduler) = read(&dir.join("queue/scheduler")) {
+            n.fact(
+                "scheduler",
+                active_scheduler(scheduler),
+                format!("{shown}/queue/scheduler"),
+            );
+        }
+        if let Some(dio) = read(&dir.join("loop/dio")) {
+            n.fact(
+                "direct I/O",
+                if dio == "1" { "yes" } else { "no" },
+                format!("{shown}/loop/dio"),
+            );
+        }
+        let file = backing.strip_suffix(" (deleted)").unwrap_or(&backing);
+        if depth + 1 >= MAX_DEPTH {
+            n.bandwidth = Bandwidth::Unknown {
+                why: format!("loop devices nested more than {MAX_DEPTH} deep"),
+            };
+        } else if let Some(child) = (self.below_file)(Path::new(file), depth + 1, self.notes) {
+            n.children.push(child);
+        } else {
+            n.bandwidth = Bandwidth::Unknown {
+                why: format!("no mount holds the backing file {file}"),
+            };
+        }
+        n
     }
-    let file = backing.strip_suffix(" (deleted)").unwrap_or(&backing);
-    if depth + 1 >= MAX_DEPTH {
-        n.bandwidth = Bandwidth::Unknown {
-            why: format!("loop devices nested more than {MAX_DEPTH} deep"),
-        };
-    } else if let Some(child) = below_file(Path::new(file), depth + 1, notes) {
-        n.children.push(child);
-    } else {
-        n.bandwidth = Bandwidth::Unknown {
-            why: format!("no mount holds the backing file {file}"),
-        };
-    }
-    n
 }
 
 /// A whole disk: what it is, its cache and queue, and the buses above it.
@@ -236,43 +234,40 @@ fn scsi_cache_type(dir: &Path) -> Option<(String, PathBuf)> {
     })
 }
 
-/// The member devices of a btrfs filesystem, from `/sys/fs/btrfs/UUID/devices/`, found by the
-/// device the mount names; the mount's own device when sysfs does not list them.
-pub fn btrfs_members(
-    m: &MountEntry,
-    dev_name: Option<&str>,
-    roots: &SysRoots,
-    depth: usize,
-    notes: &mut Vec<String>,
-    below_file: &mut BelowFile<'_>,
-) -> Vec<Node> {
-    let source = Path::new(&m.source)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned());
-    let wanted: Vec<String> = dev_name
-        .map(str::to_string)
-        .into_iter()
-        .chain(source)
-        .collect();
-    let btrfs = roots.sys("fs/btrfs");
-    let mut members = names_in(&btrfs)
-        .into_iter()
-        .map(|fs| names_in(&btrfs.join(fs).join("devices")))
-        .find(|names| names.iter().any(|n| wanted.contains(n)))
-        .unwrap_or_default();
-    if members.is_empty() {
-        members = wanted.into_iter().take(1).collect();
+impl BlockWalk<'_, '_> {
+    /// The member devices of a btrfs filesystem, from `/sys/fs/btrfs/UUID/devices/`, found by the
+    /// device the mount names; the mount's own device when sysfs does not list them.
+    pub fn btrfs_members(
+        &mut self,
+        m: &MountEntry,
+        dev_name: Option<&str>,
+        depth: usize,
+    ) -> Vec<Node> {
+        let source = Path::new(&m.source)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        let wanted: Vec<String> = dev_name
+            .map(str::to_string)
+            .into_iter()
+            .chain(source)
+            .collect();
+        let btrfs = self.roots.sys("fs/btrfs");
+        let mut members = names_in(&btrfs)
+            .into_iter()
+            .map(|fs| names_in(&btrfs.join(fs).join("devices")))
+            .find(|names| names.iter().any(|n| wanted.contains(n)))
+            .unwrap_or_default();
+        if members.is_empty() {
+            members = wanted.into_iter().take(1).collect();
+        }
+        if members.len() > 1 {
+            self.notes.push(format!(
+                "{}: btrfs over {} devices ({}); the verdict takes the slowest member's path",
+                m.mount_point.display(),
+                members.len(),
+                members.join(", ")
+            ));
+        }
+        members.iter().map(|name| self.node(name, depth)).collect()
     }
-    if members.len() > 1 {
-        notes.push(format!(
-            "{}: btrfs over {} devices ({}); the verdict takes the slowest member's path",
-            m.mount_point.display(),
-            members.len(),
-            members.join(", ")
-        ));
-    }
-    members
-        .iter()
-        .map(|name| node(name, roots, depth, notes, below_file))
-        .collect()
 }

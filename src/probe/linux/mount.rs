@@ -93,23 +93,19 @@ fn mount_node(
             why: "a userspace filesystem: its speed is whatever its server process reaches, which the kernel does not report".into(),
         };
         node.children.push(user);
-    } else if fs == "btrfs" {
-        node.children.extend(block::btrfs_members(
-            m,
-            dev_name.as_deref(),
+    } else if fs == "btrfs" || dev_name.is_some() {
+        let mut below = below_file(roots, mounts);
+        let mut walk = block::BlockWalk {
             roots,
-            depth,
             notes,
-            &mut below_file(roots, mounts),
-        ));
-    } else if let Some(name) = dev_name {
-        node.children.push(block::node(
-            &name,
-            roots,
-            depth,
-            notes,
-            &mut below_file(roots, mounts),
-        ));
+            below_file: &mut below,
+        };
+        match &dev_name {
+            Some(name) if fs != "btrfs" => node.children.push(walk.node(name, depth)),
+            _ => node
+                .children
+                .extend(walk.btrfs_members(m, dev_name.as_deref(), depth)),
+        }
     } else {
         let mut other = Node::new(NodeKind::Userspace, format!("{fs} (no block device)"));
         other.bandwidth = Bandwidth::Unknown {
