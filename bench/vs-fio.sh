@@ -6,13 +6,14 @@
 # variant's ratio swung from 0.80 to 1.43 between whole runs of this script, so "parity (n.s.)"
 # (not significantly different) is said where the pairs do not show a winner.
 #
-#   bench/vs-fio.sh [DIR] (env: SIZE=1GiB DURATION=3 REPS=7 ONLY=regex of "test variant")
+#   bench/vs-fio.sh [DIR] (env: SIZE=1GiB DURATION=3 REPS=7 SETTLE=2 ONLY=regex of "test variant")
 #
 # How CPU is counted: destbench reports the CPU time of its whole process during each timed
 # repetition (cpu_s in --json); fio reports usr_cpu + sys_cpu of its job over its runtime.
 # Engines are matched: queue depth 1 runs destbench's sync engine against fio's psync, deeper
 # queues io_uring against fio's io_uring with fixed buffers (as destbench registers its buffers).
-# The two tools alternate within each repetition so drift on a shared machine hits both alike.
+# The two tools run back to back in each repetition, in alternating order, each after the same
+# settle (see settle below), so drift on a shared machine hits both alike.
 # Every block variant of seq-* and 4k-* is compared (20-100MB writes whole new files, which fio's
 # time-based jobs do not; it has no fio counterpart). Each line names what both sides used.
 # The fio side runs the job file `destbench export ID --format fio` writes for each destbench
@@ -58,6 +59,16 @@ CASES=(
     "4k-write RND4K-Q32T1 4k 32"
 )
 
+# Before each side: write back what is dirty and wait SETTLE seconds. Deleting the other side's
+# 1 GiB file issues discards on filesystems mounted with `discard` (this machine's root is),
+# which the device works through in the background: run straight after, the next side read at
+# 0.8x. With the same pause before both sides, and the order alternating, neither side pays
+# for the other.
+settle() {
+    sync
+    sleep "${SETTLE:-2}"
+}
+
 printf '%-10s %-12s %-40s %10s %10s %7s %10s %5s %-13s %7s\n' test variant "both sides" "db MB/s" \
     "fio MB/s" ratio "pair range" "p" "verdict" "cpu/io ratio"
 for case in "${CASES[@]}"; do
@@ -74,7 +85,9 @@ for case in "${CASES[@]}"; do
         fi
     fi
     db_rates=() db_cpus=() fio_rates=() fio_cpus=()
-    for ((rep = 0; rep < REPS; rep++)); do
+    run_destbench() {
+        local db rate cpu id
+        settle
         db=$("$DESTBENCH" run "$DIR" --json --tests "$test:$variant" --size "$SIZE" \
             --duration "$DURATION" --runs 1 --engine "$db_engine" \
             2> >(grep -v '^destbench: stored as run' >&2))
@@ -83,11 +96,15 @@ import json, sys
 r = json.load(sys.stdin)["results"][0]; rep = r["repetitions"][0]
 print(r["median"], rep["cpu_s"] / rep["ops"] * 1e6)' <<<"$db")
         db_rates+=("$rate") db_cpus+=("$cpu")
-        # fio runs the job file destbench exports for the run just made: the same file size,
-        # block size, depth, engine, direct flag and duration, by construction. fio lays its
-        # file down (untimed) before the job and deletes it after (unlink=1).
+        # fio runs the job file destbench exports for this variant: the same file size, block
+        # size, depth, engine, direct flag and duration, by construction. fio lays its file
+        # down (untimed) before the job and deletes it after (unlink=1).
         id=$("$DESTBENCH" history --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["runs"][0]["id"])')
         "$DESTBENCH" export "$id" --format fio >"$WORK/job.fio"
+    }
+    run_fio() {
+        local out rate cpu
+        settle
         out=$(fio --output-format=json "${fio_mem[@]}" "$WORK/job.fio")
         read -r rate cpu < <(python3 -c '
 import json, sys
@@ -96,6 +113,17 @@ runtime_s = j["job_runtime"] / 1000
 cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100 * runtime_s
 print(side["bw_bytes"] / 1e6, cpu_s / side["total_ios"] * 1e6)' <<<"$out")
         fio_rates+=("$rate") fio_cpus+=("$cpu")
+    }
+    # The first pair runs destbench first (fio needs its job file); then the order alternates,
+    # so neither side always follows the other's deletion.
+    for ((rep = 0; rep < REPS; rep++)); do
+        if ((rep % 2 == 0)); then
+            run_destbench
+            run_fio
+        else
+            run_fio
+            run_destbench
+        fi
     done
     both="$db_engine/$engine QD$depth bs=$bs direct $pages"
     python3 - "$test" "$variant" "$both" "${db_rates[*]}" "${fio_rates[*]}" "${db_cpus[*]}" "${fio_cpus[*]}" <<'PY'
