@@ -217,13 +217,33 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
     v
 }
 
+/// The per-file cost of a share, and what it is made of: a 4 KB file that takes far longer
+/// than its 4 KB take at the measured write rate pays for the protocol's round trips (create,
+/// write, commit, close each wait for the server), which no faster link removes.
 fn push_per_file(v: &mut Verdict) {
-    if let Some(ms) = v.per_file_ms {
-        v.details.push(format!(
-            "small files: each 4 KB file takes ~{ms:.1} ms until durable over the network (tm-check 500x4KB, median)"
-        ));
-    }
+    let Some(ms) = v.per_file_ms else { return };
+    let what = "small files: each 4 KB file takes";
+    let how = "until durable over the network (tm-check 500x4KB, median)";
+    let line = match v.write_mb_s.or(v.measured_mb_s).filter(|r| *r > 0.0) {
+        Some(rate) => {
+            let transfer_ms = 4096.0 / (rate * 1e6) * 1e3;
+            let cause = if ms >= ROUND_TRIP_BOUND * transfer_ms {
+                "round trips, not bandwidth"
+            } else {
+                "mostly bandwidth"
+            };
+            format!(
+                "{what} ~{ms:.1} ms {how}: {cause} (its 4 KB take {transfer_ms:.2} ms at {} MB/s)",
+                round_mb_s(rate)
+            )
+        }
+        None => format!("{what} ~{ms:.1} ms {how}"),
+    };
+    v.details.push(line);
 }
+
+/// A small file whose cost is this many times its bytes' transfer time is bound by round trips.
+const ROUND_TRIP_BOUND: f64 = 3.0;
 
 fn push_cached(v: &mut Verdict) {
     for c in &v.cached {
