@@ -336,8 +336,8 @@ const SHARE_CHAIN: [&str; 4] = [
     "driver: e1000e",
 ];
 
-fn share_info(dest: &str, options: &[&str], chain: &[&str]) -> Option<Lab> {
-    let lab = Lab::run_script(dest, options, SHARE_GUEST)?;
+fn share_info(dest: &str, options: &[&str], guest: &str, chain: &[&str]) -> Option<Lab> {
+    let lab = Lab::run_script(dest, options, guest)?;
     let info = lab.section("info");
     for want in SHARE_CHAIN.iter().chain(chain) {
         assert!(info.contains(want), "{dest}: {want:?} not in\n{info}");
@@ -345,30 +345,9 @@ fn share_info(dest: &str, options: &[&str], chain: &[&str]) -> Option<Lab> {
     Some(lab)
 }
 
-const SHARE_GUEST: &str = r#"
-echo "=== info"
-$DESTBENCH info $DEST
-echo "=== end"
-"#;
-
 #[test]
-fn lab_cifs_chain() {
-    share_info(
-        "cifs",
-        &["--cifs-cache", "none"],
-        &[
-            "cifs at /mnt/dest from //10.0.2.2/share",
-            "vers: 3.0",
-            "cache: none",
-            "rsize: 4194304",
-            "wsize: 4194304",
-        ],
-    );
-}
-
-#[test]
-fn lab_nfs3_chain() {
-    share_info(
+fn lab_nfs3_netem_is_limited_by_the_declared_link() {
+    shaped_share(
         "nfs3",
         &[],
         &[
@@ -382,14 +361,14 @@ fn lab_nfs3_chain() {
     );
 }
 
-/// NFS 4.1 over a 100 Mbit/s netem shape, declared with --link-speed 100mbit: the chain names
-/// the mount, the queue-depth-1 write figure is dd's (also one 1 MiB direct write at a time) in
-/// the same guest within 5%, and the verdict names the declared link as the limit. Like with
-/// like: at depth 1 the link idles while each write's reply comes back, where SEQ1M-Q8T1 keeps
-/// it full (12.0 MB/s). Writes only: netem in the guest shapes what the guest sends, so
-/// reads came back unshaped (48 MB/s, rightly called more than the declared link can carry).
-#[test]
-fn lab_nfs4_netem_is_limited_by_the_declared_link() {
+/// A share over a 100 Mbit/s netem shape, declared with --link-speed 100mbit: the chain names
+/// the mount (`chain`, with the server and NIC), the queue-depth-1 write figure is dd's (also
+/// one 1 MiB direct write at a time) in the same guest within 5%, and the verdict names the
+/// declared link as the limit. Like with like: at depth 1 the link idles while each write's
+/// reply comes back, where SEQ1M-Q8T1 keeps it full (NFS 4.1: 11.3 vs 12.0 MB/s). Writes
+/// only: netem in the guest shapes what the guest sends, so reads came back unshaped (48 MB/s,
+/// rightly called more than the declared link can carry).
+fn shaped_share(dest: &str, options: &[&str], chain: &[&str]) {
     const GUEST: &str = r#"
 echo "=== info"
 $DESTBENCH info $DEST
@@ -402,37 +381,61 @@ echo "=== run"
 $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1 --size 100M --duration 8 --runs 1 --no-history --json --link-speed 100mbit
 echo "=== end"
 "#;
-    let Some(lab) = Lab::run_script("nfs4", &["--netem", "rate 100mbit"], GUEST) else {
+    let options: Vec<&str> = options
+        .iter()
+        .copied()
+        .chain(["--netem", "rate 100mbit"])
+        .collect();
+    let Some(lab) = share_info(dest, &options, GUEST, chain) else {
         return;
     };
-    let info = lab.section("info");
-    for want in
-        SHARE_CHAIN
-            .iter()
-            .chain(&["filesystem: nfs4", "vers: 4.1", "proto: tcp", "hard: yes"])
-    {
-        assert!(info.contains(want), "nfs4: {want:?} not in\n{info}");
-    }
     // SEQ1M writes go over a file laid down before; so does dd's rewrite (its first write, into
     // a new file, is printed too).
     let truth = lab.dd("dd-rewrite");
     let figure = lab.median_of("seq-write", Some("SEQ1M-Q1T1"));
     let queued = lab.median_of("seq-write", Some("SEQ1M-Q8T1"));
-    append_row(&format!(
-        "{:<20} dd write {:6.2} (new) {truth:6.2} (rewrite), 100 MB direct | destbench write Q1 {figure:6.2}, Q8 {queued:6.2} MB/s, 8 s each | {}\n",
-        "nfs4 netem 100mbit",
-        lab.dd("dd-write"),
-        lab.report()["verdict"]["summary"]
-            .as_str()
-            .unwrap_or("no verdict")
-    ));
-    assert_within("nfs4 seq-write SEQ1M-Q1T1 vs dd", figure, truth, 0.05);
     let report = lab.report();
     let v = &report["verdict"];
+    let summary = v["summary"].as_str().expect("a summary");
+    append_row(&format!(
+        "{:<20} dd write {:6.2} (new) {truth:6.2} (rewrite), 100 MB direct | destbench write Q1 {figure:6.2}, Q8 {queued:6.2} MB/s, 8 s each | {summary}\n",
+        format!("{dest} netem 100mbit"),
+        lab.dd("dd-write"),
+    ));
+    assert_within(
+        &format!("{dest} seq-write SEQ1M-Q1T1 vs dd"),
+        figure,
+        truth,
+        0.05,
+    );
     assert_eq!(v["kind"], "limited-by-link", "{v}");
     assert_eq!(v["bottleneck"]["declared"], true, "{v}");
-    let summary = v["summary"].as_str().expect("a summary");
     assert!(summary.starts_with("limited by"), "{summary}");
+}
+
+#[test]
+fn lab_nfs4_netem_is_limited_by_the_declared_link() {
+    shaped_share(
+        "nfs4",
+        &[],
+        &["filesystem: nfs4", "vers: 4.1", "proto: tcp", "hard: yes"],
+    );
+}
+
+/// SMB 3.0 with `cache=none` (every read and write goes to the server, as O_DIRECT does).
+#[test]
+fn lab_cifs_netem_is_limited_by_the_declared_link() {
+    shaped_share(
+        "cifs",
+        &["--cifs-cache", "none"],
+        &[
+            "cifs at /mnt/dest from //10.0.2.2/share",
+            "vers: 3.0",
+            "cache: none",
+            "rsize: 4194304",
+            "wsize: 4194304",
+        ],
+    );
 }
 
 /// What a round trip costs a backup of small files: one guest runs Time Machine's 500 small
