@@ -16,9 +16,10 @@
 # settle (see settle below), so drift on a shared machine hits both alike.
 # Every block variant of seq-* and 4k-* is compared (20-100MB writes whole new files, which fio's
 # time-based jobs do not; it has no fio counterpart). Each line names what both sides used.
-# The fio side runs the job file `destbench export ID --format fio` writes for each destbench
-# run, so both sides run the same job by construction. destbench keeps its history inside the
-# work directory, so the user's history is never touched.
+# The fio side runs the job file `destbench export ID --format fio` writes for the variant's first
+# destbench run, so both sides run the same job by construction. Only that run
+# is stored, for the export, in a history inside the work directory (removed at the end);
+# the others run with --no-history. The user's history is never touched.
 # Buffers: destbench maps buffers of 512 KiB and more in 2 MiB pages, so a 1 MiB request is one
 # segment and reaches the device whole; in 4 KiB pages it is 256 segments, which queues with
 # fewer (virtio-blk: 254) split into 1016 KiB + 8 KiB. fio gets the same with iomem=shmhuge, which
@@ -85,11 +86,14 @@ for case in "${CASES[@]}"; do
         fi
     fi
     db_rates=() db_cpus=() fio_rates=() fio_cpus=()
+    rm -f "$WORK/job.fio"
     run_destbench() {
-        local db rate cpu id
+        local db rate cpu id store=(--no-history)
+        # Only the variant's first run is stored (in the private history), for its job file.
+        [[ -s $WORK/job.fio ]] || store=()
         settle
         db=$("$DESTBENCH" run "$DIR" --json --tests "$test:$variant" --size "$SIZE" \
-            --duration "$DURATION" --runs 1 --engine "$db_engine" \
+            --duration "$DURATION" --runs 1 --engine "$db_engine" "${store[@]}" \
             2> >(grep -v '^destbench: stored as run' >&2))
         read -r rate cpu < <(python3 -c '
 import json, sys
@@ -99,8 +103,10 @@ print(r["median"], rep["cpu_s"] / rep["ops"] * 1e6)' <<<"$db")
         # fio runs the job file destbench exports for this variant: the same file size, block
         # size, depth, engine, direct flag and duration, by construction. fio lays its file
         # down (untimed) before the job and deletes it after (unlink=1).
-        id=$("$DESTBENCH" history --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["runs"][0]["id"])')
-        "$DESTBENCH" export "$id" --format fio >"$WORK/job.fio"
+        if ((${#store[@]} == 0)); then
+            id=$("$DESTBENCH" history --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+            "$DESTBENCH" export "$id" --format fio >"$WORK/job.fio"
+        fi
     }
     run_fio() {
         local out rate cpu
