@@ -120,7 +120,12 @@ impl Lab {
     }
 
     fn report(&self) -> Value {
-        serde_json::from_str(self.section("run")).expect("run --json output")
+        self.report_in("run")
+    }
+
+    /// The `run --json` document printed in section `name`.
+    fn report_in(&self, name: &str) -> Value {
+        serde_json::from_str(self.section(name)).expect("run --json output")
     }
 
     fn median(&self, test: &str) -> f64 {
@@ -171,11 +176,6 @@ fn append_row(row: &str) {
         .open(&path)
         .and_then(|mut f| f.write_all(row.as_bytes()))
         .expect("appending to the lab's table");
-}
-
-fn median3(mut values: [f64; 3]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[1]
 }
 
 fn assert_within(what: &str, got: f64, truth: f64, tolerance: f64) {
@@ -400,7 +400,7 @@ echo "=== end"
     // a new file, is printed too). One dd over the shaped link swung 7% between two runs in a
     // row (11.3 and 10.5 MB/s), so both sides take the median of three.
     let rewrites = ["dd-rewrite-1", "dd-rewrite-2", "dd-rewrite-3"].map(|name| lab.dd(name));
-    let truth = median3(rewrites);
+    let truth = destbench::stats::median(&rewrites);
     let figure = lab.median_of("seq-write", Some("SEQ1M-Q1T1"));
     let queued = lab.median_of("seq-write", Some("SEQ1M-Q8T1"));
     let report = lab.report();
@@ -465,7 +465,7 @@ echo "=== end"
         return;
     };
     let per_file_ms = |section: &str| -> (f64, Value) {
-        let report: Value = serde_json::from_str(lab.section(section)).expect("run --json output");
+        let report = lab.report_in(section);
         let ms = report["verdict"]["per_file_ms"]
             .as_f64()
             .unwrap_or_else(|| panic!("{section}: no per-file cost in {}", report["verdict"]));

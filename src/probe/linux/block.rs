@@ -101,17 +101,8 @@ impl BlockWalk<'_, '_> {
         }
         disk(name, &dir, roots)
     }
-}
 
-/// "none [mq-deadline] kyber": the bracketed one is in use.
-fn active_scheduler(v: String) -> String {
-    v.split_whitespace()
-        .find_map(|s| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')))
-        .map(str::to_string)
-        .unwrap_or(v)
-}
-
-impl BlockWalk<'_, '_> {
+    /// A loop device: its backing file, its queue, and below it the mount that holds the file.
     fn loop_node(&mut self, name: &str, dir: &Path, depth: usize) -> Node {
         let shown = self.roots.shown(dir);
         let backing = read(&dir.join("loop/backing_file"));
@@ -166,6 +157,50 @@ impl BlockWalk<'_, '_> {
         }
         n
     }
+
+    /// The member devices of a btrfs filesystem, from `/sys/fs/btrfs/UUID/devices/`, found by the
+    /// device the mount names; the mount's own device when sysfs does not list them.
+    pub fn btrfs_members(
+        &mut self,
+        m: &MountEntry,
+        dev_name: Option<&str>,
+        depth: usize,
+    ) -> Vec<Node> {
+        let source = Path::new(&m.source)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        let wanted: Vec<String> = dev_name
+            .map(str::to_string)
+            .into_iter()
+            .chain(source)
+            .collect();
+        let btrfs = self.roots.sys("fs/btrfs");
+        let mut members = names_in(&btrfs)
+            .into_iter()
+            .map(|fs| names_in(&btrfs.join(fs).join("devices")))
+            .find(|names| names.iter().any(|n| wanted.contains(n)))
+            .unwrap_or_default();
+        if members.is_empty() {
+            members = wanted.into_iter().take(1).collect();
+        }
+        if members.len() > 1 {
+            self.notes.push(format!(
+                "{}: btrfs over {} devices ({}); the verdict takes the slowest member's path",
+                m.mount_point.display(),
+                members.len(),
+                members.join(", ")
+            ));
+        }
+        members.iter().map(|name| self.node(name, depth)).collect()
+    }
+}
+
+/// "none [mq-deadline] kyber": the bracketed one is in use.
+fn active_scheduler(v: String) -> String {
+    v.split_whitespace()
+        .find_map(|s| s.strip_prefix('[').and_then(|s| s.strip_suffix(']')))
+        .map(str::to_string)
+        .unwrap_or(v)
 }
 
 /// A whole disk: what it is, its cache and queue, and the buses above it.
@@ -232,42 +267,4 @@ fn scsi_cache_type(dir: &Path) -> Option<(String, PathBuf)> {
         let p = e.path().join("cache_type");
         read(&p).map(|v| (v, p))
     })
-}
-
-impl BlockWalk<'_, '_> {
-    /// The member devices of a btrfs filesystem, from `/sys/fs/btrfs/UUID/devices/`, found by the
-    /// device the mount names; the mount's own device when sysfs does not list them.
-    pub fn btrfs_members(
-        &mut self,
-        m: &MountEntry,
-        dev_name: Option<&str>,
-        depth: usize,
-    ) -> Vec<Node> {
-        let source = Path::new(&m.source)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        let wanted: Vec<String> = dev_name
-            .map(str::to_string)
-            .into_iter()
-            .chain(source)
-            .collect();
-        let btrfs = self.roots.sys("fs/btrfs");
-        let mut members = names_in(&btrfs)
-            .into_iter()
-            .map(|fs| names_in(&btrfs.join(fs).join("devices")))
-            .find(|names| names.iter().any(|n| wanted.contains(n)))
-            .unwrap_or_default();
-        if members.is_empty() {
-            members = wanted.into_iter().take(1).collect();
-        }
-        if members.len() > 1 {
-            self.notes.push(format!(
-                "{}: btrfs over {} devices ({}); the verdict takes the slowest member's path",
-                m.mount_point.display(),
-                members.len(),
-                members.join(", ")
-            ));
-        }
-        members.iter().map(|name| self.node(name, depth)).collect()
-    }
 }
