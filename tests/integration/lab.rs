@@ -525,15 +525,31 @@ fn lab_cifs_netem_is_limited_by_the_declared_link() {
 /// What a round trip costs a backup of small files: one guest runs Time Machine's 500 small
 /// files on a cifs share as it is, then with `netem delay 5ms` on the guest's NIC. Every file
 /// waits for the server several times (create, write, flush, close), so each must cost at least
-/// the 5 ms more, and the verdict must name the cost as round trips, not bandwidth.
+/// the 5 ms more, and the verdict must name the cost as round trips, not bandwidth. Each time
+/// it also copies a small and a large file set (stored in a history of its own) and estimates
+/// the backup of a folder of 200 small files and one of 5 MB from that run: the estimate must
+/// take the delay in as a per-file cost, at least 5 ms a file more.
 #[test]
 fn lab_cifs_delay_is_a_per_file_cost() {
     const GUEST: &str = r#"
+mkdir /tmp/folder
+for d in 1 2 3 4 5; do
+  mkdir /tmp/folder/d$d
+  for f in $(seq 1 40); do head -c 2000 /dev/urandom > /tmp/folder/d$d/f$f; done
+done
+head -c 5000000 /dev/urandom > /tmp/folder/big
+copy_and_estimate() {
+  $DESTBENCH run $DEST --tests files-copy --sets small,large --set-size 2M --threads 1 --runs 1 --min-time 0 --db /tmp/history.sqlite > /dev/null
+  echo "=== $1-estimate"
+  $DESTBENCH estimate /tmp/folder --run latest --db /tmp/history.sqlite --json
+}
 echo "=== plain"
 $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q8T1,tm-check:500x4KB --size 50M --runs 1 --no-history --json
+copy_and_estimate plain
 tc qdisc add dev eth0 root netem delay 5ms
 echo "=== delayed"
 $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q8T1,tm-check:500x4KB --size 50M --runs 1 --no-history --json
+copy_and_estimate delayed
 echo "=== end"
 "#;
     let Some(lab) = Lab::run_script("cifs", &[], GUEST) else {
@@ -560,6 +576,31 @@ echo "=== end"
     assert!(
         details.contains("round trips, not bandwidth"),
         "the delayed run's verdict: {details}"
+    );
+    // The estimate: its per-file cost and the time it predicts for the folder's 201 files.
+    let estimate = |section: &str| -> (f64, f64) {
+        let doc = lab.report_in(section);
+        let e = &doc["estimates"][0];
+        let per_file = e["costs"]["per_file_s"].as_f64();
+        let expected = e["predicted_seconds"]["expected"].as_f64();
+        match (per_file, expected) {
+            (Some(p), Some(x)) => (p * 1e3, x),
+            _ => panic!("{section}: no estimate in {doc}"),
+        }
+    };
+    let (plain_ms, plain_s) = estimate("plain-estimate");
+    let (delayed_ms, delayed_s) = estimate("delayed-estimate");
+    append_row(&format!(
+        "{:<20} a folder of 201 files: per file {plain_ms:.1} ms, predicted {plain_s:.1} s; with netem delay 5ms {delayed_ms:.1} ms, {delayed_s:.1} s\n",
+        "cifs estimate",
+    ));
+    assert!(
+        delayed_ms - plain_ms >= 5.0,
+        "the estimate's per-file cost went from {plain_ms:.1} to {delayed_ms:.1} ms"
+    );
+    assert!(
+        delayed_s - plain_s >= 201.0 * 0.005,
+        "201 files at 5 ms more each, but the estimate went from {plain_s:.1} to {delayed_s:.1} s"
     );
 }
 
