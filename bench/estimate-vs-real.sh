@@ -38,8 +38,9 @@ fi
 STATE=$(mktemp -d /var/tmp/.estimate-vs-real-XXXXXX)
 cleanup() { "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null 2>&1 || true; rm -rf "$STATE"; }
 trap cleanup EXIT
-# estimate stores no run; its history (for --run) is a private one all the same, so the
-# user's is never read or touched.
+# `estimate --to` stores no run and has no --no-history to give (tested in
+# tests/integration/estimate.rs: it never creates its history); the history is a private
+# one all the same, so the user's is never read or touched.
 export XDG_DATA_HOME=$STATE/data DESTBENCH_DB=$STATE/data/history.sqlite
 # Does this destbench know tool profiles? (Before issue 14 it had one model for every tool.)
 HAS_TOOL=0

@@ -200,10 +200,13 @@ fn an_unknown_tool_is_a_usage_error() {
 /// `--tool cp` calibrates cp itself: four sets of different shapes copied twice each, a cost
 /// for directories, files, bytes and slack, the shares of the expected time, the advice, and
 /// a warning before of what it writes; with --measure-source, the source's side and which one
-/// limits; the destination is left as it was, the source untouched.
+/// limits; the destination is left as it was, the source untouched, and no history is
+/// written (a measurement for an estimate is not a run: `bench/estimate-vs-real.sh` relies on it).
 #[test]
 fn a_tool_profile_is_calibrated_on_the_destination() {
     // cp is coreutils', always there.
+    let history = tempfile::tempdir().unwrap();
+    let db = history.path().join("history.sqlite");
     let tree = tempfile::tempdir().unwrap();
     let (files, bytes) = realistic_tree(tree.path(), 11);
     std::os::unix::fs::symlink("docs0", tree.path().join("link")).unwrap();
@@ -220,10 +223,17 @@ fn a_tool_profile_is_calibrated_on_the_destination() {
             "--to",
         ])
         .arg(dest.path())
+        .arg("--db")
+        .arg(&db)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
+    assert!(
+        !db.exists(),
+        "estimate --to wrote a history at {}",
+        db.display()
+    );
     assert!(
         stderr.contains("calibrating cp on") && stderr.contains("deleted after each copy"),
         "{stderr}"
