@@ -154,9 +154,14 @@ impl Lab {
         let tm: Vec<f64> = (1..=3)
             .map(|i| self.median_in(&format!("tm{i}"), "tm-check", Some("50MB")))
             .collect();
-        let dd: Vec<f64> = (1..=3).map(|i| self.dd(&format!("dd-tm{i}"))).collect();
+        let dd = self.dd_three(|i| format!("dd-tm{i}"));
         eprintln!("tm-check 50MB runs {tm:.2?} MB/s, dd {dd:.2?} MB/s");
         (destbench::stats::median(&tm), destbench::stats::median(&dd))
+    }
+
+    /// Three `dd` runs, in the sections `name(1)`, `name(2)` and `name(3)`, MB/s.
+    fn dd_three(&self, name: impl Fn(usize) -> String) -> [f64; 3] {
+        [1, 2, 3].map(|i| self.dd(&name(i)))
     }
 
     /// `cp -r` of the guest's set and `sync`: the median of section `cp-set`'s lines of
@@ -215,16 +220,15 @@ impl Lab {
 
 /// Appends the destination's row to `target/tmp/lab-table.txt` (CI prints it): true speeds
 /// as dd measured them, destbench's figures and its verdict.
-fn table_row(what: &str, lab: &Lab) {
+fn table_row(what: &str, lab: &Lab, (tm, tm_truth): (f64, f64), cp_and_sync: f64) {
     let report = lab.report();
-    let (tm, tm_truth) = lab.tm_check_and_truth();
     let row = format!(
         "{what:<20} dd write {:6.2} (new) {:6.2} (rewrite), read {:6.2}, 50 MB new {:6.2}, cp+sync {:6.2} | destbench write {:6.2}, read {:6.2}, tm-check 50MB {:6.2}, files-copy large {:6.2} MB/s | {}\n",
         lab.dd("dd-write"),
         lab.dd("dd-rewrite"),
         lab.dd("dd-read"),
         tm_truth,
-        lab.cp_and_sync(),
+        cp_and_sync,
         lab.median("seq-write"),
         lab.median("seq-read"),
         tm,
@@ -265,7 +269,14 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
     let Some(lab) = Lab::run(dest, throttle) else {
         return;
     };
-    table_row(&format!("{dest} at {throttle} MB/s"), &lab);
+    let tm_check = lab.tm_check_and_truth();
+    let cp_and_sync = lab.cp_and_sync();
+    table_row(
+        &format!("{dest} at {throttle} MB/s"),
+        &lab,
+        tm_check,
+        cp_and_sync,
+    );
     let info = lab.section("info");
     for want in chain {
         assert!(info.contains(want), "{dest}: {want:?} not in\n{info}");
@@ -296,7 +307,7 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
             // 42.8, with the same requests and an idle device between: the guest's first write
             // after the run pays a cold start (destbench drops the caches; the emulator's code
             // too), so a 4 MB write warms up before each dd (then 41.2).
-            let (tm, truth) = lab.tm_check_and_truth();
+            let (tm, truth) = tm_check;
             assert_within(&format!("{dest} tm-check 50MB"), tm, truth, 0.05);
         }
     }
@@ -310,7 +321,7 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
     assert_within(
         &format!("{dest} files-copy large-1t-cache-on vs cp -r and sync"),
         lab.median_of("files-copy", Some("large-1t-cache-on")),
-        lab.cp_and_sync(),
+        cp_and_sync,
         0.05,
     );
     let report = lab.report();
@@ -474,7 +485,7 @@ echo "=== end"
     // SEQ1M writes go over a file laid down before; so does dd's rewrite (its first write, into
     // a new file, is printed too). One dd over the shaped link swung 7% between two runs in a
     // row (11.3 and 10.5 MB/s), so both sides take the median of three.
-    let rewrites = ["dd-rewrite-1", "dd-rewrite-2", "dd-rewrite-3"].map(|name| lab.dd(name));
+    let rewrites = lab.dd_three(|i| format!("dd-rewrite-{i}"));
     let truth = destbench::stats::median(&rewrites);
     let figure = lab.median_of("seq-write", Some("SEQ1M-Q1T1"));
     let queued = lab.median_of("seq-write", Some("SEQ1M-Q8T1"));
@@ -644,8 +655,7 @@ echo "=== end"
         let mount = lab.section(&format!("{mode}-mount"));
         assert!(mount.contains(&format!("cache={mode}")), "{mount}");
         let dd = |method: &str| {
-            let runs = (1..=3).map(|i| lab.dd(&format!("{mode}-{method}-{i}")));
-            destbench::stats::median(&runs.collect::<Vec<_>>())
+            destbench::stats::median(&lab.dd_three(|i| format!("{mode}-{method}-{i}")))
         };
         let link = dd("direct");
         for method in ["direct", "fsync"] {
@@ -655,15 +665,15 @@ echo "=== end"
             let report = lab.report_in(&section);
             assert_eq!(report["results"][0]["method"], method, "cache={mode}");
             row += &format!(" | cache={mode} {method}: dd {same_way:6.2}, destbench {figure:6.2}");
+            if (mode, method) == ("strict", "fsync") {
+                continue;
+            }
             let reps: Vec<f64> = report["results"][0]["repetitions"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .filter_map(|r| r["rate"].as_f64())
                 .collect();
-            if (mode, method) == ("strict", "fsync") {
-                continue;
-            }
             let what = format!("cifs cache={mode} seq-write {method} (runs {reps:.2?})");
             assert_within(&format!("{what} vs dd direct"), figure, link, 0.05);
             assert_within(&format!("{what} vs dd {method}"), figure, same_way, 0.05);
