@@ -85,6 +85,7 @@ pub struct Aggregate {
     pub test: TestId,
     #[serde(default)]
     pub variant: String,
+    /// The unit of `repetitions`, `aggregate` and `per_client`: the result's own.
     #[serde(default)]
     pub unit: Unit,
     /// One per repetition: all clients' bytes (or operations) over latest end − earliest start.
