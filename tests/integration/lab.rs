@@ -18,31 +18,33 @@ use crate::support::{require_root_and, skip};
 /// and `$SET_MB` (set by `Lab::run`) are what the phases move, long enough to get past qemu's
 /// initial burst.
 const GUEST: &str = r#"
-echo "=== info"
+# Each section is marked on stderr too, to tell whose complaint a line there is.
+section() { echo "=== $1"; echo "=== $1" >&2; }
+section info
 $DESTBENCH info $DEST
-echo "=== dd-write"
+section dd-write
 dd if=/dev/zero of=$DEST/truth.bin bs=1M count=$MB oflag=direct conv=fsync 2>&1 | tail -n1
-echo "=== dd-read"
+section dd-read
 dd if=$DEST/truth.bin of=/dev/null bs=1M iflag=direct 2>&1 | tail -n1
-echo "=== dd-rewrite"
+section dd-rewrite
 dd if=/dev/zero of=$DEST/truth.bin bs=1M count=$MB oflag=direct conv=notrunc,fsync 2>&1 | tail -n1
 rm -f $DEST/truth.bin
 for i in 1 2 3; do
   dd if=/dev/zero of=$DEST/warm.bin bs=1M count=4 oflag=direct conv=fsync 2>/dev/null
   rm -f $DEST/warm.bin
   sync; sleep 2
-  echo "=== dd-tm$i"
+  section dd-tm$i
   dd if=/dev/zero of=$DEST/tm.bin bs=1M count=50 oflag=direct conv=fsync 2>&1 | tail -n1
   rm -f $DEST/tm.bin
   sync; sleep 2
-  echo "=== tm$i"
-  $DESTBENCH run $DEST --tests tm-check:50MB --runs 1 --no-history --json
+  section tm$i
+  $DESTBENCH run $DEST --tests tm-check:50MB --runs 1 --no-history --json || echo "exit $?" >&2
 done
 mkdir /tmp/cpset
 for i in 1 2 3 4 5 6 7 8; do
   dd if=/dev/urandom of=/tmp/cpset/f$i bs=1M count=$((SET_MB / 8)) 2>/dev/null
 done
-echo "=== cp-set"
+section cp-set
 for i in 1 2 3; do
   sync; sleep 2
   t0=$(cut -d' ' -f1 /proc/uptime)
@@ -52,13 +54,15 @@ for i in 1 2 3; do
   rm -rf $DEST/cp$i
 done
 rm -rf /tmp/cpset
-echo "=== run"
-$DESTBENCH run $DEST --tests seq-write:SEQ1M-Q8T1,seq-read:SEQ1M-Q8T1,files-copy:large-1t-cache-on --size ${MB}M --duration 10 --sets large --set-size ${SET_MB}M --threads 1 --runs 1 --no-history --json
-echo "=== end"
+section run
+$DESTBENCH run $DEST --tests seq-write:SEQ1M-Q8T1,seq-read:SEQ1M-Q8T1,files-copy:large-1t-cache-on --size ${MB}M --duration 10 --sets large --set-size ${SET_MB}M --threads 1 --runs 1 --no-history --json || echo "exit $?" >&2
+section end
 "#;
 
 struct Lab {
     stdout: String,
+    /// The guest's stderr, shown when a section cannot be read.
+    stderr: String,
 }
 
 impl Lab {
@@ -122,14 +126,21 @@ impl Lab {
             String::from_utf8_lossy(&out.stderr),
             std::fs::read_to_string(&console).unwrap_or_default()
         );
-        Some(Lab { stdout })
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        Some(Lab { stdout, stderr })
     }
 
     fn section(&self, name: &str) -> &str {
         let start = format!("=== {name}\n");
         let from = self.stdout.find(&start).expect("the section") + start.len();
         let rest = &self.stdout[from..];
-        &rest[..rest.find("\n=== ").map_or(rest.len(), |i| i + 1)]
+        // A command that printed nothing leaves its section empty, the next marker at once.
+        let end = if rest.starts_with("=== ") {
+            0
+        } else {
+            rest.find("\n=== ").map_or(rest.len(), |i| i + 1)
+        };
+        &rest[..end]
     }
 
     /// MB/s (10^6 bytes/s) from dd's summary line: "104857600 bytes (...) copied, 5.2 s, ...".
@@ -193,7 +204,13 @@ impl Lab {
 
     /// The `run --json` document printed in section `name`.
     fn report_in(&self, name: &str) -> Value {
-        serde_json::from_str(self.section(name)).expect("run --json output")
+        let section = self.section(name);
+        serde_json::from_str(section).unwrap_or_else(|e| {
+            panic!(
+                "section {name}: run --json output: {e}\n{section}\nthe guest's stderr:\n{}",
+                self.stderr
+            )
+        })
     }
 
     fn median(&self, test: &str) -> f64 {
@@ -452,13 +469,14 @@ fn lab_nfs3_netem_is_limited_by_the_declared_link() {
     );
 }
 
-/// A share over a 100 Mbit/s netem shape, declared with --link-speed 100mbit: the chain names
-/// the mount (`chain`, with the server and NIC), the queue-depth-1 write figure is dd's (also
-/// one 1 MiB direct write at a time) in the same guest within 5%, each the median of three, and the verdict names the
-/// declared link as the limit. Like with like: at depth 1 the link idles while each write's
-/// reply comes back, where SEQ1M-Q8T1 keeps it full (NFS 4.1: 11.3 vs 12.0 MB/s). Writes
-/// only: netem in the guest shapes what the guest sends, so reads came back unshaped (48 MB/s,
-/// rightly called more than the declared link can carry).
+/// A share over a 100 Mbit/s link both ways (netem in the guest shapes what it sends, htb on
+/// the host what the server sends back), declared with --link-speed 100mbit: the chain names the mount
+/// (`chain`, with the server and NIC), the queue-depth-1 write and read figures are dd's (also
+/// one 1 MiB direct transfer at a time) in the same guest within 5%, each the median of three,
+/// and the verdict names the declared link as the limit. Like with like: at depth 1 the link
+/// idles while each reply comes back, where SEQ1M-Q8T1 keeps it full (NFS 4.1 writes: 11.3 vs
+/// 12.0 MB/s). Before reads were shaped too, they came back at 48 MB/s, rightly called more
+/// than the declared link can carry.
 fn shaped_share(dest: &str, options: &[&str], chain: &[&str]) {
     const GUEST: &str = r#"
 echo "=== info"
@@ -469,15 +487,19 @@ for i in 1 2 3; do
     echo "=== dd-rewrite-$i"
     dd if=/dev/zero of=$DEST/truth.bin bs=1M count=100 oflag=direct conv=notrunc,fsync 2>&1 | tail -n1
 done
+for i in 1 2 3; do
+    echo "=== dd-read-$i"
+    dd if=$DEST/truth.bin of=/dev/null bs=1M iflag=direct 2>&1 | tail -n1
+done
 rm -f $DEST/truth.bin
 echo "=== run"
-$DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1 --size 100M --duration 5 --runs 3 --no-history --json --link-speed 100mbit
+$DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,seq-read:SEQ1M-Q1T1,seq-read:SEQ1M-Q8T1 --size 100M --duration 5 --runs 3 --no-history --json --link-speed 100mbit || echo "exit $?" >&2
 echo "=== end"
 "#;
     let options: Vec<&str> = options
         .iter()
         .copied()
-        .chain(["--netem", "rate 100mbit"])
+        .chain(["--netem", "rate 100mbit", "--rate-in", "100mbit"])
         .collect();
     let Some(lab) = share_info(dest, &options, GUEST, chain) else {
         return;
@@ -489,11 +511,15 @@ echo "=== end"
     let truth = destbench::stats::median(&rewrites);
     let figure = lab.median_of("seq-write", Some("SEQ1M-Q1T1"));
     let queued = lab.median_of("seq-write", Some("SEQ1M-Q8T1"));
+    let reads = lab.dd_three(|i| format!("dd-read-{i}"));
+    let read_truth = destbench::stats::median(&reads);
+    let read = lab.median_of("seq-read", Some("SEQ1M-Q1T1"));
+    let read_queued = lab.median_of("seq-read", Some("SEQ1M-Q8T1"));
     let report = lab.report();
     let v = &report["verdict"];
     let summary = v["summary"].as_str().expect("a summary");
     append_row(&format!(
-        "{:<20} dd write {:6.2} (new) {truth:6.2} (rewrite, median of {rewrites:.2?}), 100 MB direct | destbench write Q1 {figure:6.2}, Q8 {queued:6.2} MB/s, median of 3 x 5 s | {summary}\n",
+        "{:<20} dd write {:6.2} (new) {truth:6.2} (rewrite, median of {rewrites:.2?}), read {read_truth:6.2} (median of {reads:.2?}), 100 MB direct | destbench write Q1 {figure:6.2}, Q8 {queued:6.2}, read Q1 {read:6.2}, Q8 {read_queued:6.2} MB/s, median of 3 x 5 s | {summary}\n",
         format!("{dest} netem 100mbit"),
         lab.dd("dd-write"),
     ));
@@ -502,6 +528,18 @@ echo "=== end"
         figure,
         truth,
         0.05,
+    );
+    assert_within(
+        &format!("{dest} seq-read SEQ1M-Q1T1 vs dd"),
+        read,
+        read_truth,
+        0.05,
+    );
+    // The shape holds what the guest receives, too: no faster than the wire's 12.5 MB/s, and
+    // not far below it (unshaped, reads came back at 48 MB/s and more).
+    assert!(
+        (10.0..=12.5 * 1.02).contains(&read_truth),
+        "{dest}: dd read {read_truth:.2} MB/s over a 100 Mbit/s shape"
     );
     assert_eq!(v["kind"], "limited-by-link", "{v}");
     assert_eq!(v["bottleneck"]["declared"], true, "{v}");
