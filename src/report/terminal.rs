@@ -10,7 +10,7 @@ use anstyle::{AnsiColor, Style as Ansi};
 
 use super::table::{Align, Table};
 use crate::probe::NodeKind;
-use crate::results::{Method, OpKind, RunReport, TestResult, Unit, Verdict};
+use crate::results::{FileSizes, Method, OpKind, RunReport, TestResult, Unit, Verdict};
 use crate::workload::Variant;
 
 /// Whether to colour the output.
@@ -342,10 +342,15 @@ fn file_sets(out: &mut String, report: &RunReport, width: usize) {
         if set.source_path.is_empty() {
             continue;
         }
+        let FileSizes {
+            file_size_p50_bytes,
+            file_size_p90_bytes,
+            file_size_max_bytes,
+        } = set.file_sizes;
         let sizes = match (
-            set.file_size_p50_bytes,
-            set.file_size_p90_bytes,
-            set.file_size_max_bytes,
+            file_size_p50_bytes,
+            file_size_p90_bytes,
+            file_size_max_bytes,
         ) {
             (Some(p50), Some(p90), Some(max)) => format!(
                 " (file sizes: median {}, p90 {}, largest {})",

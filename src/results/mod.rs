@@ -23,7 +23,8 @@ pub use cluster::{
 pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, ThrottledDetails};
 pub use headline::{HEADLINE_BLOCK, Headline};
 pub use result::{
-    FileSetInfo, Method, OpKind, Repetition, RepetitionRecord, TestResult, TestResultParts, Unit,
+    FileSetInfo, FileSizes, Method, OpKind, Repetition, RepetitionRecord, TestResult,
+    TestResultParts, Unit,
 };
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
 

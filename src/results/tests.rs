@@ -60,22 +60,13 @@ fn unknown_fields_and_values_are_tolerated_and_missing_fields_defaulted() {
 fn a_file_set_records_its_shape_and_older_sets_load_without_it() {
     let run: RunReport = serde_json::from_value(document()).unwrap();
     let old = run.results[0].file_set.as_ref().unwrap();
-    assert_eq!(
-        (
-            old.file_size_p50_bytes,
-            old.file_size_p90_bytes,
-            old.file_size_max_bytes
-        ),
-        (None, None, None)
-    );
+    assert_eq!(old.file_sizes, FileSizes::default());
     let set = FileSetInfo {
         name: "mixed".into(),
         files: 1278,
         bytes: 100_000_000,
         dirs: 129,
-        file_size_p50_bytes: Some(4702),
-        file_size_p90_bytes: Some(97_962),
-        file_size_max_bytes: Some(15_063_108),
+        file_sizes: FileSizes::known(4702, 97_962, 15_063_108),
         ..FileSetInfo::default()
     };
     let json = serde_json::to_value(&set).unwrap();

@@ -9,7 +9,7 @@ use crate::engine::tree::{Dir, TreeEngine};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
-use crate::results::{FileSetInfo, Method, Unit};
+use crate::results::{FileSetInfo, FileSizes, Method, Unit};
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::tree::{self, Outcome};
 use crate::workload::MetaOp;
@@ -39,9 +39,7 @@ pub(super) fn measure_meta(
         files: count as u64,
         bytes: 0,
         dirs: 1,
-        file_size_p50_bytes: Some(0),
-        file_size_p90_bytes: Some(0),
-        file_size_max_bytes: Some(0),
+        file_sizes: FileSizes::all(0),
         source_path: String::new(),
         generated: true,
         source_cached: None,

@@ -11,7 +11,7 @@ use crate::engine::EngineFactory;
 use crate::engine::tree::{Root, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 use crate::platform;
-use crate::results::FileSetInfo;
+use crate::results::{FileSetInfo, FileSizes};
 use crate::scratch::{self, Scratch};
 use crate::tree::{self, Outcome, Task};
 use crate::workload::SetName;
@@ -95,9 +95,7 @@ impl Sources {
                     files: summary.files,
                     bytes: summary.bytes,
                     dirs: summary.dirs,
-                    file_size_p50_bytes: Some(summary.p50),
-                    file_size_p90_bytes: Some(summary.p90),
-                    file_size_max_bytes: Some(summary.largest),
+                    file_sizes: FileSizes::known(summary.p50, summary.p90, summary.largest),
                     source_cached: residency(&root),
                     source_path: root.path().display().to_string(),
                     generated: true,
@@ -171,9 +169,11 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet>
         files: outcome.files,
         bytes: outcome.bytes,
         dirs: outcome.dirs,
-        file_size_p50_bytes: sizes.quantile(0.5),
-        file_size_p90_bytes: sizes.quantile(0.9),
-        file_size_max_bytes: sizes.max(),
+        file_sizes: FileSizes {
+            file_size_p50_bytes: sizes.quantile(0.5),
+            file_size_p90_bytes: sizes.quantile(0.9),
+            file_size_max_bytes: sizes.max(),
+        },
         source_cached: residency(&root),
         source_path: path.display().to_string(),
         generated: false,
