@@ -8,7 +8,6 @@ mod faults_history;
 mod fio_interop;
 mod history;
 mod html_report;
-mod lab;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod run_files;
