@@ -510,8 +510,12 @@ fn lab_nfs3_netem_is_limited_by_the_declared_link() {
 /// than the declared link can carry.
 ///
 /// The two sides alternate (dd's rewrite and read, then one destbench repetition of each
-/// variant, five times): on the emulated CPU the guest's own work is part of every figure, and
-/// when the host's load changed between a block of three dd runs and a block of three
+/// variant, five times), each after `sync` and the same 5 s pause: the share's files live on
+/// the host's root filesystem, mounted with `discard`, and a dd that followed destbench's
+/// deletion of its 100 MB file straight away ran 3-6% slower than the first round's (nfs3:
+/// 10.72 MB/s in round 1, 10.03-10.53 after; destbench's runs follow no deletion). They
+/// alternate at all because on the emulated CPU the guest's own work is part of every figure,
+/// and when the host's load changed between a block of three dd runs and a block of three
 /// repetitions after it, dd's rewrites came in at 10.5 MB/s and destbench's at 11.4 (9% apart,
 /// where alone they agree within 2%).
 fn shaped_share(dest: &str, options: &[&str], chain: &[&str]) {
@@ -521,10 +525,12 @@ $DESTBENCH info $DEST
 echo "=== dd-write"
 dd if=/dev/zero of=$DEST/truth.bin bs=1M count=100 oflag=direct conv=fsync 2>&1 | tail -n1
 for i in 1 2 3 4 5; do
+    sync; sleep 5
     echo "=== dd-rewrite-$i"
     dd if=/dev/zero of=$DEST/truth.bin bs=1M count=100 oflag=direct conv=notrunc,fsync 2>&1 | tail -n1
     echo "=== dd-read-$i"
     dd if=$DEST/truth.bin of=/dev/null bs=1M iflag=direct 2>&1 | tail -n1
+    sync; sleep 5
     echo "=== run-$i"
     $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,seq-read:SEQ1M-Q1T1,seq-read:SEQ1M-Q8T1 --size 100M --duration 5 --runs 1 --no-history --json --link-speed 100mbit || echo "exit $?" >&2
 done
@@ -719,10 +725,12 @@ for mode in strict none; do
   grep " $DEST " /proc/mounts
   dd if=/dev/zero of=$DEST/truth.bin bs=1M count=60 oflag=direct 2>/dev/null
   for i in 1 2 3; do
+    sync; sleep 5
     echo "=== $mode-direct-$i"
     dd if=/dev/zero of=$DEST/truth.bin bs=1M count=60 oflag=direct conv=notrunc,fsync 2>&1 | tail -n1
     echo "=== $mode-fsync-$i"
     dd if=/dev/zero of=$DEST/truth.bin bs=1M count=60 conv=notrunc,fsync 2>&1 | tail -n1
+    sync; sleep 5
     echo "=== $mode-run-direct-$i"
     $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1 --size 60M --duration 5 --runs 1 --no-history --json --link-speed 100mbit
     echo "=== $mode-run-fsync-$i"
