@@ -285,29 +285,15 @@ fn append_row(row: &str) {
         .expect("appending to the lab's table");
 }
 
-/// `got` against a truth measured several times (`samples`): within `tolerance` of their median
-/// where the truth held still (its samples within `tolerance` of each other), else within
-/// `tolerance` of the range the truth itself covered. Over a shaped link in the emulated guest,
-/// consecutive `dd` runs of one file swung 7% (10.80, 11.58, 11.44 MB/s): a median of such a
-/// truth is not known to 5%, and the test says so rather than pretend.
-fn assert_near_truth(what: &str, got: f64, samples: &[f64], tolerance: f64) {
-    let truth = destbench::stats::median(samples);
-    let low = samples.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if (high - low) / truth <= tolerance {
-        return assert_within(what, got, truth, tolerance);
-    }
-    eprintln!(
-        "{what}: the truth swung {:.1}% ({samples:.2?} MB/s); held to its range +-{:.0}%",
-        (high - low) / truth * 100.0,
-        tolerance * 100.0
-    );
-    assert!(
-        got >= low * (1.0 - tolerance) && got <= high * (1.0 + tolerance),
-        "{what}: {got:.2} MB/s outside the truth's range {samples:.2?} MB/s +-{:.0}%",
-        tolerance * 100.0
-    );
-}
+/// How far a share's write figure may be from dd's in the same guest. dd zeroes its 1 MiB
+/// buffer from /dev/zero before every write, on the emulated CPU; destbench fills its buffers
+/// once, before the clock. Over the 100 Mbit/s link that left dd 4-7% under destbench at queue
+/// depth 1 on every share when the lab ran alone (nfs3 10.39 vs 11.14, nfs4 10.38 vs 11.16,
+/// cifs 10.59 vs 11.33 MB/s; medians of five alternating rounds). Subtracting the time dd
+/// takes to read as much from /dev/zero alone over-corrected (11.91 MB/s against destbench's
+/// 10.98), so the gap is allowed for, not corrected, and the 5% is not claimed for
+/// share writes (reads, where dd writes to /dev/null, are held to 5%).
+const SHARE_WRITE_TOLERANCE: f64 = 0.08;
 
 fn assert_within(what: &str, got: f64, truth: f64, tolerance: f64) {
     let off = (got - truth).abs() / truth;
@@ -503,7 +489,8 @@ fn lab_nfs3_netem_is_limited_by_the_declared_link() {
 /// A share over a 100 Mbit/s link both ways (netem in the guest shapes what it sends, htb on
 /// the host what the server sends back), declared with --link-speed 100mbit: the chain names the mount
 /// (`chain`, with the server and NIC), the queue-depth-1 write and read figures are dd's (also
-/// one 1 MiB direct transfer at a time) in the same guest within 5%, each the median of five,
+/// one 1 MiB direct transfer at a time) in the same guest (writes within 8%, see
+/// [`SHARE_WRITE_TOLERANCE`], reads within 5%), each the median of five,
 /// and the verdict names the declared link as the limit. Like with like: at depth 1 the link
 /// idles while each reply comes back, where SEQ1M-Q8T1 keeps it full (NFS 4.1 writes: 11.3 vs
 /// 12.0 MB/s). Before reads were shaped too, they came back at 48 MB/s, rightly called more
@@ -575,16 +562,16 @@ echo "=== end"
         format!("{dest} netem 100mbit"),
         lab.dd("dd-write"),
     ));
-    assert_near_truth(
+    assert_within(
         &format!("{dest} seq-write SEQ1M-Q1T1 vs dd"),
         figure,
-        &rewrites,
-        0.05,
+        truth,
+        SHARE_WRITE_TOLERANCE,
     );
-    assert_near_truth(
+    assert_within(
         &format!("{dest} seq-read SEQ1M-Q1T1 vs dd"),
         read,
-        &reads,
+        read_truth,
         0.05,
     );
     // The shape holds what the guest receives, too: no faster than the wire's 12.5 MB/s, and
@@ -710,7 +697,7 @@ echo "=== end"
 /// `cache=none`, and on each `dd` and destbench write the same 60 MB file both ways. Every
 /// destbench figure (median of 3 x 5 s, SEQ1M-Q1T1) must say how it was measured (`direct`,
 /// `fsync`). The direct ones, and with `cache=none` the buffered one too (the mount sends every
-/// write on), must be the link's: within 5% of `dd` writing directly and of `dd` writing the
+/// write on), must be the link's: within 8% ([`SHARE_WRITE_TOLERANCE`]) of `dd` writing directly and of `dd` writing the
 /// same way (medians of three, the two tools alternating, as in `shaped_share`). Through
 /// `cache=strict`'s page cache both tools varied from run
 /// to run (`dd` 10.5-11.05, destbench once 8.6 where it gave 11.5 three times), so that figure
@@ -768,8 +755,18 @@ echo "=== end"
                 continue;
             }
             let what = format!("cifs cache={mode} seq-write {method} (runs {reps:.2?})");
-            assert_near_truth(&format!("{what} vs dd direct"), figure, &link, 0.05);
-            assert_near_truth(&format!("{what} vs dd {method}"), figure, &same_way, 0.05);
+            let (link, same_way) = (
+                destbench::stats::median(&link),
+                destbench::stats::median(&same_way),
+            );
+            let tolerance = SHARE_WRITE_TOLERANCE;
+            assert_within(&format!("{what} vs dd direct"), figure, link, tolerance);
+            assert_within(
+                &format!("{what} vs dd {method}"),
+                figure,
+                same_way,
+                tolerance,
+            );
         }
     }
     append_row(&format!("{row} MB/s\n"));
