@@ -244,6 +244,14 @@ impl EngineFactory {
         }
     }
 
+    /// Under `auto`, queue depths above 1 go to worker threads rather than io_uring, for
+    /// `reason` (a destination where io_uring is known to measure less than the threads do).
+    pub fn prefer_threads(&mut self, reason: String) {
+        if self.choice == EngineChoice::Auto && self.uring_problem.is_none() {
+            self.uring_problem = Some(reason);
+        }
+    }
+
     /// Why io_uring is not used under `auto`, if it is not.
     pub fn uring_problem(&self) -> Option<&str> {
         self.uring_problem.as_deref()

@@ -128,14 +128,25 @@ impl Lab {
             .arg("--script")
             .arg(&script);
         cmd.args(options).arg(dest);
-        let out = cmd.output().expect("running scripts/lab");
+        let mut out = cmd.output().expect("running scripts/lab");
+        // The emulated disk itself can stop answering: in CI the NVMe guest's journal and
+        // `sync` waited on a request for over 6 minutes, the kernel reporting hung tasks, till
+        // the timeout. That is the emulator, not a figure, so such a guest is booted once more
+        // and the table says so; a second hang fails the test.
+        let console_text = || std::fs::read_to_string(&console).unwrap_or_default();
+        if out.status.code() == Some(125) && console_text().contains("blocked for more than") {
+            append_row(&format!(
+                "{dest:<20} the guest's disk stopped answering (the kernel reported hung tasks); booted again\n"
+            ));
+            out = cmd.output().expect("running scripts/lab");
+        }
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success() && stdout.contains("=== end"),
             "lab {dest}: {}\nstdout:\n{stdout}\nstderr:\n{}\nconsole:\n{}",
             out.status,
             String::from_utf8_lossy(&out.stderr),
-            std::fs::read_to_string(&console).unwrap_or_default()
+            console_text()
         );
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         Some(Lab { stdout, stderr })
@@ -390,12 +401,13 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
     // device up, which costs more the faster the device (2-3% under dd at 5-20 MB/s, 9% at 40;
     // `cp` then `sync` lose the same: 36.1 and 37.2 MB/s where destbench copied at 37.2).
     // (Four threads with fsync per file once ended in an I/O error of the emulated NVMe disk:
-    // left out.)
+    // left out.) Within 7%, the bound for this copy: `cp`'s own median moves more
+    // than dd's (usb2 at 8 MB/s: 6.96 MB/s in one CI run, 6.78 in the next).
     assert_within(
         &format!("{dest} files-copy large-1t-cache-on vs cp -r and sync"),
         lab.median_of("files-copy", Some("large-1t-cache-on")),
         cp_and_sync,
-        0.05,
+        0.07,
     );
     let report = lab.report();
     let v = &report["verdict"];
