@@ -548,9 +548,10 @@ fn lab_nfs3_netem_is_limited_by_the_declared_link() {
 /// deletion of its 100 MB file straight away ran 3-6% slower. They alternate at all because on
 /// the emulated CPU the guest's own work is part of every figure, and the host's load can
 /// change between one block of runs and the next. One dd rewrite is printed beside them, not
-/// held (see [`SHARE_TOLERANCE`]). (A share in the host's memory, tmpfs, would need no pause,
-/// but there Samba's queue-depth-8 figures fell to 40% of the link, 4.8 MB/s written and 4.3
-/// read where depth 1 still gave 11.0 and 12.5, so the servers stay on a disk.)
+/// held (see [`SHARE_TOLERANCE`]). (A share in the host's memory, tmpfs, would need no pause;
+/// tried once, Samba's queue-depth-8 figures fell to 40% of the link there, which was most
+/// likely io_uring on cifs, since seen on the disk too and now avoided by the `auto` engine;
+/// tmpfs was not tried again.)
 fn shaped_share(dest: &str, options: &[&str], chain: &[&str]) {
     const GUEST: &str = r#"
 echo "=== info"
