@@ -133,15 +133,8 @@ pub fn run_with(
 ) -> Result<RunReport> {
     let started = SystemTime::now();
     let mut engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
-    // On an SMB share the kernel's cifs client served io_uring's queued direct requests late
-    // and in bunches: in the lab (Debian 6.1, Samba, 100 Mbit/s) SEQ1M-Q8T1 through io_uring
-    // wrote 6.4-11.3 MB/s and read 9.5-12.2 with p99 latencies of 1.5-1.7 s, where eight
-    // worker threads wrote 11.8-11.9 and read 12.5, every time. NFS showed no such gap.
-    let filesystem = chain.as_ref().and_then(|c| c.root.get("filesystem"));
-    if let Some(fs @ ("cifs" | "smb3")) = filesystem {
-        engines.prefer_threads(format!(
-            "not on {fs}: its queued direct I/O came back late and in bunches"
-        ));
+    if let Some(filesystem) = chain.as_ref().and_then(|c| c.root.get("filesystem")) {
+        engines.suit_filesystem(filesystem);
     }
     scratch::check_destination(&plan.destination)?;
     if let Some(source) = &plan.source {
