@@ -331,48 +331,6 @@ fn cifs_over_gigabit_ethernet() {
     );
 }
 
-/// Time Machine's 500 small files on a share, each taking `ms` until durable (median).
-fn small_files(ms: f64) -> TestResult {
-    let mut r = result(TestId::TmCheck, "500x4KB", 4096.0 / (ms * 1e3));
-    r.op_kind = crate::results::OpKind::File;
-    r.latency_us = Some(crate::stats::LatencySummary {
-        p50: ms * 1e3,
-        p99: ms * 2e3,
-        p999: ms * 3e3,
-        mean: ms * 1e3,
-        max: ms * 4e3,
-    });
-    r
-}
-
-/// A share's per-file cost is named with what it is made of: far more than a 4 KB transfer at
-/// the measured rate is round trips; about that much is bandwidth.
-#[test]
-fn share_per_file_cost_says_round_trips_or_bandwidth() {
-    let c = chain("cifs-gige", "/mnt/nas");
-    let mut results = seq(100.0, 110.0);
-    results.push(small_files(12.0));
-    let v = judge(Some(&c), &results);
-    assert!(
-        v.details.contains(&"small files: each 4 KB file takes ~12.0 ms until durable over the network (tm-check 500x4KB, median): round trips, not bandwidth (its 4 KB take 0.04 ms at 100 MB/s)".to_string()),
-        "{:?}",
-        v.details
-    );
-    // A slow link: 4 KB at 1 MB/s is 4.1 ms, so 5 ms a file is the bytes, not the waits.
-    let mut results = seq(1.0, 1.0);
-    results.push(small_files(5.0));
-    let v = judge(Some(&c), &results);
-    let line = v
-        .details
-        .iter()
-        .find(|d| d.starts_with("small files"))
-        .expect("the line");
-    assert!(
-        line.contains(": mostly bandwidth (its 4 KB take 4.10 ms at 1 MB/s)"),
-        "{line}"
-    );
-}
-
 #[test]
 fn nfs_over_wifi() {
     let c = chain("nfs-wifi", "/mnt/nfs");
@@ -474,3 +432,6 @@ fn unknown_mount_point_is_an_error_not_a_panic() {
     let e = probe(Path::new("/x"), &roots, None).unwrap_err();
     assert!(e.to_string().contains("mountinfo"), "{e}");
 }
+
+/// A share's per-file cost, and what it is made of.
+mod per_file_tests;

@@ -1,0 +1,82 @@
+//! A share's per-file cost in the verdict: where it is measured from, and whether it is round
+//! trips or bandwidth.
+
+use super::{chain, result, seq};
+use crate::results::TestResult;
+use crate::verdict::judge;
+use crate::workload::TestId;
+
+/// Time Machine's 500 small files on a share, each taking `ms` until durable (median).
+fn small_files(ms: f64) -> TestResult {
+    let mut r = result(TestId::TmCheck, "500x4KB", 4096.0 / (ms * 1e3));
+    r.op_kind = crate::results::OpKind::File;
+    r.latency_us = Some(crate::stats::LatencySummary {
+        p50: ms * 1e3,
+        p99: ms * 2e3,
+        p999: ms * 3e3,
+        mean: ms * 1e3,
+        max: ms * 4e3,
+    });
+    r
+}
+
+/// A share's per-file cost is named with what it is made of: far more than a 4 KB transfer at
+/// the measured rate is round trips; about that much is bandwidth.
+#[test]
+fn share_per_file_cost_says_round_trips_or_bandwidth() {
+    let c = chain("cifs-gige", "/mnt/nas");
+    let mut results = seq(100.0, 110.0);
+    results.push(small_files(12.0));
+    let v = judge(Some(&c), &results);
+    assert!(
+        v.details.contains(&"small files: each 4 KB file takes ~12.0 ms until durable over the network, 32 in flight (tm-check 500x4KB, median; each also waits for the others): round trips, not bandwidth (its 4 KB take 0.04 ms at 100 MB/s)".to_string()),
+        "{:?}",
+        v.details
+    );
+    // A slow link: 4 KB at 1 MB/s is 4.1 ms, so 5 ms a file is the bytes, not the waits.
+    let mut results = seq(1.0, 1.0);
+    results.push(small_files(5.0));
+    let v = judge(Some(&c), &results);
+    let line = v
+        .details
+        .iter()
+        .find(|d| d.starts_with("small files"))
+        .expect("the line");
+    assert!(
+        line.contains(": mostly bandwidth (its 4 KB take 4.10 ms at 1 MB/s)"),
+        "{line}"
+    );
+}
+
+/// The small set copied one file after another, each fsync'd: `files` files of `bytes` in all,
+/// at `per_s` files a second.
+fn one_file_at_a_time(files: u64, bytes: u64, per_s: f64) -> TestResult {
+    let mut r = result(TestId::FilesCopy, "small-1t-cache-off", 1.0);
+    r.op_kind = crate::results::OpKind::File;
+    r.ops_per_s_median = per_s;
+    r.file_set = Some(crate::results::FileSetInfo {
+        name: "small".into(),
+        files,
+        bytes,
+        ..Default::default()
+    });
+    r
+}
+
+/// Where the small set was copied one file after another, that is the per-file cost: each file
+/// waits for its own round trips only, where Time Machine's 32 in flight also wait for each
+/// other. The line names the files' mean size and how the cost was measured.
+#[test]
+fn share_per_file_cost_prefers_one_file_at_a_time() {
+    let c = chain("cifs-gige", "/mnt/nas");
+    let mut results = seq(100.0, 110.0);
+    results.push(small_files(90.0));
+    results.push(one_file_at_a_time(200, 200 * 16384, 40.0));
+    let v = judge(Some(&c), &results);
+    assert_eq!(v.per_file_ms, Some(25.0));
+    assert!(
+        v.details.contains(&"small files: each 16 KiB file takes ~25.0 ms copied one after another, each fsync'd (files-copy small-1t-cache-off, median): round trips, not bandwidth (its 16 KiB take 0.16 ms at 100 MB/s)".to_string()),
+        "{:?}",
+        v.details
+    );
+}
