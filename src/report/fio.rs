@@ -63,7 +63,8 @@ fn run_jobs(out: &mut String, r: &RunRecord) {
          ; the first job, untimed as destbench's, and deletes it after the last (unlink=1).\n\
          ; overwrite=1 makes it write the file's data then, as destbench does, even for write\n\
          ; jobs: without it fio only fallocates, and each direct write into an unwritten\n\
-         ; extent pays for converting it (4K writes ran 1.3-1.7x slower on ext4).\n\
+         ; extent pays for converting it (on ext4 fio's 4K writes then ran at 0.58-0.74x\n\
+         ; destbench's; with it, 0.93-1.17x, no difference the sign test could show).\n\
          ; destbench's buffers of 512 KiB and more are in 2 MiB pages, so a 1 MiB request\n\
          ; reaches the device whole; to match, reserve huge pages (as root: echo 64 >\n\
          ; /proc/sys/vm/nr_hugepages) and add --iomem=shmhuge --hugepage-size=2m to fio's\n\
