@@ -218,7 +218,7 @@ struct PerFile {
     /// The files' mean size, bytes, and as the line names it.
     bytes: f64,
     size: String,
-    how: &'static str,
+    how: String,
 }
 
 impl PerFile {
@@ -244,7 +244,9 @@ impl PerFile {
                 ms: 1e3 / r.ops_per_s_median,
                 bytes,
                 size: crate::units::format_bytes(bytes.round() as u64),
-                how: "copied one after another, each fsync'd (files-copy small-1t-cache-off, median)",
+                how:
+                    "copied one after another, each fsync'd (files-copy small-1t-cache-off, median)"
+                        .into(),
             });
         }
         let concurrent = results
@@ -255,8 +257,11 @@ impl PerFile {
             bytes: 4096.0,
             // Time Machine's own unit: its "4 KB" files are 4096 bytes.
             size: "4 KB".into(),
-            how: "until durable over the network, 32 in flight (tm-check 500x4KB, median; each \
-                  also waits for the others)",
+            how: format!(
+                "until durable over the network, {} in flight (tm-check 500x4KB, median; each \
+                 also waits for the others)",
+                concurrent.queue_depth
+            ),
         })
     }
 }
@@ -269,7 +274,7 @@ fn push_per_file(v: &mut Verdict, per_file: Option<&PerFile>) {
         ms,
         bytes,
         ref size,
-        how,
+        ref how,
     }) = per_file
     else {
         return;
