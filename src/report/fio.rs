@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use super::Exporter;
 use crate::engine::EngineKind;
 use crate::history::RunRecord;
+use crate::results::fio::LAY_DOWN_JOB;
 use crate::results::{Method, TestResult};
 use crate::workload::{self, Direction, Pattern, SuiteOptions, Workload};
 
@@ -59,12 +60,14 @@ fn run_jobs(out: &mut String, r: &RunRecord) {
         "; destbench run {} ({}): its block variants as fio jobs, one after another.\n\
          ; Run: fio --output-format=json --output=fio.json THIS_FILE\n\
          ; then: destbench import-fio fio.json, and destbench compare {} ID.\n\
-         ; fio lays {FIO_FILE} (the block-test file size) down in the directory below before\n\
-         ; the first job, untimed as destbench's, and deletes it after the last (unlink=1).\n\
-         ; overwrite=1 makes it write the file's data then, as destbench does, even for write\n\
-         ; jobs: without it fio only fallocates, and each direct write into an unwritten\n\
-         ; extent pays for converting it (on ext4 fio's 4K writes then ran at 0.58-0.74x\n\
-         ; destbench's; with it, 0.93-1.17x, no difference the sign test could show).\n\
+         ; The first job, {LAY_DOWN_JOB}, writes {FIO_FILE} (the block-test file size) in the\n\
+         ; directory below as destbench lays its test file down before its block tests: 1 MiB\n\
+         ; requests, 8 in flight, direct when the run was, then a flush. destbench import-fio\n\
+         ; leaves it out. The file is deleted after the last job (unlink=1). How the file was\n\
+         ; written matters to what follows: laid down by fio's own buffered layout\n\
+         ; (overwrite=1), 4K random direct writes over it ran at 0.5-0.6x destbench's on a\n\
+         ; host-cached virtual disk; laid down as destbench does, at 0.9-1.2x. Without either,\n\
+         ; fio only fallocates, and each direct write pays for converting an unwritten extent.\n\
          ; destbench's buffers of 512 KiB and more are in 2 MiB pages, so a 1 MiB request\n\
          ; reaches the device whole; to match, reserve huge pages (as root: echo 64 >\n\
          ; /proc/sys/vm/nr_hugepages) and add --iomem=shmhuge --hugepage-size=2m to fio's\n\
@@ -76,20 +79,30 @@ fn run_jobs(out: &mut String, r: &RunRecord) {
     let _ = writeln!(
         out,
         "[global]\ndirectory={}\nfilename={FIO_FILE}\nsize={}\ntime_based=1\nruntime={}\n\
-         randrepeat=0\noverwrite=1\nthread=1\ngroup_reporting=1\n",
+         randrepeat=0\nthread=1\ngroup_reporting=1\n",
         run.destination.path.display(),
         s.file_size_bytes,
         // fio takes whole seconds by default; milliseconds keep a fractional duration.
         format_args!("{}ms", (s.block_duration_s * 1000.0).round() as u64)
     );
-    let jobs: Vec<String> = run
+    let block_results: Vec<(&TestResult, Direction, Pattern)> = run
         .results
         .iter()
-        .filter_map(|res| {
-            let (direction, pattern) = block_shape(res)?;
-            Some(job(res, direction, pattern, s.file_size_bytes))
-        })
+        .filter_map(|res| block_shape(res).map(|(d, p)| (res, d, p)))
         .collect();
+    let mut jobs: Vec<String> = block_results
+        .iter()
+        .map(|&(res, direction, pattern)| job(res, direction, pattern, s.file_size_bytes))
+        .collect();
+    if !jobs.is_empty() {
+        let direct = block_results
+            .iter()
+            .any(|(res, ..)| res.method == Method::Direct);
+        let uring = block_results
+            .iter()
+            .any(|(res, ..)| res.engine == EngineKind::Uring);
+        jobs.insert(0, lay_down_job(direct, uring));
+    }
     for (i, job) in jobs.iter().enumerate() {
         out.push_str(job);
         if i + 1 == jobs.len() {
@@ -104,6 +117,24 @@ fn run_jobs(out: &mut String, r: &RunRecord) {
             "; this run has no block variants (seq-*, 4k-* at SEQ/RND), nothing for fio to repeat\n"
         );
     }
+}
+
+/// Writes the whole file, untimed by destbench's measure, as `runner::block` lays its test file
+/// down: sequential 1 MiB requests, 8 in flight with io_uring where the run used it (else one at
+/// a time: what shapes the file is direct or not, not how many requests wrote it), direct where
+/// the run was, flushed at the end. Not time-based, whatever the global section says, and no
+/// fallocate (destbench writes the file's extents as it goes).
+fn lay_down_job(direct: bool, uring: bool) -> String {
+    let mut out = format!(
+        "[{LAY_DOWN_JOB}]\nstonewall\nrw=write\nbs=1m\ndirect={}\ntime_based=0\nfallocate=none\nend_fsync=1\n",
+        u8::from(direct)
+    );
+    if uring {
+        out.push_str("ioengine=io_uring\niodepth=8\nfixedbufs=1\n");
+    } else {
+        out.push_str("ioengine=psync\niodepth=1\n");
+    }
+    out
 }
 
 /// One job's section, without its closing blank line.
@@ -180,6 +211,12 @@ mod tests {
         };
         let text = FioJobs.serialize(&[record]);
         assert!(text.contains("directory=/mnt/nas\n") && text.contains("runtime=500ms\n"));
+        // The file is laid down first, direct as the run's direct results were, with io_uring
+        // as the run used it, and not time-based.
+        let lay_down = text.find("[lay-down]\nstonewall\nrw=write\nbs=1m\ndirect=1\ntime_based=0\nfallocate=none\nend_fsync=1\nioengine=io_uring\niodepth=8\n");
+        assert!(lay_down.is_some(), "{text}");
+        assert!(lay_down < text.find("[seq-read.SEQ1M-Q8T1]"), "{text}");
+        assert!(!text.contains("\noverwrite=1\n"), "{text}");
         assert!(text.contains(
             "[seq-read.SEQ1M-Q8T1]\nstonewall\nrw=read\nbs=1048576\ndirect=1\nioengine=io_uring\niodepth=8\n"
         ), "{text}");

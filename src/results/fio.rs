@@ -15,6 +15,10 @@ use crate::engine::EngineKind;
 use crate::stats::LatencySummary;
 use crate::workload::TestId;
 
+/// The job of an exported job file (`export --format fio`) that writes the test file before the
+/// measured jobs, as destbench lays its own down: not a measurement, so not imported.
+pub const LAY_DOWN_JOB: &str = "lay-down";
+
 /// A size as fio writes it in job options: bytes, or a number with k/m/g/t (powers of 1024, fio's
 /// default `kb_base`), optionally followed by `i`/`b`.
 fn fio_size(text: &str) -> Option<u64> {
@@ -182,9 +186,12 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
     let version = doc["fio version"]
         .as_str()
         .ok_or("not fio JSON output: no \"fio version\" field")?;
-    let jobs = doc["jobs"]
+    let jobs: Vec<&Value> = doc["jobs"]
         .as_array()
-        .ok_or("not fio JSON output: no \"jobs\" list")?;
+        .ok_or("not fio JSON output: no \"jobs\" list")?
+        .iter()
+        .filter(|job| job["jobname"] != LAY_DOWN_JOB)
+        .collect();
     let global = &doc["global options"];
     let mut results = Vec::new();
     let mut engines: Vec<String> = Vec::new();
@@ -192,7 +199,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
     let mut warnings = vec![format!(
         "imported from {version} JSON: its figures are fio's, each job measured once; latencies are fio's completion latencies (clat)"
     )];
-    for job in jobs {
+    for &job in &jobs {
         let o = Options { job, global };
         // A job that failed measured nothing worth keeping.
         if let Some(error) = job["error"].as_i64().filter(|&e| e != 0) {
@@ -214,7 +221,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
         return Err("the fio result has no job that read or wrote anything".into());
     }
     let first = Options {
-        job: &jobs[0],
+        job: jobs[0],
         global,
     };
     let directory = first.get("directory").unwrap_or_default();
@@ -232,7 +239,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
         settings: RunSettings {
             runs: 1,
             file_size_bytes: first.number("size", 0),
-            block_duration_s: f64_at(&jobs[0], "job_runtime") / 1e3,
+            block_duration_s: f64_at(jobs[0], "job_runtime") / 1e3,
             engine,
             label: label.or_else(|| Some(version.to_string())),
             imported_from: Some(version.to_string()),
@@ -254,6 +261,11 @@ mod tests {
       "fio version": "fio-3.33", "timestamp": 1700000000,
       "global options": { "directory": "/mnt/nas", "size": "16777216", "runtime": "500ms" },
       "jobs": [
+        { "jobname": "lay-down", "job_runtime": 900,
+          "job options": { "rw": "write", "bs": "1m", "direct": "1", "ioengine": "io_uring" },
+          "read": { "io_bytes": 0 },
+          "write": { "io_bytes": 16777216, "bw_bytes": 18641351, "iops": 17.7, "runtime": 900,
+                     "total_ios": 16 } },
         { "jobname": "seq-read.SEQ1M-Q8T1", "job_runtime": 500, "usr_cpu": 1.0, "sys_cpu": 3.0,
           "job options": { "rw": "read", "bs": "1048576", "direct": "1", "ioengine": "io_uring",
                            "iodepth": "8" },
@@ -275,6 +287,7 @@ mod tests {
         assert_eq!(run.settings.label.as_deref(), Some("fio-3.33"));
         assert_eq!(run.settings.imported_from.as_deref(), Some("fio-3.33"));
         assert_eq!(run.destination.path, std::path::PathBuf::from("/mnt/nas"));
+        // The exported file's lay-down job is not a measurement.
         assert_eq!(run.results.len(), 2, "{:?}", run.results);
         let seq = &run.results[0];
         assert_eq!(
