@@ -210,6 +210,7 @@ fn calibrate(target: &Path, tool: Tool, sets: &calibration::Sets) -> Result<Vec<
             bytes: shape.bytes,
             block_bytes: shape.block_bytes,
             seconds: Vec::new(),
+            sizes: Some(shape.sizes.clone()),
         })
         .collect();
     for _ in 0..ROUNDS {

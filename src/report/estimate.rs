@@ -105,10 +105,18 @@ pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate])
                 let c = &est.costs;
                 let _ = writeln!(
                     out,
-                    "  model: {:.2} s once + {:.2} ms per directory + {:.2} ms per file + bytes at {:.1} MB/s + block slack at {}, fitted to {} (residual {:.1}%)",
+                    "  model: {:.2} s once + {:.2} ms per directory + {:.2} ms per file + bytes{} at {:.1} MB/s + block slack at {}, fitted to {} (residual {:.1}%)",
                     c.start_s,
                     c.per_dir_s * 1e3,
                     c.per_file_s * 1e3,
+                    if c.hidden_bytes_per_file > 0.0 {
+                        format!(
+                            " beyond each file's first {} (they cross during its fixed cost)",
+                            format_bytes(c.hidden_bytes_per_file as u64)
+                        )
+                    } else {
+                        String::new()
+                    },
                     c.bytes_per_s / 1e6,
                     if c.slack_s_per_byte > 0.0 {
                         format!("{:.1} MB/s", 1e-6 / c.slack_s_per_byte)

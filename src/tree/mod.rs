@@ -10,6 +10,7 @@
 //! without following symlinks; destinations are created exclusively.
 
 mod file;
+mod fine_sizes;
 mod lanes;
 pub mod scan;
 mod skipped;

@@ -25,6 +25,7 @@ use crate::platform;
 use crate::workload::fileset::FileSizes;
 use rustix::fs::FileType;
 
+use super::fine_sizes::FineSizes;
 use super::{Listed, Skipped};
 
 /// File-size classes the survey counts, by upper bound (exclusive); the last one is open. The
@@ -44,6 +45,10 @@ pub struct SizeHistogram {
     /// The sizes rounded up to whole 4 KiB blocks: what a block device writes (the estimate
     /// prices the difference, the slack, as the destination measures it).
     pub block_bytes: [u64; CLASS_BOUNDS.len() + 1],
+    /// The same files in narrow bins, for what the classes are too coarse for: the bytes
+    /// beyond a given size in each file ([`SizeHistogram::bytes_beyond`]).
+    #[serde(skip)]
+    pub fine: FineSizes,
 }
 
 impl SizeHistogram {
@@ -55,6 +60,7 @@ impl SizeHistogram {
         self.files[class] += 1;
         self.bytes[class] += size;
         self.block_bytes[class] += size.div_ceil(BLOCK) * BLOCK;
+        self.fine.add(size);
     }
 
     pub fn merge(&mut self, other: &SizeHistogram) {
@@ -63,6 +69,22 @@ impl SizeHistogram {
             self.bytes[class] += other.bytes[class];
             self.block_bytes[class] += other.block_bytes[class];
         }
+        self.fine.merge(&other.fine);
+    }
+
+    /// The sum over the files in `range` (bytes, `None` open above) of each file's bytes beyond
+    /// its first `skip`: `Σ max(0, size − skip)`. Exact for the bins wholly above or below
+    /// `skip`; the one bin that straddles it is taken at its mean size. `skip` 0 gives the
+    /// bytes.
+    pub fn bytes_beyond(&self, skip: f64, range: (u64, Option<u64>)) -> f64 {
+        let f = &self.fine;
+        (0..f.files.len())
+            .filter(|&k| {
+                let low = FineSizes::low(k);
+                low >= range.0 && range.1.is_none_or(|high| low < high)
+            })
+            .map(|k| (f.bytes[k] as f64 - skip * f.files[k] as f64).max(0.0))
+            .sum()
     }
 
     pub fn total_files(&self) -> u64 {

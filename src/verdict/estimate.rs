@@ -82,6 +82,7 @@ pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement
                 files: set.files,
                 bytes: set.bytes,
                 block_bytes: set.bytes,
+                sizes: None,
                 // A repetition may have copied the set several times to last --min-time.
                 seconds: r
                     .repetitions
@@ -105,6 +106,10 @@ pub struct CopyMeasurement {
     pub block_bytes: u64,
     /// Seconds of each repetition.
     pub seconds: Vec<f64>,
+    /// Every file's size, where known (the calibration sets; not a stored run's file sets):
+    /// what the overlap of per-file costs with the bytes is fitted to.
+    #[serde(skip)]
+    pub sizes: Option<SizeHistogram>,
 }
 
 /// What the model needs of a tree.
@@ -128,11 +133,13 @@ const START: usize = 4;
 const BLOCKS: usize = 5;
 const TERMS: usize = 6;
 
-fn features(dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> Vec<f64> {
+/// The model's inputs for a copy. `beyond` is the data term: the bytes, or with an overlap the
+/// bytes of each file beyond the first `hidden_bytes_per_file` (see [`Costs`]).
+fn features(dirs: u64, files: u64, bytes: u64, block_bytes: u64, beyond: f64) -> Vec<f64> {
     vec![
         dirs as f64,
         files as f64,
-        bytes as f64,
+        beyond,
         block_bytes.saturating_sub(bytes) as f64,
         // Every copy starts once: the tool's start (rsync's file list) and the final flush.
         1.0,
@@ -152,31 +159,40 @@ pub struct Costs {
     pub slack_s_per_byte: f64,
     /// Seconds a copy costs once, whatever its size: the tool's start, the final flush.
     pub start_s: f64,
+    /// The overlap: each file's first bytes that cross while its fixed costs are paid, so cost
+    /// no time of their own. 0 where the two add up (a disk: the data waits in the page cache
+    /// for one flush at the end); on a share that pipelines (sshfs: cp does a file's round
+    /// trips while the previous files' bytes are still on the link), a file of this size or
+    /// less costs its fixed cost alone. Fitted where the sets' file sizes are known.
+    pub hidden_bytes_per_file: f64,
 }
 
 impl Costs {
-    fn from_vector(c: &[f64]) -> Costs {
+    fn from_vector(c: &[f64], hidden_bytes_per_file: f64) -> Costs {
         Costs {
             per_dir_s: c[DIRS],
             per_file_s: c[FILES],
             bytes_per_s: 1.0 / (c[BYTES] + c[BLOCKS]),
             slack_s_per_byte: c[SLACK] + c[BLOCKS],
             start_s: c[START],
+            hidden_bytes_per_file,
         }
     }
 
     /// Seconds to copy `files` files of `bytes` (`block_bytes` rounded up to blocks) in
-    /// `dirs` directories.
+    /// `dirs` directories, with no overlap (see [`Costs::hidden_bytes_per_file`]).
     pub fn seconds(&self, dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> f64 {
-        self.split(dirs, files, bytes, block_bytes).total()
+        self.split(dirs, files, bytes, block_bytes, bytes as f64)
+            .total()
     }
 
-    fn split(&self, dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> Shares {
+    /// `beyond`: the files' bytes beyond the first `hidden_bytes_per_file` of each.
+    fn split(&self, dirs: u64, files: u64, bytes: u64, block_bytes: u64, beyond: f64) -> Shares {
         Shares {
             start_s: self.start_s,
             directories_s: dirs as f64 * self.per_dir_s,
             per_file_s: files as f64 * self.per_file_s,
-            bandwidth_s: bytes as f64 / self.bytes_per_s
+            bandwidth_s: beyond / self.bytes_per_s
                 + block_bytes.saturating_sub(bytes) as f64 * self.slack_s_per_byte,
         }
     }
@@ -242,11 +258,21 @@ pub enum EstimateError {
     Inconsistent { detail: String },
 }
 
-/// One sample per repetition, or per measurement with its repetitions reduced by `pick`.
-fn samples(measurements: &[CopyMeasurement], pick: Option<fn(&[f64]) -> f64>) -> Vec<Sample> {
+/// One sample per repetition, or per measurement with its repetitions reduced by `pick`, with
+/// `hidden` bytes of each file overlapped (None where a set's sizes are not known).
+fn samples(
+    measurements: &[CopyMeasurement],
+    pick: Option<fn(&[f64]) -> f64>,
+    hidden: f64,
+) -> Option<Vec<Sample>> {
     let mut out = Vec::new();
     for m in measurements.iter().filter(|m| !m.seconds.is_empty()) {
-        let x = features(m.dirs, m.files, m.bytes, m.block_bytes);
+        let beyond = if hidden == 0.0 {
+            m.bytes as f64
+        } else {
+            m.sizes.as_ref()?.bytes_beyond(hidden, (0, None))
+        };
+        let x = features(m.dirs, m.files, m.bytes, m.block_bytes, beyond);
         match pick {
             Some(pick) => out.push(Sample {
                 x,
@@ -258,7 +284,7 @@ fn samples(measurements: &[CopyMeasurement], pick: Option<fn(&[f64]) -> f64>) ->
             })),
         }
     }
-    out
+    Some(out)
 }
 
 /// Whether fitted coefficients can be costs: none negative, data that costs something, and a
@@ -269,9 +295,12 @@ fn physical(c: &[f64]) -> bool {
 
 /// Fits with the files term, one way of costing the data (bytes only, bytes and slack apart, or
 /// whole blocks) and whichever of the directory and start terms the samples determine with
-/// physical costs; the best fit (least residual) of those.
-fn fit_terms(samples: &[Sample]) -> Option<(Vec<usize>, Vec<f64>)> {
-    let data: [&[usize]; 3] = [&[BYTES], &[BYTES, SLACK], &[BLOCKS]];
+/// physical costs; the best fit (least residual) of those. With `hidden` bytes overlapped
+/// (a share), the data is its bytes only, and the hidden bytes may not take longer than the
+/// fixed cost they hide behind.
+fn fit_terms(samples: &[Sample], hidden: f64) -> Option<(Vec<usize>, Vec<f64>)> {
+    let all: [&[usize]; 3] = [&[BYTES], &[BYTES, SLACK], &[BLOCKS]];
+    let data = if hidden > 0.0 { &all[..1] } else { &all[..] };
     data.iter()
         .flat_map(|data| {
             (0..4u8).map(move |optional| {
@@ -287,10 +316,55 @@ fn fit_terms(samples: &[Sample]) -> Option<(Vec<usize>, Vec<f64>)> {
         })
         .filter_map(|terms| {
             let c = fit::solve(samples, &terms, TERMS)?;
-            physical(&c).then_some((terms, c))
+            let hides = hidden * c[BYTES] <= c[FILES];
+            (physical(&c) && hides).then_some((terms, c))
         })
         .min_by(|a, b| {
             fit::relative_rms(&a.1, samples).total_cmp(&fit::relative_rms(&b.1, samples))
+        })
+}
+
+/// The overlaps tried: from 1 KiB to 1 MiB, a quarter of an octave apart.
+fn overlaps() -> impl Iterator<Item = f64> {
+    (40..=80).map(|k| 2f64.powf(k as f64 / 4.0))
+}
+
+/// A fit of the model: its overlap, terms and coefficients, and the samples it was fitted to.
+struct Fit {
+    hidden: f64,
+    terms: Vec<usize>,
+    c: Vec<f64>,
+    samples: Vec<Sample>,
+}
+
+/// The fit with no overlap, or with the overlap that fits the copies best where their file
+/// sizes are known, whichever the copies favour once the overlap pays for being one more
+/// parameter (Akaike's criterion over the relative residuals: with ten copies it must cut
+/// their sum of squares by a fifth).
+fn best_fit(measurements: &[CopyMeasurement]) -> Option<Fit> {
+    let score = |c: &[f64], samples: &[Sample], parameters: usize| {
+        let n = samples.len() as f64;
+        let rss = fit::relative_rms(c, samples).powi(2) * n;
+        n * (rss.max(1e-300) / n).ln() + 2.0 * parameters as f64
+    };
+    let all = samples(measurements, None, 0.0)?;
+    let additive = fit_terms(&all, 0.0).map(|(terms, c)| {
+        let s = score(&c, &all, terms.len());
+        (s, 0.0, terms, c, all)
+    });
+    overlaps()
+        .filter_map(|hidden| {
+            let all = samples(measurements, None, hidden)?;
+            let (terms, c) = fit_terms(&all, hidden)?;
+            Some((score(&c, &all, terms.len() + 1), hidden, terms, c, all))
+        })
+        .chain(additive)
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, hidden, terms, c, samples)| Fit {
+            hidden,
+            terms,
+            c,
+            samples,
         })
 }
 
@@ -331,13 +405,18 @@ pub fn estimate(
             .collect::<Vec<_>>()
             .join(", "),
     };
-    let all = samples(measurements, None);
-    let (terms, c) = fit_terms(&all).ok_or_else(inconsistent)?;
+    let Fit {
+        hidden,
+        terms,
+        c,
+        samples: all,
+    } = best_fit(measurements).ok_or_else(inconsistent)?;
     let residual = fit::relative_rms(&c, &all);
     // The fastest and slowest copies with the same terms; a term they cannot keep positive
     // falls back to the main fit's.
     let bound = |pick: fn(&[f64]) -> f64| {
-        fit::solve(&samples(measurements, Some(pick)), &terms, TERMS)
+        samples(measurements, Some(pick), hidden)
+            .and_then(|s| fit::solve(&s, &terms, TERMS))
             .filter(|v| physical(v))
             .unwrap_or_else(|| c.clone())
     };
@@ -345,19 +424,22 @@ pub fn estimate(
     let h = tree.histogram;
     let files = h.total_files() + tree.symlinks + tree.hard_links;
     let block_bytes: u64 = h.block_bytes.iter().sum();
-    let x = features(tree.dirs, files, h.total_bytes(), block_bytes);
+    let beyond = h.bytes_beyond(hidden, (0, None));
+    let x = features(tree.dirs, files, h.total_bytes(), block_bytes, beyond);
     let expected = fit::predict(&c, &x);
     let low = fit::predict(&c_fast, &x).min(expected * (1.0 - RESIDUALS * residual));
     let high = fit::predict(&c_slow, &x).max(expected * (1.0 + RESIDUALS * residual));
-    let costs = Costs::from_vector(&c);
-    let shares = costs.split(tree.dirs, files, h.total_bytes(), block_bytes);
+    let costs = Costs::from_vector(&c, hidden);
+    let shares = costs.split(tree.dirs, files, h.total_bytes(), block_bytes, beyond);
     let classes = (0..h.files.len())
         .filter(|&c| h.files[c] > 0)
         .map(|class| {
             let (low_bytes, high_bytes) = SizeHistogram::class_range(class);
             let (f, b) = (h.files[class], h.bytes[class]);
+            let beyond = h.bytes_beyond(hidden, (low_bytes, high_bytes));
             // The copy's start is the whole tree's, not a class's.
-            let seconds = costs.seconds(0, f, b, h.block_bytes[class]) - costs.start_s;
+            let seconds =
+                costs.split(0, f, b, h.block_bytes[class], beyond).total() - costs.start_s;
             let per_s = |amount: f64| if seconds > 0.0 { amount / seconds } else { 0.0 };
             ClassEstimate {
                 low_bytes,
@@ -377,8 +459,8 @@ pub fn estimate(
             high,
         },
         costs,
-        costs_fast: Costs::from_vector(&c_fast),
-        costs_slow: Costs::from_vector(&c_slow),
+        costs_fast: Costs::from_vector(&c_fast, hidden),
+        costs_slow: Costs::from_vector(&c_slow, hidden),
         residual,
         advice: advice(&shares, &costs),
         shares,
@@ -387,40 +469,9 @@ pub fn estimate(
     })
 }
 
-/// The share of the time at which a cost is worth a piece of advice.
-const ADVICE_SHARE: f64 = 0.4;
-
-/// What would change the time, from where it goes.
-fn advice(shares: &Shares, costs: &Costs) -> Vec<String> {
-    let total = shares.total();
-    if total <= 0.0 {
-        return Vec::new();
-    }
-    let human = crate::units::human_duration;
-    let mut out = Vec::new();
-    let overhead = shares.per_file_s + shares.directories_s;
-    if overhead / total >= ADVICE_SHARE {
-        // Threads overlap the per-file and per-directory waits at best; the bytes still go
-        // through the same bandwidth.
-        let four = shares.start_s + shares.bandwidth_s.max(overhead / 4.0);
-        out.push(format!(
-            "{:.0}% of the time is per-file and per-directory overhead: 4 threads would take {} at best instead of {} (measure it: --tool parallel:4), or pack small files into an archive",
-            100.0 * overhead / total,
-            human(four),
-            human(total)
-        ));
-    }
-    if shares.bandwidth_s / total >= ADVICE_SHARE {
-        let faster = shares.start_s + overhead + shares.bandwidth_s / 10.0;
-        out.push(format!(
-            "{:.0}% of the time is bandwidth ({:.1} MB/s): a destination 10 times faster (a gigabit link instead of 100 Mbit) would take {} at most",
-            100.0 * shares.bandwidth_s / total,
-            costs.bytes_per_s / 1e6,
-            human(faster)
-        ));
-    }
-    out
-}
+#[path = "estimate_advice.rs"]
+mod advice;
+use advice::advice;
 
 #[cfg(test)]
 #[path = "estimate_tests.rs"]
