@@ -206,9 +206,9 @@ fn calibrate(target: &Path, tool: Tool, sets: &calibration::Sets) -> Result<Vec<
         .map(|(shape, _)| CopyMeasurement {
             variant: shape.name.to_string(),
             dirs: shape.dirs,
-            files: shape.files,
-            bytes: shape.bytes,
-            block_bytes: shape.block_bytes,
+            files: shape.sizes.total_files(),
+            bytes: shape.sizes.total_bytes(),
+            block_bytes: shape.sizes.total_block_bytes(),
             seconds: Vec::new(),
             sizes: Some(shape.sizes.clone()),
         })

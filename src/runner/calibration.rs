@@ -33,11 +33,7 @@ pub struct Shape {
     pub name: &'static str,
     /// Directories below the set's root.
     pub dirs: u64,
-    pub files: u64,
-    pub bytes: u64,
-    /// The files' sizes rounded up to whole blocks.
-    pub block_bytes: u64,
-    /// Every file's size.
+    /// Every file's size: the set's files, bytes and whole blocks are its totals.
     pub sizes: SizeHistogram,
 }
 
@@ -85,9 +81,6 @@ pub fn make_sets(source_dir: &Path) -> Result<Sets> {
         let mut shape = Shape {
             name,
             dirs,
-            files: 0,
-            bytes: 0,
-            block_bytes: 0,
             sizes: SizeHistogram::default(),
         };
         for d in 0..dirs {
@@ -98,9 +91,6 @@ pub fn make_sets(source_dir: &Path) -> Result<Sets> {
                 let len = size(f, &mut rng);
                 let data: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
                 fs::write(dir.join(format!("f{f}")), data).map_err(io)?;
-                shape.files += 1;
-                shape.bytes += len;
-                shape.block_bytes += len.div_ceil(BLOCK) * BLOCK;
                 shape.sizes.add(len);
             }
         }

@@ -95,6 +95,10 @@ impl SizeHistogram {
         self.bytes.iter().sum()
     }
 
+    pub fn total_block_bytes(&self) -> u64 {
+        self.block_bytes.iter().sum()
+    }
+
     /// The class's bounds in bytes: `(low, high)`, `high` None for the open last class.
     pub fn class_range(class: usize) -> (u64, Option<u64>) {
         let low = if class == 0 {

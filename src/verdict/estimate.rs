@@ -423,7 +423,7 @@ pub fn estimate(
     let (c_fast, c_slow) = (bound(min), bound(max));
     let h = tree.histogram;
     let files = h.total_files() + tree.symlinks + tree.hard_links;
-    let block_bytes: u64 = h.block_bytes.iter().sum();
+    let block_bytes = h.total_block_bytes();
     let beyond = h.bytes_beyond(hidden, (0, None));
     let x = features(tree.dirs, files, h.total_bytes(), block_bytes, beyond);
     let expected = fit::predict(&c, &x);

@@ -269,7 +269,7 @@ fn calibration_with_sizes(seconds: impl Fn(u64, &[u64]) -> f64) -> Vec<CopyMeasu
                 dirs,
                 files: sizes.len() as u64,
                 bytes: h.total_bytes(),
-                block_bytes: h.block_bytes.iter().sum(),
+                block_bytes: h.total_block_bytes(),
                 seconds: vec![0.98 * t, 1.02 * t],
                 sizes: Some(h),
             }
