@@ -66,12 +66,14 @@ fn run_jobs(out: &mut String, r: &RunRecord) {
          ; leaves it out. The file is deleted after the last job (unlink=1). How the file was\n\
          ; written matters to what follows: laid down by fio's own buffered layout\n\
          ; (overwrite=1), 4K random direct writes over it ran at 0.5-0.6x destbench's on a\n\
-         ; host-cached virtual disk; laid down as destbench does, at 0.9-1.2x. Without either,\n\
-         ; fio only fallocates, and each direct write pays for converting an unwritten extent.\n\
-         ; destbench's buffers of 512 KiB and more are in 2 MiB pages, so a 1 MiB request\n\
-         ; reaches the device whole; to match, reserve huge pages (as root: echo 64 >\n\
+         ; host-cached virtual disk. Without either, fio only fallocates, and each direct\n\
+         ; write pays for converting an unwritten extent. destbench's buffers of 512 KiB and\n\
+         ; more are in 2 MiB pages, so a 1 MiB request reaches the device whole; fio's default\n\
+         ; buffers (malloc) split it on queues of few segments (virtio-blk: 1016 KiB + 8 KiB),\n\
+         ; and that too changed what followed: 4K random writes over a file laid down in split\n\
+         ; requests ran 1.2x faster there. To match, reserve huge pages (as root: echo 64 >\n\
          ; /proc/sys/vm/nr_hugepages) and add --iomem=shmhuge --hugepage-size=2m to fio's\n\
-         ; command line. fio's default buffers (malloc) may split it on queues of few segments.",
+         ; command line, for every job file, including those of 4K variants.",
         r.id,
         r.name(),
         r.id
