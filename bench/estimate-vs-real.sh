@@ -10,7 +10,8 @@
 # Trees: /usr/share/doc (many small files), /usr/lib/gcc (a few large files) tuned the model;
 # /usr/include (a deep tree of headers) was kept out of the tuning, as was /usr/lib/python3.
 # Real time: page cache dropped first (cold source, as a first backup reads it), the tool's
-# copy into a fresh directory, then `sync -f` on the destination, all timed; the median of
+# copy into a fresh directory (earlier copies kept until the last, see remove_copies), then
+# `sync -f` on the destination, all timed; the median of
 # REAL_RUNS such copies, with their spread (the sshfs share's copies swung from 17 to 25 s on
 # this shared 2-core machine: one copy is not a truth). The tools' complaints (sshfs cannot set
 # a symlink's owner) go to a log, counted at the end. The testbed is
@@ -51,7 +52,6 @@ cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 # Seconds the tool took to copy tree $2 into a fresh $3, flush included.
 real_time() {
     local tool=$1 src=$2 dst=$3 t0 t1
-    rm -rf "$dst"
     mkdir "$dst"
     sync -f "$dst"
     cold
@@ -62,9 +62,20 @@ real_time() {
     esac
     sync -f "$dst"
     t1=$(now)
-    rm -rf "$dst"
-    sync -f "$(dirname "$dst")"
     python3 -c "print(f'{$t1 - $t0:.2f}')"
+}
+
+# The copies are deleted together after a tool's copies of a tree, then nothing runs for
+# SETTLE seconds (default 70). A copy that follows a deletion measures the deletion's
+# aftermath: to this testbed's share (an ext4 mounted with `discard` behind sshfs), the
+# calibration's tiny set took 4.2 and 3.9 s straight after 1,600 files were deleted, 3.1-3.4 s
+# 30 s later and 2.7-2.8 s after 60 s (ext4 passes over inodes freed in the last 60 s when it
+# makes new ones). A backup does not start that way, so neither the estimate nor the real
+# copies may.
+remove_copies() {
+    rm -rf "$@"
+    sync -f "$mount"
+    sleep "${SETTLE:-70}"
 }
 
 # "source (s)": the estimate's time to read the source (--measure-source), part of "est".
@@ -89,10 +100,12 @@ e = json.load(sys.stdin)["estimates"][0]
 p = e["predicted_seconds"]
 src = (e.get("source") or {}).get("seconds", -1)
 print(p["expected"], p["low"], p["high"], src)'); fi
-            reals=()
+            reals=() copies=()
             for ((run = 0; run < REAL_RUNS; run++)); do
-                reals+=("$(real_time "$tool" "$tree" "$mount/copy")")
+                copies+=("$mount/copy-$run")
+                reals+=("$(real_time "$tool" "$tree" "$mount/copy-$run")")
             done
+            remove_copies "${copies[@]}"
             read -r e lo hi src <<<"$est"
             python3 - "$dest" "$tree" "$tool" "$e" "$lo" "$hi" "$src" "${reals[@]}" <<'PY' | tee -a "$ROWS"
 import statistics, sys

@@ -192,7 +192,7 @@ fn calibrate(target: &Path, tool: Tool, sets: &calibration::Sets) -> Result<Vec<
     let scratch = Scratch::create(target)?;
     let per_round = calibration::bytes_per_round();
     eprintln!(
-        "estimate: calibrating {tool} on {}: {} copies of {} calibration sets ({} each round, deleted after each copy) in {}; about {} at 100 Mbit/s, less on a faster destination",
+        "estimate: calibrating {tool} on {}: {} copies of {} calibration sets ({} each round, each copy kept until all are timed, then deleted) in {}; about {} at 100 Mbit/s, less on a faster destination",
         target.display(),
         ROUNDS,
         sets.sets.len(),
@@ -213,11 +213,21 @@ fn calibrate(target: &Path, tool: Tool, sets: &calibration::Sets) -> Result<Vec<
             sizes: Some(shape.sizes.clone()),
         })
         .collect();
-    for _ in 0..ROUNDS {
+    let mut copies = Vec::new();
+    for round in 0..ROUNDS {
         for ((shape, path), m) in sets.sets.iter().zip(&mut measurements) {
-            let elapsed = calibration::time_copy(tool, path, &scratch, shape.name)?;
-            m.seconds.push(elapsed.as_secs_f64());
+            let name = format!("{}-{round}", shape.name);
+            let elapsed = calibration::time_copy(tool, path, &scratch, &name);
+            copies.push(name);
+            match elapsed {
+                Ok(elapsed) => m.seconds.push(elapsed.as_secs_f64()),
+                Err(e) => {
+                    let _ = calibration::remove_copies(&scratch, &copies);
+                    return Err(e);
+                }
+            }
         }
     }
+    calibration::remove_copies(&scratch, &copies)?;
     Ok(measurements)
 }

@@ -235,7 +235,8 @@ fn a_tool_profile_is_calibrated_on_the_destination() {
         db.display()
     );
     assert!(
-        stderr.contains("calibrating cp on") && stderr.contains("deleted after each copy"),
+        stderr.contains("calibrating cp on")
+            && stderr.contains("each copy kept until all are timed, then deleted"),
         "{stderr}"
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
