@@ -462,7 +462,10 @@ pub fn estimate(
         costs_fast: Costs::from_vector(&c_fast, hidden),
         costs_slow: Costs::from_vector(&c_slow, hidden),
         residual,
-        advice: advice(&shares, &costs),
+        advice: advice(&shares, &costs)
+            .into_iter()
+            .chain(unsteady(measurements))
+            .collect(),
         shares,
         classes,
         source: None,
@@ -471,7 +474,7 @@ pub fn estimate(
 
 #[path = "estimate_advice.rs"]
 mod advice;
-use advice::advice;
+use advice::{advice, unsteady};
 
 #[cfg(test)]
 #[path = "estimate_tests.rs"]

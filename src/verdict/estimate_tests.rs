@@ -356,3 +356,35 @@ fn a_disk_where_costs_add_up_keeps_no_overlap() {
     let ratio = e.predicted_seconds.expected / additive(1000, &sizes);
     assert!((ratio - 1.0).abs() < 0.01, "{ratio}");
 }
+
+/// Copies of one set far apart say the destination changed under the measurement, naming the
+/// set and its times; copies within the usual spread, or too short to judge, say nothing.
+#[test]
+fn copies_far_apart_are_reported_as_an_unsteady_destination() {
+    let h = tree(&[(1000, 10_000)]);
+    let steady = estimate(shape(&h, 100, 0), &calibration(&[0.9, 1.1]), "test").unwrap();
+    assert!(
+        steady.advice.iter().all(|a| !a.contains("speed changed")),
+        "{:?}",
+        steady.advice
+    );
+    let mut sets = calibration(&[1.0, 1.0]);
+    // The tiny set's first copy straight after a deletion of many files: 1.7x the second.
+    sets[2].seconds[0] *= 1.7;
+    // Copies of milliseconds (an empty set on a fast disk): their ratio means nothing.
+    sets[0].seconds = vec![0.003, 0.009];
+    let e = estimate(shape(&h, 100, 0), &sets, "test").unwrap();
+    let said: Vec<&String> = e
+        .advice
+        .iter()
+        .filter(|a| a.contains("speed changed"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", e.advice);
+    let tiny = TRUE.seconds(42, 1600, 2_400_000, 6_553_600);
+    assert!(
+        said[0].contains("the tiny set's copies")
+            && said[0].contains(&format!("{tiny:.2} s to {:.2} s", tiny * 1.7)),
+        "{}",
+        said[0]
+    );
+}
