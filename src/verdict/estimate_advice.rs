@@ -1,6 +1,6 @@
 //! The estimate's advice: what would change the time, from where it goes.
 
-use super::{CopyMeasurement, Costs, Shares};
+use super::{CopyMeasurement, Costs, Shares, max, min};
 
 /// The share of the time at which a cost is worth a piece of advice.
 const ADVICE_SHARE: f64 = 0.4;
@@ -17,17 +17,12 @@ const UNSTEADY_MIN_S: f64 = 0.2;
 /// straight after another estimate had deleted its copies and 2.8 s in the next round; the
 /// estimate's interval widens with it, and the user should know why.
 pub(super) fn unsteady(measurements: &[CopyMeasurement]) -> Option<String> {
-    let spread = |m: &CopyMeasurement| {
-        let fastest = m.seconds.iter().copied().fold(f64::INFINITY, f64::min);
-        let slowest = m.seconds.iter().copied().fold(0.0, f64::max);
-        (fastest, slowest)
-    };
-    let (m, (fastest, slowest)) = measurements
+    let (m, fastest, slowest) = measurements
         .iter()
         .filter(|m| m.seconds.len() >= 2)
-        .map(|m| (m, spread(m)))
-        .filter(|(_, (fastest, _))| *fastest >= UNSTEADY_MIN_S)
-        .max_by(|a, b| (a.1.1 / a.1.0).total_cmp(&(b.1.1 / b.1.0)))?;
+        .map(|m| (m, min(&m.seconds), max(&m.seconds)))
+        .filter(|&(_, fastest, _)| fastest >= UNSTEADY_MIN_S)
+        .max_by(|a, b| (a.2 / a.1).total_cmp(&(b.2 / b.1)))?;
     (slowest / fastest > UNSTEADY).then(|| {
         format!(
             "the destination's speed changed during the measurement: the {} set's copies took {:.2} s to {:.2} s (another client, a recent deletion of many files, a cache filling or the machine busy); the interval is wide for it: estimate again when the destination is idle",
