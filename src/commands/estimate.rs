@@ -10,7 +10,7 @@ use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::history::Store;
 use crate::platform;
 use crate::report;
-use crate::runner::{calibration, source_sample};
+use crate::runner::{calibration, miniature, source_sample};
 use crate::scratch::Scratch;
 use crate::settings;
 use crate::tree::scan;
@@ -27,6 +27,8 @@ use super::{db, write_stdout};
 const SURVEY_THREADS: usize = 8;
 /// The calibration of `--to`: each set copied this many times (the spread gives the interval).
 const ROUNDS: usize = 2;
+/// The miniature's layout is random but the same on every run for the same source shape.
+const MINIATURE_SEED: u64 = 14;
 
 pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
     let targets: Vec<&PathBuf> = args.to.iter().chain(&args.compare).collect();
@@ -101,7 +103,15 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
     let listing_s = cold_listing.then_some(survey.elapsed.as_secs_f64());
     if !targets.is_empty() {
         let source_dir = args.source_dir.clone().unwrap_or_else(std::env::temp_dir);
-        let sets = calibration::make_sets(&source_dir)?;
+        // The source's shape in small, copied beside the sets: how far the model is off for a
+        // tree of this shape (see `runner::miniature`).
+        let plan = miniature::plan(
+            &survey.histogram,
+            survey.dirs.saturating_sub(1),
+            survey.symlinks,
+            MINIATURE_SEED,
+        );
+        let sets = calibration::make_sets(&source_dir, plan.as_ref())?;
         for target in targets {
             gathered.push((
                 Origin {
@@ -190,15 +200,34 @@ fn program_exists(program: &str) -> bool {
 /// turns so a drift of the destination spreads over all of them. Says first what it writes.
 fn calibrate(target: &Path, tool: Tool, sets: &calibration::Sets) -> Result<Vec<CopyMeasurement>> {
     let scratch = Scratch::create(target)?;
-    let per_round = calibration::bytes_per_round();
+    let per_round = sets.bytes_per_round();
+    let files: u64 = sets
+        .sets
+        .iter()
+        .map(|(shape, _)| shape.sizes.total_files())
+        .sum();
+    let miniature = sets
+        .sets
+        .iter()
+        .find(|(shape, _)| shape.name == calibration::MINIATURE)
+        .map(|(shape, _)| {
+            format!(
+                " and a miniature of the source ({} files in {} directories)",
+                shape.sizes.total_files(),
+                shape.dirs
+            )
+        })
+        .unwrap_or_default();
+    // Over a 100 Mbit/s sshfs share: 12.5 MB/s and about 2 ms a file.
+    let slow_s = ROUNDS as f64 * (per_round as f64 / 12.5e6 + files as f64 * 2e-3);
     eprintln!(
-        "estimate: calibrating {tool} on {}: {} copies of {} calibration sets ({} each round, each copy kept until all are timed, then deleted) in {}; about {} at 100 Mbit/s, less on a faster destination",
+        "estimate: calibrating {tool} on {}: {} copies of {} calibration sets{miniature} ({} each round, each copy kept until all are timed, then deleted) in {}; about {} at 100 Mbit/s, less on a faster destination",
         target.display(),
         ROUNDS,
-        sets.sets.len(),
+        sets.sets.len() - usize::from(!miniature.is_empty()),
         format_bytes(per_round),
         scratch.path().display(),
-        crate::units::human_duration(ROUNDS as f64 * per_round as f64 / 12.5e6 * 1.5),
+        crate::units::human_duration(slow_s),
     );
     let mut measurements: Vec<CopyMeasurement> = sets
         .sets
@@ -206,7 +235,7 @@ fn calibrate(target: &Path, tool: Tool, sets: &calibration::Sets) -> Result<Vec<
         .map(|(shape, _)| CopyMeasurement {
             variant: shape.name.to_string(),
             dirs: shape.dirs,
-            files: shape.sizes.total_files(),
+            files: shape.sizes.total_files() + shape.symlinks,
             bytes: shape.sizes.total_bytes(),
             block_bytes: shape.sizes.total_block_bytes(),
             seconds: Vec::new(),

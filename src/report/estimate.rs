@@ -6,12 +6,14 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::runner::calibration::MINIATURE;
 use crate::tree::scan::{SizeHistogram, Survey};
 use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
 pub use crate::units::human_duration;
 use crate::verdict::estimate::{
-    ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, Origin, Range, Shares,
+    ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, MiniatureCheck, Origin, Range,
+    Shares,
 };
 use crate::verdict::source::SourceSide;
 
@@ -125,6 +127,7 @@ pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate])
                     },
                     e.measurements
                         .iter()
+                        .filter(|m| m.variant != MINIATURE)
                         .map(|m| format!(
                             "{} ({} dirs, {} files, {}, {}x)",
                             m.variant,
@@ -137,6 +140,28 @@ pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate])
                         .join(", "),
                     100.0 * est.residual
                 );
+                if let Some(m) = &est.miniature {
+                    let _ = writeln!(
+                        out,
+                        "  the source's miniature ({} dirs, {} files, {}) took {} s where the model says {:.2} s: {}",
+                        m.dirs,
+                        m.files,
+                        format_bytes(m.bytes),
+                        m.seconds
+                            .iter()
+                            .map(|s| format!("{s:.2}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        m.model_seconds,
+                        match &m.not_applied {
+                            None => format!(
+                                "the time beyond the start scaled by {:.3} ({:.3} to {:.3} for the interval)",
+                                m.ratio, m.ratio_low, m.ratio_high
+                            ),
+                            Some(why) => format!("ratio {:.3}, not applied: {why}", m.ratio),
+                        }
+                    );
+                }
                 let _ = writeln!(
                     out,
                     "  {:<22} {:>10} {:>12} {:>12} {:>10} {:>10}",
@@ -223,6 +248,7 @@ struct EstimateDoc<'a> {
     residual: Option<f64>,
     shares: Option<Shares>,
     advice: &'a [String],
+    miniature: Option<&'a MiniatureCheck>,
     source: Option<SourceSide>,
     classes: &'a [ClassEstimate],
     measurements: &'a [CopyMeasurement],
@@ -271,6 +297,7 @@ pub fn render_json(source: &Path, survey: &Survey, estimates: &[DestinationEstim
                     residual: est.map(|x| x.residual),
                     shares: est.map(|x| x.shares),
                     advice: est.map_or(&[], |x| &x.advice),
+                    miniature: est.and_then(|x| x.miniature.as_ref()),
                     source: est.and_then(|x| x.source),
                     classes: est.map_or(&[], |x| &x.classes),
                     measurements: &e.measurements,

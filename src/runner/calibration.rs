@@ -27,6 +27,8 @@ use crate::tree::scan::{BLOCK, SizeHistogram};
 use crate::tree::{self, Task};
 use crate::workload::Tool;
 
+use super::miniature;
+
 /// A calibration set's shape: what the model sees of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shape {
@@ -35,7 +37,12 @@ pub struct Shape {
     pub dirs: u64,
     /// Every file's size: the set's files, bytes and whole blocks are its totals.
     pub sizes: SizeHistogram,
+    /// Symlinks (the miniature's): files without data to the model.
+    pub symlinks: u64,
 }
+
+/// The name of the set that is the source's miniature (see `runner::miniature`).
+pub const MINIATURE: &str = "miniature";
 
 /// The sets as generated: (name, directories, files per directory, size of file `i`).
 type Recipe = (&'static str, u64, u64, fn(u64, &mut fastrand::Rng) -> u64);
@@ -48,19 +55,6 @@ const RECIPES: [Recipe; 5] = [
     ("large", 1, 4, |_, _| 12_000_000),
 ];
 
-/// What a calibration writes to the destination per copy, in bytes: for the warning before.
-pub fn bytes_per_round() -> u64 {
-    let mut rng = fastrand::Rng::with_seed(SEED);
-    RECIPES
-        .iter()
-        .map(|(_, dirs, per_dir, size)| {
-            (0..dirs * per_dir)
-                .map(|i| size(i, &mut rng).div_ceil(BLOCK) * BLOCK)
-                .sum::<u64>()
-        })
-        .sum()
-}
-
 const SEED: u64 = 14;
 
 /// The generated sets, removed with their scratch directory.
@@ -69,8 +63,20 @@ pub struct Sets {
     pub sets: Vec<(Shape, PathBuf)>,
 }
 
-/// Writes the calibration sets into a scratch directory in `source_dir`.
-pub fn make_sets(source_dir: &Path) -> Result<Sets> {
+impl Sets {
+    /// What a round of copies writes to the destination, in whole blocks: for the warning
+    /// before.
+    pub fn bytes_per_round(&self) -> u64 {
+        self.sets
+            .iter()
+            .map(|(shape, _)| shape.sizes.total_block_bytes())
+            .sum()
+    }
+}
+
+/// Writes the calibration sets into a scratch directory in `source_dir`, and the source's
+/// miniature where there is one.
+pub fn make_sets(source_dir: &Path, miniature: Option<&miniature::Plan>) -> Result<Sets> {
     let area = Scratch::create(source_dir)?;
     let mut rng = fastrand::Rng::with_seed(SEED);
     let mut sets = Vec::new();
@@ -82,6 +88,7 @@ pub fn make_sets(source_dir: &Path) -> Result<Sets> {
             name,
             dirs,
             sizes: SizeHistogram::default(),
+            symlinks: 0,
         };
         for d in 0..dirs {
             // Two levels, as real trees nest: a directory of 20 subdirectories each.
@@ -98,6 +105,12 @@ pub fn make_sets(source_dir: &Path) -> Result<Sets> {
         shape.dirs += dirs.div_ceil(20);
         sets.push((shape, root));
     }
+    if let Some(plan) = miniature {
+        let root = area.path().join(MINIATURE);
+        let shape = write_miniature(plan, &root, &mut rng)
+            .map_err(|e| Error::io(format!("writing the miniature {}", root.display()), e))?;
+        sets.push((shape, root));
+    }
     // Written back before the first copy: left dirty, the sets went to their own disk 30 s
     // later (the kernel's dirty expiry), in the middle of the second round's copies, which
     // then paid for the source's writeback (a sshfs share's tiny set by rsync: 5.7 s in the
@@ -109,6 +122,38 @@ pub fn make_sets(source_dir: &Path) -> Result<Sets> {
         )
     })?;
     Ok(Sets { _area: area, sets })
+}
+
+/// Writes the miniature's directories, files (random bytes: nothing on the way compresses
+/// them) and symlinks (dangling, as copies of links need no target) under `root`.
+fn write_miniature(
+    plan: &miniature::Plan,
+    root: &Path,
+    rng: &mut fastrand::Rng,
+) -> std::io::Result<Shape> {
+    let mut dirs = vec![root.to_path_buf()];
+    fs::create_dir(root)?;
+    for (i, &parent) in plan.parents.iter().enumerate() {
+        // Names as long as real ones: a directory's entries take the room they take in a tree.
+        let dir = dirs[parent].join(format!("directory-{i:05}"));
+        fs::create_dir(&dir)?;
+        dirs.push(dir);
+    }
+    let mut sizes = SizeHistogram::default();
+    for (i, &(dir, len)) in plan.files.iter().enumerate() {
+        let data: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
+        fs::write(dirs[dir].join(format!("file-{i:05}.data")), data)?;
+        sizes.add(len);
+    }
+    for (i, &dir) in plan.symlinks.iter().enumerate() {
+        std::os::unix::fs::symlink("../elsewhere", dirs[dir].join(format!("link-{i:05}")))?;
+    }
+    Ok(Shape {
+        name: MINIATURE,
+        dirs: plan.parents.len() as u64,
+        sizes,
+        symlinks: plan.symlinks.len() as u64,
+    })
 }
 
 /// Copies `src` into a fresh directory `name` of `scratch` with `tool` and times it to the end

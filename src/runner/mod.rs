@@ -6,6 +6,7 @@ pub mod calibration;
 mod files;
 mod hook;
 mod meta;
+pub mod miniature;
 mod order;
 mod plan;
 mod progress;

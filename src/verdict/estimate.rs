@@ -30,14 +30,14 @@
 //! comes out negative, is left out (the per-file cost and the bandwidth never are: with sets
 //! of one mean size only the estimate refuses rather than guess).
 //!
-//! The interval: `low` and `high` are the fits to each set's fastest and slowest copy, widened
-//! to at least twice the fit's relative residual (RMS over all repetitions) either side: the
-//! spread of the measurements and the model's own error on the calibration sets, not a fixed
-//! margin.
+//! The interval: the fits to each set's fastest and slowest copy, widened to at least twice
+//! the fit's relative residual (RMS over all repetitions) either side. The source's miniature
+//! is not fitted to: it measures the model for the tree's shape (`estimate_miniature.rs`).
 
 use serde::Serialize;
 
 use crate::results::RunReport;
+use crate::runner::calibration::MINIATURE;
 use crate::tree::scan::SizeHistogram;
 pub use crate::verdict::fit::Range;
 use crate::verdict::fit::{self, Sample};
@@ -241,6 +241,8 @@ pub struct Estimate {
     pub shares: Shares,
     pub classes: Vec<ClassEstimate>,
     pub advice: Vec<String>,
+    /// The miniature's copies against the model, which scaled the time (`--to` only).
+    pub miniature: Option<MiniatureCheck>,
     /// The source's side, with `--measure-source`.
     pub source: Option<SourceSide>,
 }
@@ -380,9 +382,13 @@ fn max(v: &[f64]) -> f64 {
 /// the error when there are none.
 pub fn estimate(
     tree: TreeShape<'_>,
-    measurements: &[CopyMeasurement],
+    copies: &[CopyMeasurement],
     what: &str,
 ) -> Result<Estimate, EstimateError> {
+    // The miniature measures the fitted model; it is not fitted to.
+    let (miniature, fitted): (Vec<_>, Vec<_>) =
+        copies.iter().cloned().partition(|m| m.variant == MINIATURE);
+    let measurements = &fitted[..];
     if measurements.iter().all(|m| m.seconds.is_empty()) {
         return Err(EstimateError::NoMeasurements { what: what.into() });
     }
@@ -430,8 +436,8 @@ pub fn estimate(
     let low = fit::predict(&c_fast, &x).min(expected * (1.0 - RESIDUALS * residual));
     let high = fit::predict(&c_slow, &x).max(expected * (1.0 + RESIDUALS * residual));
     let costs = Costs::from_vector(&c, hidden);
-    let shares = costs.split(tree.dirs, files, h.total_bytes(), block_bytes, beyond);
-    let classes = (0..h.files.len())
+    let mut shares = costs.split(tree.dirs, files, h.total_bytes(), block_bytes, beyond);
+    let mut classes: Vec<ClassEstimate> = (0..h.files.len())
         .filter(|&c| h.files[c] > 0)
         .map(|class| {
             let (low_bytes, high_bytes) = SizeHistogram::class_range(class);
@@ -452,22 +458,31 @@ pub fn estimate(
             }
         })
         .collect();
+    let mut predicted_seconds = Range {
+        low,
+        expected,
+        high,
+    };
+    let miniature = miniature::measure(
+        miniature.first(),
+        (&costs, files),
+        &mut predicted_seconds,
+        &mut shares,
+        &mut classes,
+    );
     Ok(Estimate {
-        predicted_seconds: Range {
-            low,
-            expected,
-            high,
-        },
+        predicted_seconds,
         costs,
         costs_fast: Costs::from_vector(&c_fast, hidden),
         costs_slow: Costs::from_vector(&c_slow, hidden),
         residual,
         advice: advice(&shares, &costs)
             .into_iter()
-            .chain(unsteady(measurements))
+            .chain(unsteady(copies))
             .collect(),
         shares,
         classes,
+        miniature,
         source: None,
     })
 }
@@ -475,6 +490,10 @@ pub fn estimate(
 #[path = "estimate_advice.rs"]
 mod advice;
 use advice::{advice, unsteady};
+
+#[path = "estimate_miniature.rs"]
+mod miniature;
+pub use miniature::MiniatureCheck;
 
 #[cfg(test)]
 #[path = "estimate_tests.rs"]

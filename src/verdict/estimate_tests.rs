@@ -388,3 +388,64 @@ fn copies_far_apart_are_reported_as_an_unsteady_destination() {
         said[0]
     );
 }
+
+/// The source's miniature is not fitted to: where its copies took longer than the model says,
+/// the tree's time beyond the copy's start is scaled by their mean ratio, the interval's ends
+/// by the fastest's and the slowest's; where they took what the model says, nothing changes.
+#[test]
+fn the_miniature_scales_the_time_the_model_gives_a_tree_of_its_shape() {
+    let h = tree(&[(5000, 100), (300, 30_000)]);
+    let block_bytes = 5000 * 4096 + 300 * 32_768;
+    let bytes = 5000 * 100 + 300 * 30_000;
+    let truth = TRUE.seconds(700, 5300, bytes, block_bytes);
+    let like = tree(&[(500, 100), (30, 30_000)]);
+    let with = |mini: &SizeHistogram, ratios: &[f64]| {
+        let model = TRUE.seconds(70, 530, mini.total_bytes(), mini.total_block_bytes());
+        let mut m = calibration(&[1.0, 1.0]);
+        m.push(CopyMeasurement {
+            variant: MINIATURE.into(),
+            dirs: 70,
+            files: 530,
+            bytes: mini.total_bytes(),
+            block_bytes: mini.total_block_bytes(),
+            seconds: ratios
+                .iter()
+                .map(|r| TRUE.start_s + r * (model - TRUE.start_s))
+                .collect(),
+            sizes: Some(mini.clone()),
+        });
+        estimate(shape(&h, 700, 0), &m, "test").unwrap()
+    };
+    let model = TRUE.seconds(70, 530, like.total_bytes(), like.total_block_bytes());
+    let slow = with(&like, &[1.1, 1.2]);
+    // The model's costs are the sets' alone.
+    assert!((slow.costs.per_file_s / TRUE.per_file_s - 1.0).abs() < 1e-6);
+    let check = slow.miniature.as_ref().unwrap();
+    assert!(
+        (check.model_seconds / model - 1.0).abs() < 1e-9,
+        "{check:?}"
+    );
+    assert!((check.ratio - 1.15).abs() < 1e-9, "{check:?}");
+    let scaled = |r: f64| TRUE.start_s + r * (truth - TRUE.start_s);
+    let p = slow.predicted_seconds;
+    assert!((p.expected / scaled(1.15) - 1.0).abs() < 1e-9, "{p:?}");
+    assert!((p.low / scaled(1.1) - 1.0).abs() < 1e-9, "{p:?}");
+    assert!((p.high / scaled(1.2) - 1.0).abs() < 1e-9, "{p:?}");
+    assert!((slow.shares.total() / p.expected - 1.0).abs() < 1e-9);
+    let class_sum: f64 = slow.classes.iter().map(|c| c.expected_seconds).sum();
+    assert!((class_sum + TRUE.start_s + slow.shares.directories_s - p.expected).abs() < 1e-9);
+    let right = with(&like, &[1.0, 1.0]);
+    assert!((right.predicted_seconds.expected / truth - 1.0).abs() < 1e-9);
+    // A miniature of other sizes than the tree's is not its shape: measured, not applied.
+    let unlike = with(&tree(&[(530, 100_000)]), &[1.5, 1.5]);
+    let check = unlike.miniature.as_ref().unwrap();
+    assert!((check.ratio - 1.5).abs() < 1e-9, "{check:?}");
+    assert!(
+        check
+            .not_applied
+            .as_ref()
+            .unwrap()
+            .contains("not the tree's shape")
+    );
+    assert!((unlike.predicted_seconds.expected / truth - 1.0).abs() < 1e-9);
+}
