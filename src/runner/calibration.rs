@@ -125,7 +125,9 @@ pub fn make_sets(source_dir: &Path, miniature: Option<&miniature::Plan>) -> Resu
 }
 
 /// Writes the miniature's directories, files (random bytes: nothing on the way compresses
-/// them) and symlinks (dangling, as copies of links need no target) under `root`.
+/// them) and symlinks under `root`. Each link points at its own directory (`.`), so it never
+/// leads out of the miniature and a copy can set its owner: over sshfs, `cp -a` sets a link's
+/// owner through the link (SFTP follows it) and fails on a dangling one.
 fn write_miniature(
     plan: &miniature::Plan,
     root: &Path,
@@ -146,7 +148,7 @@ fn write_miniature(
         sizes.add(len);
     }
     for (i, &dir) in plan.symlinks.iter().enumerate() {
-        std::os::unix::fs::symlink("../elsewhere", dirs[dir].join(format!("link-{i:05}")))?;
+        std::os::unix::fs::symlink(".", dirs[dir].join(format!("link-{i:05}")))?;
     }
     Ok(Shape {
         name: MINIATURE,
