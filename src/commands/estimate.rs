@@ -224,7 +224,10 @@ fn calibrate(target: &Path, tool: Tool, sets: &calibration::Sets) -> Result<Vec<
         "estimate: calibrating {tool} on {}: {} copies of {} calibration sets{miniature} ({} each round, each copy kept until all are timed, then deleted) in {}; about {} at 100 Mbit/s, less on a faster destination",
         target.display(),
         ROUNDS,
-        sets.sets.len() - usize::from(!miniature.is_empty()),
+        sets.sets
+            .iter()
+            .filter(|(shape, _)| shape.name != calibration::MINIATURE)
+            .count(),
         format_bytes(per_round),
         scratch.path().display(),
         crate::units::human_duration(slow_s),

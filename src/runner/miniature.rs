@@ -99,13 +99,10 @@ mod tests {
     use super::*;
 
     fn histogram(sizes: &[(u64, u64)]) -> SizeHistogram {
-        let mut h = SizeHistogram::default();
-        for &(size, count) in sizes {
-            for _ in 0..count {
-                h.add(size);
-            }
-        }
-        h
+        sizes
+            .iter()
+            .flat_map(|&(size, count)| std::iter::repeat_n(size, count as usize))
+            .collect()
     }
 
     /// A tree of /usr/include's shape (8,000 files, 120 MB, 850 directories) is scaled to the

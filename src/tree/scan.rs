@@ -110,6 +110,17 @@ impl SizeHistogram {
     }
 }
 
+/// A histogram of these sizes.
+impl FromIterator<u64> for SizeHistogram {
+    fn from_iter<I: IntoIterator<Item = u64>>(sizes: I) -> Self {
+        let mut h = SizeHistogram::default();
+        for size in sizes {
+            h.add(size);
+        }
+        h
+    }
+}
+
 /// What the survey found.
 #[derive(Debug, Clone, Default)]
 pub struct Survey {

@@ -433,8 +433,11 @@ pub fn estimate(
     let beyond = h.bytes_beyond(hidden, (0, None));
     let x = features(tree.dirs, files, h.total_bytes(), block_bytes, beyond);
     let expected = fit::predict(&c, &x);
-    let low = fit::predict(&c_fast, &x).min(expected * (1.0 - RESIDUALS * residual));
-    let high = fit::predict(&c_slow, &x).max(expected * (1.0 + RESIDUALS * residual));
+    let mut predicted_seconds = Range {
+        low: fit::predict(&c_fast, &x).min(expected * (1.0 - RESIDUALS * residual)),
+        expected,
+        high: fit::predict(&c_slow, &x).max(expected * (1.0 + RESIDUALS * residual)),
+    };
     let costs = Costs::from_vector(&c, hidden);
     let mut shares = costs.split(tree.dirs, files, h.total_bytes(), block_bytes, beyond);
     let mut classes: Vec<ClassEstimate> = (0..h.files.len())
@@ -458,14 +461,10 @@ pub fn estimate(
             }
         })
         .collect();
-    let mut predicted_seconds = Range {
-        low,
-        expected,
-        high,
-    };
     let miniature = miniature::measure(
         miniature.first(),
-        (&costs, files),
+        &costs,
+        files,
         &mut predicted_seconds,
         &mut shares,
         &mut classes,

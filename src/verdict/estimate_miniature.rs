@@ -94,7 +94,8 @@ fn check(
 /// the fastest and slowest copy's.
 pub(super) fn measure(
     m: Option<&CopyMeasurement>,
-    (costs, files): (&Costs, u64),
+    costs: &Costs,
+    files: u64,
     range: &mut Range,
     shares: &mut Shares,
     classes: &mut [ClassEstimate],

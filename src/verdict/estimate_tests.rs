@@ -67,13 +67,10 @@ fn shape(histogram: &SizeHistogram, dirs: u64, symlinks: u64) -> TreeShape<'_> {
 }
 
 fn tree(sizes: &[(u64, u64)]) -> SizeHistogram {
-    let mut h = SizeHistogram::default();
-    for &(count, size) in sizes {
-        for _ in 0..count {
-            h.add(size);
-        }
-    }
-    h
+    sizes
+        .iter()
+        .flat_map(|&(count, size)| std::iter::repeat_n(size, count as usize))
+        .collect()
 }
 
 /// The five costs come back from the calibration shapes, and the tree's time is theirs
