@@ -20,6 +20,8 @@ fn part(rank: usize, windows: Vec<RankWindow>) -> RankPart {
     let rates: Vec<f64> = windows.iter().map(|w| w.rate).collect();
     let result: TestResult = serde_json::from_value(serde_json::json!({
         "test": "seq-write", "variant": "SEQ1M-Q8T1", "unit": "MB/s",
+        "workload": { "kind": "block", "direction": "write", "pattern": "sequential",
+            "block_bytes": 1 << 20, "queue_depth": 8 },
         "median": crate::stats::median(&rates), "samples": rates,
         "method": "direct", "engine": "sync",
     }))

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::record::RunRecord;
 use crate::results::{TestResult, Unit};
 use crate::stats::{self, Significance};
-use crate::workload::TestId;
+use crate::workload::{TestId, Workload};
 
 /// One compared run: a column of the tables.
 #[derive(Debug, Clone, Serialize)]
@@ -45,6 +45,9 @@ pub struct Cell {
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub variant: String,
+    /// What the variant did (None for imported fio jobs of no destbench shape).
+    #[serde(skip)]
+    pub workload: Option<Workload>,
     pub unit: Unit,
     /// Copy threads (None in documents that do not record them).
     pub threads: Option<usize>,
@@ -123,6 +126,7 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
         let base = records.first().and_then(|b| find(b, test, &variant));
         let mut unit = Unit::default();
         let mut threads = None;
+        let mut workload = None;
         let cells = records
             .iter()
             .enumerate()
@@ -130,6 +134,7 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
                 let r = find(record, test, &variant)?;
                 unit = r.unit;
                 threads = threads.or((r.threads > 0).then_some(r.threads));
+                workload = workload.take().or_else(|| r.workload.clone());
                 let significance = base
                     .filter(|_| index > 0)
                     .map(|b| stats::welch(&b.samples, &r.samples));
@@ -150,6 +155,7 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
             .collect();
         let row = Row {
             variant,
+            workload,
             unit,
             threads,
             cells,

@@ -9,7 +9,7 @@ use super::charts::{self, Line, XAxis};
 use super::escape::html as escape;
 use crate::history::{Comparison, Group, RunRecord};
 use crate::results::TestResult;
-use crate::workload::TestId;
+use crate::workload::{TestId, Workload};
 
 /// The percentiles of the latency charts, in the order of their x axis.
 const PERCENTILES: [&str; 4] = ["p50", "p99", "p99.9", "max"];
@@ -69,17 +69,6 @@ pub(super) fn bars(out: &mut String, cmp: &Comparison, group: &Group) {
     );
 }
 
-/// The variant's name with its thread count taken out (`small-4t-cache-on` -> `small-cache-on`),
-/// so that the 1..4-thread variants form one line.
-fn without_threads(variant: &str, threads: usize) -> String {
-    let token = format!("{threads}t");
-    variant
-        .split('-')
-        .filter(|part| *part != token)
-        .collect::<Vec<_>>()
-        .join("-")
-}
-
 /// The thread-scaling lines of one test, per run: a line per variant family (the variant
 /// without its thread count), points at each thread count.
 fn scaling_lines(cmp: &Comparison, group: &Group) -> Vec<(String, Vec<Line>)> {
@@ -90,7 +79,9 @@ fn scaling_lines(cmp: &Comparison, group: &Group) -> Vec<(String, Vec<Line>)> {
             let (Some(threads), Some(cell)) = (row.threads, row.cells[i].as_ref()) else {
                 continue;
             };
-            let name = without_threads(&row.variant, threads);
+            let Some(name) = row.workload.as_ref().and_then(Workload::family) else {
+                continue;
+            };
             let point = (threads as f64, cell.median);
             match series.iter_mut().find(|l| l.name == name) {
                 Some(line) => line.points.push(point),
@@ -282,16 +273,5 @@ pub(super) fn repetitions(out: &mut String, records: &[RunRecord], test: TestId)
             "<details class=\"repetitions\"><summary>Repetitions in the order they ran</summary>\n\
              <table>\n<tr><th>run</th><th>variant</th>{numbers}</tr>\n{rows}</table></details>"
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thread_tokens_are_removed_from_variant_names() {
-        assert_eq!(without_threads("small-4t-cache-on", 4), "small-cache-on");
-        assert_eq!(without_threads("large-1t", 1), "large");
     }
 }

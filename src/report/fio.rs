@@ -14,7 +14,7 @@ use crate::engine::EngineKind;
 use crate::history::RunRecord;
 use crate::results::fio::LAY_DOWN_JOB;
 use crate::results::{Method, TestResult};
-use crate::workload::{self, Direction, Pattern, SuiteOptions, Workload};
+use crate::workload::{Direction, Pattern, Workload};
 
 /// The file every job works on, in the destination; one file, as destbench's block tests share
 /// one test file.
@@ -33,23 +33,14 @@ impl Exporter for FioJobs {
     }
 }
 
-/// The direction and pattern of a block variant, from the suite table.
+/// The direction and pattern of a block variant.
 fn block_shape(res: &TestResult) -> Option<(Direction, Pattern)> {
-    // The block variants do not depend on the file-set options.
-    let options = SuiteOptions {
-        sets: Vec::new(),
-        threads: Vec::new(),
-        meta_files: 0,
-    };
-    workload::suite(&options)
-        .into_iter()
-        .find(|v| v.test == res.test && v.name == res.variant)
-        .and_then(|v| match v.workload {
-            Workload::Block {
-                direction, pattern, ..
-            } => Some((direction, pattern)),
-            _ => None,
-        })
+    match res.workload.as_ref()? {
+        Workload::Block {
+            direction, pattern, ..
+        } => Some((*direction, *pattern)),
+        _ => None,
+    }
 }
 
 fn run_jobs(out: &mut String, r: &RunRecord) {

@@ -39,6 +39,16 @@ impl Exporter for Markdown {
                 let _ = writeln!(out, "- {}", cell(line));
             }
         }
+        for record in records {
+            if let Some(headline) = super::headline::tables(&record.run) {
+                let _ = writeln!(out, "\n### Headline: {}\n", cell(&record.name()));
+                out.push_str(&headline.block.markdown());
+                if let Some(backup) = headline.backup {
+                    out.push('\n');
+                    out.push_str(&backup.markdown());
+                }
+            }
+        }
         let names = table::run_names(&cmp);
         for group in &cmp.groups {
             let _ = writeln!(out, "\n### {}\n", cell(group.test.as_str()));

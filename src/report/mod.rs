@@ -13,7 +13,8 @@ pub mod estimate;
 pub mod export;
 mod figures;
 pub mod fio;
-mod first_screen;
+mod headline;
+
 pub mod history;
 pub mod html;
 pub mod json;

@@ -7,7 +7,6 @@
 use std::fmt::Write as _;
 
 use super::escape::html as escape;
-use super::table::{MISSING, Table};
 use crate::history::RunRecord;
 use crate::probe::{Bandwidth, Chain, Node};
 use crate::results::{RunReport, Verdict};
@@ -138,55 +137,18 @@ fn link_box(out: &mut String, node: &Node, verdict: Option<&Verdict>) {
     let _ = writeln!(out, "</div>");
 }
 
-/// The headline table of one run: the four block variants (MB/s read and write), then the
-/// backup-shaped figures, each naming the result it comes from.
+/// The headline tables of one run (`report::headline`), then Time Machine's log lines.
 fn headline(out: &mut String, run: &RunReport) {
-    let h = run.headline();
-    if h.is_empty() {
+    let Some(tables) = super::headline::tables(run) else {
         let _ = writeln!(
             out,
             "<p class=\"note\">This run measured none of the headline figures.</p>"
         );
         return;
-    }
-    let mb = |i: Option<usize>| {
-        i.map_or(MISSING.to_string(), |i| {
-            format!("{:.1}", run.results[i].median)
-        })
     };
-    let mut block = Table::text_then_figures(&["test"], &["read MB/s", "write MB/s"]);
-    for (variant, read, write) in &h.block {
-        block.push([variant.to_string(), mb(*read), mb(*write)]);
-    }
     let _ = writeln!(out, "<div class=\"headline\">");
-    out.push_str(&block.html());
-    let mut backup = Table::text_then_figures(&["backup-shaped", "from"], &["figure"]);
-    let named = |i: usize| format!("{} {}", run.results[i].test, run.results[i].variant);
-    if let Some(i) = h.small_files {
-        let r = &run.results[i];
-        backup.push([
-            "small files".to_string(),
-            named(i),
-            format!("{:.0} files/s", r.ops_per_s_median),
-        ]);
-    }
-    if let Some(i) = h.mixed {
-        let r = &run.results[i];
-        backup.push([
-            "mixed set".to_string(),
-            named(i),
-            format!("{:.1} {}", r.median, r.unit.as_str()),
-        ]);
-    }
-    for &i in &h.tm_check {
-        let r = &run.results[i];
-        backup.push([
-            "Time Machine check".to_string(),
-            named(i),
-            format!("{:.1} {}", r.median, r.unit.as_str()),
-        ]);
-    }
-    if !backup.rows.is_empty() {
+    out.push_str(&tables.block.html());
+    if let Some(backup) = &tables.backup {
         out.push_str(&backup.html());
     }
     let _ = writeln!(out, "</div>");

@@ -227,15 +227,13 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
     if let Some(v) = &report.verdict {
         verdict(&mut out, v, style, width);
     }
-    if let Some(headline) = super::first_screen::headline(report) {
+    if let Some(headline) = super::headline::tables(report) {
+        let plain = |h: &str| h.to_string();
         let _ = writeln!(out);
-        out.push_str(&headline);
-    }
-    let backup = super::first_screen::backup_figures(report);
-    if !backup.is_empty() {
-        let _ = writeln!(out);
-        for line in backup {
-            wrap(&mut out, "", &line, width);
+        out.push_str(&headline.block.text(&plain));
+        if let Some(backup) = headline.backup {
+            let _ = writeln!(out);
+            out.push_str(&backup.text(&plain));
         }
     }
 

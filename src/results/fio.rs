@@ -13,7 +13,7 @@ use super::{Destination, Method, OpKind, RepetitionRecord, RunReport, RunSetting
 use super::{RUN_SCHEMA, Unit};
 use crate::engine::EngineKind;
 use crate::stats::LatencySummary;
-use crate::workload::TestId;
+use crate::workload::{Direction, Pattern, TestId, Workload, size_label};
 
 /// The job of an exported job file (`export --format fio`) that writes the test file before the
 /// measured jobs, as destbench lays its own down: not a measurement, so not imported.
@@ -32,15 +32,6 @@ fn fio_size(text: &str) -> Option<u64> {
         _ => (t, 1),
     };
     digits.parse::<u64>().ok()?.checked_mul(scale)
-}
-
-/// A block size as the suite names it: `1M`, `4K`, `512`.
-fn size_label(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{}M", b >> 20),
-        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{}K", b >> 10),
-        b => b.to_string(),
-    }
 }
 
 /// One job's options: its own over the file's global ones.
@@ -101,6 +92,21 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         .and_then(|n| n.split_once('.'))
         .and_then(|(t, v)| Some((t.parse::<TestId>().ok()?, v.to_string())))
         .filter(|(t, _)| t.as_str().ends_with(if read { "-read" } else { "-write" }));
+    // A destbench block variant issues from one thread; fio's numjobs has no such shape.
+    let workload = (jobs == 1).then_some(Workload::Block {
+        direction: if read {
+            Direction::Read
+        } else {
+            Direction::Write
+        },
+        pattern: if random {
+            Pattern::Random
+        } else {
+            Pattern::Sequential
+        },
+        block: block as usize,
+        depth,
+    });
     let (test, variant) = named.unwrap_or_else(|| {
         let test = match (block == 4096, read) {
             (true, true) => TestId::FourKRead,
@@ -108,8 +114,13 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
             (false, true) => TestId::SeqRead,
             (false, false) => TestId::SeqWrite,
         };
-        let pattern = if random { "RND" } else { "SEQ" };
-        let variant = format!("{pattern}{}-Q{depth}T{jobs}", size_label(block));
+        let variant = workload.as_ref().map_or_else(
+            || {
+                let pattern = if random { "RND" } else { "SEQ" };
+                format!("{pattern}{}-Q{depth}T{jobs}", size_label(block as usize))
+            },
+            Workload::name,
+        );
         (test, variant)
     });
     let direct = o.get("direct").is_some_and(|d| d.trim() == "1");
@@ -141,6 +152,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
     Some(TestResult {
         test,
         variant,
+        workload,
         unit: Unit::MegabytesPerSecond,
         median: rate,
         min: rate,

@@ -30,7 +30,7 @@ pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
 
 use crate::probe::Chain;
 use crate::units;
-use crate::workload::{ProfileName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId};
+use crate::workload::{ProfileName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, known_workload};
 
 /// The JSON schema id of a run document.
 pub const RUN_SCHEMA: &str = "destbench.run/1";
@@ -86,6 +86,19 @@ fn profile_or_default<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ProfileN
     lenient::option(d).map(|p| p.unwrap_or(ProfileName::Backup))
 }
 
+/// A document's results, each with its workload: a result written before results recorded it
+/// gets the workload of the suite's variant of its name.
+fn results_with_workloads<'de, D>(d: D) -> Result<Vec<TestResult>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let mut results: Vec<TestResult> = lenient::list(d)?;
+    for r in results.iter_mut().filter(|r| r.workload.is_none()) {
+        r.workload = known_workload(r.test, &r.variant);
+    }
+    Ok(results)
+}
+
 /// How the destination was accessed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -123,7 +136,7 @@ pub struct RunReport {
     pub access: AccessInfo,
     pub started_unix_s: u64,
     pub duration_s: f64,
-    #[serde(deserialize_with = "lenient::list")]
+    #[serde(deserialize_with = "results_with_workloads")]
     pub results: Vec<TestResult>,
     #[serde(deserialize_with = "lenient::list")]
     pub failures: Vec<TestFailure>,

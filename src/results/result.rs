@@ -9,7 +9,7 @@ use super::details::Details;
 use super::lenient;
 use crate::engine::EngineKind;
 use crate::stats::{self, LatencyHistogram, LatencySummary, ThroughputSeries};
-use crate::workload::TestId;
+use crate::workload::{TestId, Workload};
 
 /// How a figure was kept honest about the page cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -245,8 +245,18 @@ pub struct RepetitionRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestResult {
     pub test: TestId,
+    /// The variant's name, rendered from `workload` (or fio's job, for imported results).
     #[serde(default)]
     pub variant: String,
+    /// What the variant did, as data: how reports and the verdict select results. None for
+    /// fio jobs no destbench variant has the shape of; documents written before it was recorded
+    /// get it from their variant's name when they are read (`legacy`).
+    #[serde(
+        default,
+        deserialize_with = "lenient::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub workload: Option<Workload>,
     #[serde(default)]
     pub unit: Unit,
     /// Median, min, max and mean of the repetitions' figures, in `unit`.
@@ -301,7 +311,7 @@ pub struct TestResult {
 /// What the runner knows about one variant before summarising.
 pub struct TestResultParts {
     pub test: TestId,
-    pub variant: String,
+    pub workload: Workload,
     pub unit: Unit,
     /// Threads issuing the work (1 for the block tests).
     pub threads: usize,
@@ -347,7 +357,8 @@ impl TestResult {
         }
         Some(TestResult {
             test: parts.test,
-            variant: parts.variant,
+            variant: parts.workload.name(),
+            workload: Some(parts.workload),
             unit: parts.unit,
             median: summary.median,
             min: summary.min,

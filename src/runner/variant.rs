@@ -40,7 +40,7 @@ pub(super) fn run_variant(
             direction: Direction::Read,
             sizes,
             block,
-        } => Some((*sizes, *block)),
+        } => Some((&sizes[..], *block)),
         _ => None,
     };
     let mut restore = None;
@@ -98,7 +98,7 @@ pub(super) fn run_variant(
     warnings.extend(short_sample(plan, variant, &repetitions));
     let mut result = TestResult::from_parts(TestResultParts {
         test: variant.test,
-        variant: variant.name.to_string(),
+        workload: variant.workload.clone(),
         unit,
         threads,
         file_set,

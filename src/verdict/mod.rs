@@ -20,7 +20,11 @@ pub mod source;
 use crate::probe::{Chain, NodeKind};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
 use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
-use crate::workload::TestId;
+use std::borrow::Cow;
+
+use crate::workload::{
+    Direction, FileOp, Pattern, SetKind, SetName, TRANSFER_SIZES, TestId, Workload,
+};
 
 /// A measured rate at or above this fraction of a link's practical ceiling is limited by it.
 pub const LIMITED_AT: f64 = 0.85;
@@ -28,23 +32,38 @@ pub const LIMITED_AT: f64 = 0.85;
 /// figures are approximate (±10% between enclosures and hosts), so only beyond that margin is
 /// the figure impossible for the link.
 pub const CACHE_MARGIN: f64 = 1.10;
-/// The variants that measure the large sequential rate, in order of preference.
-pub const SEQUENTIAL_VARIANTS: [&str; 2] = ["SEQ1M-Q8T1", "20-100MB"];
+/// The large sequential rate, in order of preference: 1 MiB blocks eight in flight, then
+/// QuickBench's whole files of 20-100 MB.
+fn large_sequential(direction: Direction) -> [Workload; 2] {
+    [
+        Workload::Block {
+            direction,
+            pattern: Pattern::Sequential,
+            block: 1 << 20,
+            depth: 8,
+        },
+        Workload::WholeFiles {
+            direction,
+            sizes: Cow::Borrowed(TRANSFER_SIZES),
+            block: 1 << 20,
+        },
+    ]
+}
 
-/// The median of the preferred large sequential variant of `test`, with its name.
-fn sequential(results: &[TestResult], test: TestId) -> Option<(f64, String)> {
-    SEQUENTIAL_VARIANTS.iter().find_map(|v| {
+/// The median of the preferred large sequential result of `test`, with its name.
+fn sequential(results: &[TestResult], test: TestId, direction: Direction) -> Option<(f64, String)> {
+    large_sequential(direction).into_iter().find_map(|w| {
         results
             .iter()
-            .find(|r| r.test == test && r.variant == *v)
+            .find(|r| r.test == test && r.workload.as_ref() == Some(&w))
             .map(|r| (r.median, format!("{} {}", r.test, r.variant)))
     })
 }
 
 /// The verdict over a chain (None when it could not be probed) and a run's results.
 pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
-    let write = sequential(results, TestId::SeqWrite);
-    let read = sequential(results, TestId::SeqRead);
+    let write = sequential(results, TestId::SeqWrite, Direction::Write);
+    let read = sequential(results, TestId::SeqRead, Direction::Read);
     let best = match (&write, &read) {
         (Some(w), Some(r)) => Some(if r.0 > w.0 { r.clone() } else { w.clone() }),
         (w, r) => w.clone().or(r.clone()),
@@ -110,9 +129,11 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
     v.per_file_ms = per_file.as_ref().map(|p| p.ms);
     let Some(measured) = v.measured_mb_s else {
         v.kind = VerdictKind::NeedsSequentialTests;
+        let [blocks, files] = large_sequential(Direction::Write);
         v.summary = format!(
             "the verdict needs seq-write or seq-read ({} or {})",
-            SEQUENTIAL_VARIANTS[0], SEQUENTIAL_VARIANTS[1]
+            blocks.name(),
+            files.name()
         );
         push_cached(&mut v);
         return v;
@@ -230,8 +251,12 @@ impl PerFile {
     /// round trip, the queue hiding the wire.
     fn of(results: &[TestResult]) -> Option<PerFile> {
         let one_at_a_time = results.iter().find(|r| {
-            r.test == TestId::FilesCopy
-                && r.variant == "small-1t-cache-off"
+            r.workload
+                == Some(Workload::FileSet {
+                    op: FileOp::Copy { cache_on: false },
+                    set: SetName::Generated(SetKind::Small),
+                    threads: 1,
+                })
                 && r.ops_per_s_median > 0.0
         });
         if let Some(r) = one_at_a_time {

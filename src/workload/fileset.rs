@@ -29,7 +29,7 @@ use super::DataStamper;
 use super::desktop::{Entry, MixedPlan};
 use crate::platform;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SetKind {
     Small,

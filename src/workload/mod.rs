@@ -8,6 +8,7 @@ pub mod desktop;
 pub mod fileset;
 mod profile;
 mod select;
+mod shape;
 mod suite;
 mod test_id;
 mod tool;
@@ -15,22 +16,20 @@ mod tool;
 pub use data::DataStamper;
 pub use fileset::SetKind;
 pub use profile::{Profile, ProfileName};
-pub use select::{TestSelector, select};
-pub use suite::{
-    FileOp, MetaOp, SetName, SuiteOptions, TM_SMALL_FILES, TM_SMALL_SIZE, TRANSFER_SIZES, Variant,
-    Workload, suite,
-};
+pub use select::{TestSelector, known_workload, select};
+pub use shape::{FileOp, MetaOp, SetName, Workload, size_label};
+pub use suite::{SuiteOptions, TM_SMALL_FILES, TM_SMALL_SIZE, TRANSFER_SIZES, Variant, suite};
 pub use test_id::TestId;
 pub use tool::Tool;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Read,
     Write,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Pattern {
     Sequential,

@@ -1,8 +1,9 @@
 //! `--tests`: a test id, optionally with one variant, picked out of the suite.
 
 use std::str::FromStr;
+use std::sync::OnceLock;
 
-use super::{TestId, Variant};
+use super::{SetKind, SetName, SuiteOptions, TestId, Variant, Workload, suite};
 
 /// A `--tests` entry: a test id, optionally with one variant (`seq-read:SEQ1M-Q8T1`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +67,26 @@ pub fn select(
             }
         })
         .collect())
+}
+
+/// The workload of the variant `test` calls `name` in any suite this version can run (every
+/// set, 1-256 threads): how a document written before results recorded their workload, or a
+/// name a user typed, is read as data. Metadata counts are not in a name: they read as 0.
+pub fn known_workload(test: TestId, name: &str) -> Option<Workload> {
+    static EVERY: OnceLock<Vec<Variant>> = OnceLock::new();
+    let every = EVERY.get_or_init(|| {
+        let mut sets: Vec<SetName> = SetKind::ALL.into_iter().map(SetName::Generated).collect();
+        sets.push(SetName::Source);
+        suite(&SuiteOptions {
+            sets,
+            threads: (1..=256).collect(),
+            meta_files: 0,
+        })
+    });
+    every
+        .iter()
+        .find(|v| v.test == test && v.name == name)
+        .map(|v| v.workload.clone())
 }
 
 #[cfg(test)]

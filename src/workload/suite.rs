@@ -1,96 +1,12 @@
 //! The suite: every test variant declared once, with its fixed parameters and what it does. This
 //! one table drives `--tests`, the runner, `destbench list`, `--help` and the reports.
 
-use std::fmt;
+use std::borrow::Cow;
 
-use super::{Direction, Pattern, SetKind, TestId};
-
-/// The shape of the I/O of one variant.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Workload {
-    /// Blocks over the shared test file for the profile's duration (CrystalDiskMark style): the
-    /// file is written once before the first such test, untimed, and overwritten in place.
-    Block {
-        direction: Direction,
-        pattern: Pattern,
-        block: usize,
-        depth: usize,
-    },
-    /// Whole new files, start to end, one after another: each file's rate is timed from create to
-    /// durable (write) or from open to last byte (read); the figure is the mean of the files'
-    /// rates, as QuickBench averages its 20-100 MB transfers.
-    WholeFiles {
-        direction: Direction,
-        sizes: &'static [u64],
-        block: usize,
-    },
-    /// `count` new files of `size` bytes written at once (Time Machine's check): timed from the
-    /// first create to the last file durable.
-    ManyFiles { count: usize, size: u64 },
-    /// A file set copied, restored or deleted by `threads` threads pulling from one queue.
-    FileSet {
-        op: FileOp,
-        set: SetName,
-        threads: usize,
-    },
-    /// Metadata operations on empty files, one thread.
-    Meta { op: MetaOp, count: usize },
-    /// One new file written from start until the rate is steady or a cap is reached, blocks of
-    /// `block` bytes, `depth` in flight (see `stats::steady`).
-    Sustained { block: usize, depth: usize },
-    /// The backup-shaped write (sequential, `block` bytes, QD1) beside a foreground reader of
-    /// the same device, with and without background I/O priority.
-    Throttled { block: usize },
-}
-
-/// What a file-set test does with the set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileOp {
-    /// Copy from the source to the destination. Cache on: buffered writes, one syncfs at the
-    /// end inside the timing; cache off: every file fsync'd before its thread moves on.
-    Copy { cache_on: bool },
-    /// Read the copied set back after evicting it from the page cache.
-    Restore,
-    /// Delete the copied set.
-    Delete,
-}
-
-/// Which file set: a generated one, or the user's `--source` folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SetName {
-    Generated(SetKind),
-    Source,
-}
-
-impl fmt::Display for SetName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SetName::Generated(kind) => kind.fmt(f),
-            SetName::Source => f.write_str("source"),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetaOp {
-    Create,
-    Stat,
-    Rename,
-    Delete,
-}
-
-impl MetaOp {
-    pub const ALL: [MetaOp; 4] = [MetaOp::Create, MetaOp::Stat, MetaOp::Rename, MetaOp::Delete];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MetaOp::Create => "create",
-            MetaOp::Stat => "stat",
-            MetaOp::Rename => "rename",
-            MetaOp::Delete => "delete",
-        }
-    }
-}
+#[cfg(test)]
+use super::SetKind;
+use super::shape::{FileOp, MetaOp, SetName, Workload};
+use super::{Direction, Pattern, TestId};
 
 /// What the file-level part of the suite covers (from the profile and the command line).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,9 +20,21 @@ pub struct SuiteOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variant {
     pub test: TestId,
+    /// Rendered from `workload` ([`Workload::name`]), never parsed back.
     pub name: String,
     pub workload: Workload,
     pub about: String,
+}
+
+impl Variant {
+    pub fn new(test: TestId, workload: Workload, about: impl Into<String>) -> Variant {
+        Variant {
+            test,
+            name: workload.name(),
+            workload,
+            about: about.into(),
+        }
+    }
 }
 
 const MIB: usize = 1 << 20;
@@ -133,125 +61,110 @@ pub fn suite(options: &SuiteOptions) -> Vec<Variant> {
     use Pattern::{Random, Sequential};
     let mut variants = Vec::new();
     for (test, direction) in [(TestId::SeqWrite, Write), (TestId::SeqRead, Read)] {
+        let transfers = Workload::WholeFiles {
+            direction,
+            sizes: Cow::Borrowed(TRANSFER_SIZES),
+            block: MIB,
+        };
         variants.extend([
-            Variant {
+            Variant::new(
                 test,
-                name: "20-100MB".into(),
-                workload: Workload::WholeFiles {
-                    direction,
-                    sizes: TRANSFER_SIZES,
-                    block: MIB,
-                },
-                about:
-                    "whole files of 20, 40, 60, 80 and 100 MB, 1 MiB blocks; mean of the five rates"
-                        .into(),
-            },
-            Variant {
+                transfers,
+                "whole files of 20, 40, 60, 80 and 100 MB, 1 MiB blocks; mean of the five rates",
+            ),
+            Variant::new(
                 test,
-                name: "SEQ1M-Q1T1".into(),
-                workload: block(direction, Sequential, MIB, 1),
-                about: "1 MiB blocks in order, one in flight".into(),
-            },
-            Variant {
+                block(direction, Sequential, MIB, 1),
+                "1 MiB blocks in order, one in flight",
+            ),
+            Variant::new(
                 test,
-                name: "SEQ1M-Q8T1".into(),
-                workload: block(direction, Sequential, MIB, 8),
-                about: "1 MiB blocks in order, eight in flight".into(),
-            },
+                block(direction, Sequential, MIB, 8),
+                "1 MiB blocks in order, eight in flight",
+            ),
         ]);
     }
     for (test, direction) in [(TestId::FourKWrite, Write), (TestId::FourKRead, Read)] {
         variants.extend([
-            Variant {
+            Variant::new(
                 test,
-                name: "SEQ4K-Q1T1".into(),
-                workload: block(direction, Sequential, KIB4, 1),
-                about: "4 KiB blocks in order, one in flight".into(),
-            },
-            Variant {
+                block(direction, Sequential, KIB4, 1),
+                "4 KiB blocks in order, one in flight",
+            ),
+            Variant::new(
                 test,
-                name: "RND4K-Q1T1".into(),
-                workload: block(direction, Random, KIB4, 1),
-                about: "4 KiB blocks at random offsets, one in flight".into(),
-            },
-            Variant {
+                block(direction, Random, KIB4, 1),
+                "4 KiB blocks at random offsets, one in flight",
+            ),
+            Variant::new(
                 test,
-                name: "RND4K-Q32T1".into(),
-                workload: block(direction, Random, KIB4, 32),
-                about: "4 KiB blocks at random offsets, 32 in flight".into(),
-            },
+                block(direction, Random, KIB4, 32),
+                "4 KiB blocks at random offsets, 32 in flight",
+            ),
         ]);
     }
+    variants.extend(time_machine_check());
+    variants.extend(file_variants(options));
     variants.extend([
-        Variant {
-            test: TestId::TmCheck,
-            name: "50MB".into(),
-            workload: Workload::WholeFiles {
+        Variant::new(
+            TestId::Sustained,
+            Workload::Sustained { block: MIB, depth: 8 },
+            "one new file, 1 MiB blocks, eight in flight, until the rate is steady (or --time / the size cap); the cliff and the bytes before it",
+        ),
+        Variant::new(
+            TestId::Throttled,
+            Workload::Throttled { block: MIB },
+            "a 1 MiB-block backup write at background (idle) I/O priority and at normal priority, each beside a foreground reader; the slowdown of each side",
+        ),
+    ]);
+    variants
+}
+
+/// Time Machine's destination check: one big file, then many small ones at once.
+fn time_machine_check() -> [Variant; 2] {
+    [
+        Variant::new(
+            TestId::TmCheck,
+            Workload::WholeFiles {
                 direction: Direction::Write,
-                sizes: TM_BIG_FILE,
+                sizes: Cow::Borrowed(TM_BIG_FILE),
                 block: MIB,
             },
-            about: "one new 50 MB file, as Time Machine's destination check".into(),
-        },
-        Variant {
-            test: TestId::TmCheck,
-            name: "500x4KB".into(),
-            workload: Workload::ManyFiles {
+            "one new 50 MB file, as Time Machine's destination check",
+        ),
+        Variant::new(
+            TestId::TmCheck,
+            Workload::ManyFiles {
                 count: TM_SMALL_FILES,
                 size: TM_SMALL_SIZE,
             },
-            about: "500 new 4 KB files written concurrently, as Time Machine's destination check"
-                .into(),
-        },
-    ]);
-    variants.extend(file_variants(options));
-    variants.extend([
-        Variant {
-            test: TestId::Sustained,
-            name: "SEQ1M-Q8T1".into(),
-            workload: Workload::Sustained {
-                block: MIB,
-                depth: 8,
-            },
-            about: "one new file, 1 MiB blocks, eight in flight, until the rate is steady (or --time / the size cap); the cliff and the bytes before it".into(),
-        },
-        Variant {
-            test: TestId::Throttled,
-            name: "1M-write-vs-read".into(),
-            workload: Workload::Throttled { block: MIB },
-            about: "a 1 MiB-block backup write at background (idle) I/O priority and at normal priority, each beside a foreground reader; the slowdown of each side".into(),
-        },
-    ]);
-    variants
+            "500 new 4 KB files written concurrently, as Time Machine's destination check",
+        ),
+    ]
 }
 
 /// The file-set and metadata variants: every set with every thread count; copies with the write
 /// cache on and off.
 fn file_variants(options: &SuiteOptions) -> Vec<Variant> {
     let mut variants = Vec::new();
-    let file_set = |test, op, set: SetName, threads: usize, name: String, about: String| Variant {
-        test,
-        name,
-        workload: Workload::FileSet { op, set, threads },
-        about,
+    let file_set = |test, op, set: SetName, threads: usize, about: String| {
+        Variant::new(test, Workload::FileSet { op, set, threads }, about)
     };
     for &set in &options.sets {
         for &threads in &options.threads {
             for cache_on in [true, false] {
-                let cache = if cache_on { "on" } else { "off" };
+                let (cache, how) = if cache_on {
+                    ("on", "one syncfs at the end, timed")
+                } else {
+                    ("off", "every file fsync'd")
+                };
                 variants.push(file_set(
                     TestId::FilesCopy,
                     FileOp::Copy { cache_on },
                     set,
                     threads,
-                    format!("{set}-{threads}t-cache-{cache}"),
                     format!(
-                        "copy the {set} set with {threads} thread(s), write cache {cache} ({})",
-                        if cache_on {
-                            "one syncfs at the end, timed"
-                        } else {
-                            "every file fsync'd"
-                        }
+                        "copy the {set} set with {threads} thread(s), write cache {cache} ({how})"
                     ),
                 ));
             }
@@ -262,7 +175,6 @@ fn file_variants(options: &SuiteOptions) -> Vec<Variant> {
                 FileOp::Restore,
                 set,
                 threads,
-                format!("{set}-{threads}t"),
                 format!("read the copied {set} set back with {threads} thread(s), after eviction"),
             ));
         }
@@ -272,25 +184,17 @@ fn file_variants(options: &SuiteOptions) -> Vec<Variant> {
                 FileOp::Delete,
                 set,
                 threads,
-                format!("{set}-{threads}t"),
                 format!("delete the copied {set} set with {threads} thread(s), syncfs timed"),
             ));
         }
     }
     for op in MetaOp::ALL {
-        variants.push(Variant {
-            test: TestId::Meta,
-            name: op.as_str().into(),
-            workload: Workload::Meta {
-                op,
-                count: options.meta_files,
-            },
-            about: format!(
-                "{} {} empty files, one thread",
-                op.as_str(),
-                options.meta_files
-            ),
-        });
+        let count = options.meta_files;
+        variants.push(Variant::new(
+            TestId::Meta,
+            Workload::Meta { op, count },
+            format!("{} {count} empty files, one thread", op.as_str()),
+        ));
     }
     variants
 }

@@ -274,7 +274,7 @@ fn backup_run_fits_80_columns_summary_first() {
     for needle in ["SEQ1M-Q8T1", "SEQ1M-Q1T1", "RND4K-Q32T1", "RND4K-Q1T1"] {
         summary.push(row_of(&text, needle));
     }
-    for needle in ["small files", "mixed set", "Time Machine  check:"] {
+    for needle in ["small files", "mixed set", "Time Machine check"] {
         summary.push(line_of(&text, needle));
     }
     assert!(summary.iter().all(|&l| l < details), "{text}");

@@ -6,6 +6,7 @@ mod estimate;
 mod faults;
 mod faults_history;
 mod fio_interop;
+mod headline;
 mod history;
 mod html_report;
 #[cfg(feature = "mpi")]

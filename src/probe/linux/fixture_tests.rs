@@ -40,7 +40,7 @@ fn outline(chain: &Chain) -> Vec<String> {
 pub fn result(test: TestId, variant: &str, rate: f64) -> TestResult {
     TestResult::from_parts(TestResultParts {
         test,
-        variant: variant.to_string(),
+        workload: crate::workload::known_workload(test, variant).expect("a suite variant"),
         unit: crate::results::Unit::MegabytesPerSecond,
         threads: 1,
         file_set: None,
