@@ -91,8 +91,8 @@ impl Error {
     /// Wraps an I/O error with what was being done; a full disk or quota becomes
     /// [`Error::DestinationFull`].
     pub fn io(context: impl Into<String>, source: io::Error) -> Self {
-        match source.raw_os_error() {
-            Some(libc::ENOSPC) | Some(libc::EDQUOT) => Error::DestinationFull {
+        match source.kind() {
+            io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => Error::DestinationFull {
                 during: context.into(),
             },
             _ => Error::Io {

@@ -87,6 +87,6 @@ impl RunStore {
 /// Stores a finished run (creating the database when missing); returns its id.
 pub fn store_run(target: &RunStore, report: &RunReport) -> Result<i64> {
     let mut store = Store::open(&target.path)?;
-    let env = environment::collect(&environment::Roots::default(), report.chain.as_ref());
+    let env = environment::collect(&environment::Machine::this(), report.chain.as_ref());
     Ok(store.insert(report, &env)?)
 }

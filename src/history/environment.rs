@@ -3,40 +3,40 @@
 //! later "run 12" still says which drive it was.
 //!
 //! The identity comes from the chain the probe recorded before the run (the run document's
-//! `chain`); nothing is probed again after the run. Host and kernel are read defensively: a
-//! missing file gives `None`, never an error, because storing a run must not fail over a
-//! nice-to-have. The root is a parameter so tests can point at a fixture tree.
-
-use std::path::{Path, PathBuf};
+//! `chain`); nothing is probed again after the run. Host and kernel come from the platform: an
+//! empty answer gives `None`, never an error, because storing a run must not fail over a
+//! nice-to-have. They are a parameter so tests can name a machine of their own.
 
 use super::record::{Environment, Filesystem};
+use crate::platform;
 use crate::probe::{Chain, NodeKind};
 
-/// Where the kernel's files are (the real ones, or a fixture tree in tests).
+/// The machine a run is stored on: its host name and kernel release.
 #[derive(Debug, Clone)]
-pub struct Roots {
-    pub proc: PathBuf,
+pub struct Machine {
+    pub host: Option<String>,
+    pub kernel: Option<String>,
 }
 
-impl Default for Roots {
-    fn default() -> Self {
-        Roots {
-            proc: "/proc".into(),
+impl Machine {
+    /// This machine.
+    pub fn this() -> Machine {
+        let known = |text: String| {
+            let text = text.trim();
+            (!text.is_empty()).then(|| text.to_string())
+        };
+        Machine {
+            host: known(platform::hostname()),
+            kernel: known(platform::kernel_release()),
         }
     }
 }
 
-fn read_trimmed(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
-}
-
 /// The environment of a run whose destination has `chain` (None when it could not be probed).
-pub fn collect(roots: &Roots, chain: Option<&Chain>) -> Environment {
+pub fn collect(machine: &Machine, chain: Option<&Chain>) -> Environment {
     let mut env = Environment {
-        host: read_trimmed(&roots.proc.join("sys/kernel/hostname")),
-        kernel: read_trimmed(&roots.proc.join("sys/kernel/osrelease")),
+        host: machine.host.clone(),
+        kernel: machine.kernel.clone(),
         destbench_version: env!("CARGO_PKG_VERSION").to_string(),
         ..Environment::default()
     };
@@ -73,17 +73,10 @@ mod tests {
     use crate::probe::Node;
 
     #[test]
-    fn identity_from_the_chain_and_host_from_a_fixture_tree() {
-        let root = tempfile::tempdir().unwrap();
-        let write = |rel: &str, text: &str| {
-            let p = root.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
-        write("proc/sys/kernel/hostname", "box\n");
-        write("proc/sys/kernel/osrelease", "6.1.0-test\n");
-        let roots = Roots {
-            proc: root.path().join("proc"),
+    fn identity_from_the_chain_and_host_from_the_machine() {
+        let machine = Machine {
+            host: Some("box".into()),
+            kernel: Some("6.1.0-test".into()),
         };
         let mut mount = Node::new(NodeKind::Mount, "exfat at /media/backup from /dev/sdb1");
         mount.fact("filesystem", "exfat", "/proc/self/mountinfo");
@@ -100,7 +93,7 @@ mod tests {
             root: mount,
             notes: Vec::new(),
         };
-        let env = collect(&roots, Some(&chain));
+        let env = collect(&machine, Some(&chain));
         assert_eq!(env.host.as_deref(), Some("box"));
         assert_eq!(env.kernel.as_deref(), Some("6.1.0-test"));
         assert_eq!(env.filesystem.fs_type.as_deref(), Some("exfat"));
@@ -115,8 +108,15 @@ mod tests {
         nas_chain
             .root
             .fact("source", "//nas/share", "/proc/self/mountinfo");
-        let env = collect(&roots, Some(&nas_chain));
+        let env = collect(&machine, Some(&nas_chain));
         assert!(env.device.is_none() && env.device_model.is_none());
-        assert!(collect(&roots, None).filesystem.fs_type.is_none());
+        assert!(collect(&machine, None).filesystem.fs_type.is_none());
+    }
+
+    #[test]
+    fn this_machine_has_a_host_and_a_kernel() {
+        let this = Machine::this();
+        assert_eq!(this.host.unwrap_or_default(), platform::hostname().trim());
+        assert!(this.kernel.is_some());
     }
 }

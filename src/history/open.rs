@@ -16,6 +16,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::HistoryError;
 use super::migrations::latest;
+use crate::platform;
 
 /// `PRAGMA application_id` of every destbench history ("dstb" in ASCII): a file with another id
 /// belongs to another application. Databases made before the id was set have 0 and are
@@ -166,15 +167,14 @@ fn check_version(path: &Path, version: i64) -> Result<(), HistoryError> {
 /// permission), that: SQLite's own words for it vary ("disk I/O error" when a WAL database
 /// cannot create its index).
 pub fn read_only_or(path: &Path, error: HistoryError) -> HistoryError {
-    use rustix::fs::{Access, access};
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let denied = [path, dir]
         .into_iter()
-        .find_map(|p| access(p, Access::WRITE_OK).err().map(|e| (p, e)))
-        .filter(|(p, e)| *p == dir || *e != rustix::io::Errno::NOENT);
+        .find_map(|p| platform::check_writable(p).err().map(|e| (p, e)))
+        .filter(|(p, e)| *p == dir || e.kind() != std::io::ErrorKind::NotFound);
     match denied {
         Some((p, e)) => HistoryError::database(
             path,
@@ -185,7 +185,7 @@ pub fn read_only_or(path: &Path, error: HistoryError) -> HistoryError {
                 } else {
                     "the file"
                 },
-                std::io::Error::from(e)
+                e
             ),
         ),
         None => error,

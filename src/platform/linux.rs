@@ -1,17 +1,18 @@
 //! Linux: `O_DIRECT`, `posix_fadvise`, `mincore`, `/proc/sys/vm/drop_caches`.
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
 use std::num::NonZeroU64;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::path::Path;
 
-use rustix::fs::{Advice, AtFlags, Mode, OFlags};
+use rustix::fs::{Advice, Mode, OFlags};
 
-use super::OpenHow;
+use super::{Handle, HandleRef, OpenHow};
 
 /// Opens (or creates, exclusively) `name` inside the directory `dir`, never following a symlink.
-pub fn open_in(dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<OwnedFd> {
+pub fn open_in(dir: HandleRef<'_>, name: &str, how: OpenHow) -> io::Result<Handle> {
     let mut flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
     // A read-only open never blocks: a FIFO put where a file was expected opens and reads
     // nothing instead of hanging (regular files ignore the flag).
@@ -35,7 +36,7 @@ pub fn open_in(dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<Owne
 }
 
 /// Opens the directory at `path` (a path the user gave: symlinks in it are theirs).
-pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+pub fn open_dir(path: &Path) -> io::Result<Handle> {
     Ok(rustix::fs::open(
         path,
         OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::RDONLY,
@@ -45,49 +46,44 @@ pub fn open_dir(path: &Path) -> io::Result<OwnedFd> {
 
 /// Creates the directory `name` inside the open directory `parent` (failing if anything by that
 /// name exists) and opens it without following symlinks.
-pub fn create_dir_exclusive(parent: BorrowedFd<'_>, name: &str) -> io::Result<OwnedFd> {
+pub fn create_dir_exclusive(parent: HandleRef<'_>, name: &str) -> io::Result<Handle> {
     rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o700))?;
-    Ok(rustix::fs::openat(
-        parent,
-        name,
-        OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
-        Mode::empty(),
-    )?)
+    Ok(super::dir::open_dir_at(parent, OsStr::new(name))?)
 }
 
 /// Removes the regular file `name` inside `dir`.
-pub fn unlink_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<()> {
-    Ok(rustix::fs::unlinkat(dir, name, AtFlags::empty())?)
+pub fn unlink_in(dir: HandleRef<'_>, name: &str) -> io::Result<()> {
+    super::dir::unlink_at(dir, OsStr::new(name))
 }
 
 /// Reads at `offset`; returns the number of bytes read (short at end of file).
-pub fn pread(fd: BorrowedFd<'_>, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+pub fn pread(fd: HandleRef<'_>, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     Ok(rustix::io::pread(fd, buf, offset)?)
 }
 
 /// Writes at `offset`; returns the number of bytes written.
-pub fn pwrite(fd: BorrowedFd<'_>, buf: &[u8], offset: u64) -> io::Result<usize> {
+pub fn pwrite(fd: HandleRef<'_>, buf: &[u8], offset: u64) -> io::Result<usize> {
     Ok(rustix::io::pwrite(fd, buf, offset)?)
 }
 
 /// Makes the file's data (and the metadata needed to read it back) durable.
-pub fn datasync(fd: BorrowedFd<'_>) -> io::Result<()> {
+pub fn datasync(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fdatasync(fd)?)
 }
 
 /// Sets the file's length.
-pub fn set_len(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
+pub fn set_len(fd: HandleRef<'_>, len: u64) -> io::Result<()> {
     Ok(rustix::fs::ftruncate(fd, len)?)
 }
 
 /// Asks the kernel to drop the file's clean pages from the page cache.
-pub fn evict(fd: BorrowedFd<'_>) -> io::Result<()> {
+pub fn evict(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fadvise(fd, 0, None, Advice::DontNeed)?)
 }
 
 /// The fraction (0..=1) of the file's first `len` bytes that sit in the page cache, from `mincore`.
 /// Lets a read test prove its eviction worked instead of assuming it.
-pub fn resident_fraction(fd: BorrowedFd<'_>, len: u64) -> io::Result<f64> {
+pub fn resident_fraction(fd: HandleRef<'_>, len: u64) -> io::Result<f64> {
     if len == 0 {
         return Ok(0.0);
     }
@@ -143,13 +139,13 @@ pub fn is_root() -> bool {
 }
 
 /// Length of an open file.
-pub fn file_len(fd: BorrowedFd<'_>) -> io::Result<u64> {
+pub fn file_len(fd: HandleRef<'_>) -> io::Result<u64> {
     Ok(rustix::fs::fstat(fd)?.st_size as u64)
 }
 
 /// Preallocates `len` bytes so later overwrites do not allocate (`fallocate`); filesystems that
 /// cannot do it return an error the caller may ignore.
-pub fn preallocate(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
+pub fn preallocate(fd: HandleRef<'_>, len: u64) -> io::Result<()> {
     let len = NonZeroU64::new(len).map_or(0, NonZeroU64::get);
     Ok(rustix::fs::fallocate(
         fd,
@@ -160,18 +156,18 @@ pub fn preallocate(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
 }
 
 /// Converts an owned descriptor into a `File` (for code that wants std's API).
-pub fn into_file(fd: OwnedFd) -> File {
+pub fn into_file(fd: Handle) -> File {
     File::from(fd)
 }
 
 /// Borrows a file's descriptor.
-pub fn fd_of(file: &File) -> BorrowedFd<'_> {
+pub fn fd_of(file: &File) -> HandleRef<'_> {
     file.as_fd()
 }
 
 /// True when the filesystem holding `fd` keeps its files in memory (tmpfs, ramfs): no figure
 /// measured there is a storage device's, whatever the I/O method.
-pub fn is_memory_backed(fd: BorrowedFd<'_>) -> io::Result<bool> {
+pub fn is_memory_backed(fd: HandleRef<'_>) -> io::Result<bool> {
     const TMPFS_MAGIC: i64 = 0x0102_1994;
     const RAMFS_MAGIC: i64 = 0x8584_58f6;
     let st = rustix::fs::fstatfs(fd)?;
@@ -188,7 +184,7 @@ pub fn process_cpu_time() -> std::time::Duration {
 }
 
 /// Flushes the whole filesystem holding `fd` to stable storage.
-pub fn syncfs(fd: BorrowedFd<'_>) -> io::Result<()> {
+pub fn syncfs(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::syncfs(fd)?)
 }
 
@@ -227,8 +223,8 @@ pub enum SpliceError {
 /// can never turn into a reflink or a server-side copy, so the destination really receives the
 /// bytes.
 pub struct SplicePipe {
-    read: OwnedFd,
-    write: OwnedFd,
+    read: Handle,
+    write: Handle,
     capacity: usize,
 }
 
@@ -248,8 +244,8 @@ impl SplicePipe {
     /// (fewer at end of file).
     pub fn copy(
         &self,
-        src: BorrowedFd<'_>,
-        dst: BorrowedFd<'_>,
+        src: HandleRef<'_>,
+        dst: HandleRef<'_>,
         len: u64,
     ) -> Result<u64, SpliceError> {
         use rustix::pipe::{SpliceFlags, splice};
@@ -326,6 +322,20 @@ pub fn hostname() -> String {
         .into_owned()
 }
 
+/// The running kernel's release (`uname -r`), as a stored run remembers it.
+pub fn kernel_release() -> String {
+    rustix::system::uname()
+        .release()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Ok when this process may write `path` (a file, or a directory to create files in), else the
+/// reason: a read-only mount, no permission, or no such file.
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    Ok(rustix::fs::access(path, rustix::fs::Access::WRITE_OK)?)
+}
+
 /// Whether the process `pid` still exists (a zombie or another user's process counts).
 pub fn process_exists(pid: u32) -> bool {
     let Some(pid) = i32::try_from(pid)
@@ -343,7 +353,7 @@ pub fn process_exists(pid: u32) -> bool {
 /// Opens the directory `rel` below the open directory `root`, never through a symlink and never
 /// out of `root`: one `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` (Linux 5.6+), or one
 /// `openat(O_NOFOLLOW)` per component where the kernel or a sandbox refuses it.
-pub fn open_beneath(root: BorrowedFd<'_>, rel: &Path) -> io::Result<OwnedFd> {
+pub fn open_beneath(root: HandleRef<'_>, rel: &Path) -> io::Result<Handle> {
     let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY;
     let rel = if rel.as_os_str().is_empty() {
         Path::new(".")
@@ -371,13 +381,13 @@ pub fn open_beneath(root: BorrowedFd<'_>, rel: &Path) -> io::Result<OwnedFd> {
 }
 
 /// Creates the directory `name` in the open directory `dir`.
-pub fn mkdir_in(dir: BorrowedFd<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<()> {
+pub fn mkdir_in(dir: HandleRef<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<()> {
     Ok(rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(mode))?)
 }
 
 /// Creates the file `name` in the open directory `dir` for writing: it must not exist, and a
 /// symlink by that name is refused.
-pub fn create_in(dir: BorrowedFd<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<File> {
+pub fn create_in(dir: HandleRef<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<File> {
     let fd = rustix::fs::openat(
         dir,
         name,
@@ -387,10 +397,22 @@ pub fn create_in(dir: BorrowedFd<'_>, name: &std::ffi::OsStr, mode: u32) -> io::
     Ok(File::from(fd))
 }
 
+/// Makes a FIFO at `path`: a test's special file, which a copy or survey must list, not read.
+#[cfg(test)]
+pub fn make_fifo(path: &Path) -> io::Result<()> {
+    Ok(rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        Mode::from_raw_mode(0o644),
+        0,
+    )?)
+}
+
 /// The name of the kernel pseudo-filesystem (proc, sysfs, ...) holding the open directory
 /// `dir`, if it is one: their files are not data (some block, some never end, some are the
 /// machine's memory), so they are never a source to read.
-pub fn pseudo_filesystem(dir: BorrowedFd<'_>) -> io::Result<Option<&'static str>> {
+pub fn pseudo_filesystem(dir: HandleRef<'_>) -> io::Result<Option<&'static str>> {
     let magic = rustix::fs::fstatfs(dir)?.f_type as i64;
     Ok(match magic {
         0x9fa0 => Some("proc"),

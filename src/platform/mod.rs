@@ -9,11 +9,19 @@
 //! - Windows: `FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH` instead of `O_DIRECT`,
 //!   `FlushFileBuffers` for durability, sector-aligned buffers from `VirtualAlloc`,
 //!   `GetDiskFreeSpaceExW` for free space.
+//!
+//! Callers see std types and the few below, never `rustix` or `libc`, and never read `/proc` or
+//! `/sys` themselves (`scripts/check-architecture` keeps it so). A handle is [`Handle`] /
+//! [`HandleRef`]; an OS error is an `io::Error`, told apart by its `kind()`.
 
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
 pub use linux::*;
+#[cfg(target_os = "linux")]
+mod dir;
+#[cfg(target_os = "linux")]
+pub use dir::{Entries, open_dir_in, read_dir, remove_dir_in, stat, stat_in};
 #[cfg(target_os = "linux")]
 mod memory;
 #[cfg(target_os = "linux")]
@@ -37,3 +45,43 @@ pub struct OpenHow {
 /// The alignment used for direct I/O buffers, offsets and lengths. 4 KiB covers every logical
 /// block size in use (512 and 4096).
 pub const DIRECT_ALIGN: usize = 4096;
+
+/// An open file or directory, closed when dropped: a descriptor on Unix (a Windows port makes it
+/// `OwnedHandle`).
+pub type Handle = std::os::fd::OwnedFd;
+
+/// A [`Handle`] lent for a call.
+pub type HandleRef<'a> = std::os::fd::BorrowedFd<'a>;
+
+/// What a directory entry is, as a backup sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    File,
+    Dir,
+    Symlink,
+    Fifo,
+    Socket,
+    /// A character or block device.
+    Device,
+    /// Not said (a directory listing of a filesystem that leaves the type out): stat it.
+    Unknown,
+}
+
+/// One name in a directory listing (`.` and `..` left out).
+#[derive(Debug, Clone)]
+pub struct DirEntry {
+    pub name: std::ffi::OsString,
+    pub kind: FileKind,
+}
+
+/// What `stat` says of a file (of a symlink itself, never its target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stat {
+    pub kind: FileKind,
+    pub size: u64,
+    /// The filesystem it is on, and its number there: together, the file's identity.
+    pub device: u64,
+    pub inode: u64,
+    /// How many names (hard links) the file has.
+    pub links: u64,
+}

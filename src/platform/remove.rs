@@ -5,11 +5,12 @@
 
 use std::ffi::OsStr;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::AsFd;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
+
+use super::dir::{open_dir_at, read_dir, remove_dir_in, stat, stat_in, unlink_at};
+use super::{FileKind, HandleRef};
 
 /// What a removal did: entries removed, and entries left (unremovable, or on another
 /// filesystem).
@@ -19,19 +20,10 @@ pub struct Removed {
     pub kept: u64,
 }
 
-fn open_dir_nofollow(parent: BorrowedFd<'_>, name: &OsStr) -> rustix::io::Result<OwnedFd> {
-    rustix::fs::openat(
-        parent,
-        name,
-        OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
-        Mode::empty(),
-    )
-}
-
 /// Removes everything inside the open directory `dir` (not `dir` itself), staying on `dir`'s
 /// filesystem.
-pub fn remove_contents(dir: BorrowedFd<'_>) -> io::Result<Removed> {
-    let dev = rustix::fs::fstat(dir)?.st_dev;
+pub fn remove_contents(dir: HandleRef<'_>) -> io::Result<Removed> {
+    let dev = stat(dir)?.device;
     let mut done = Removed::default();
     remove_inside(dir, dev, &mut done)?;
     Ok(done)
@@ -39,41 +31,45 @@ pub fn remove_contents(dir: BorrowedFd<'_>) -> io::Result<Removed> {
 
 /// Removes the directory `name` in `parent` and everything in it, if it is a directory on
 /// `parent`'s filesystem; a symlink by that name is removed as a link.
-pub fn remove_tree(parent: BorrowedFd<'_>, name: &OsStr) -> io::Result<Removed> {
-    let dev = rustix::fs::fstat(parent)?.st_dev;
+pub fn remove_tree(parent: HandleRef<'_>, name: &OsStr) -> io::Result<Removed> {
+    let dev = stat(parent)?.device;
     let mut done = Removed::default();
     remove_entry(parent, name, dev, &mut done);
     Ok(done)
 }
 
-fn remove_inside(dir: BorrowedFd<'_>, dev: u64, done: &mut Removed) -> io::Result<()> {
-    let mut names = Vec::new();
-    for entry in rustix::fs::Dir::read_from(dir)? {
-        let entry = entry?;
-        let name = entry.file_name().to_bytes();
-        if name != b"." && name != b".." {
-            names.push(OsStr::from_bytes(name).to_os_string());
-        }
-    }
+fn remove_inside(dir: HandleRef<'_>, dev: u64, done: &mut Removed) -> io::Result<()> {
+    let names = read_dir(dir)?
+        .map(|entry| entry.map(|e| e.name))
+        .collect::<io::Result<Vec<_>>>()?;
     for name in names {
         remove_entry(dir, &name, dev, done);
     }
     Ok(())
 }
 
-fn remove_entry(parent: BorrowedFd<'_>, name: &OsStr, dev: u64, done: &mut Removed) {
-    let kind = match rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(st) => FileType::from_raw_mode(st.st_mode),
-        Err(Errno::NOENT) => return,
+/// Counts the outcome of one removal: gone already is neither removed nor kept.
+fn count(result: io::Result<()>, done: &mut Removed) {
+    match result {
+        Ok(()) => done.removed += 1,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(_) => done.kept += 1,
+    }
+}
+
+fn remove_entry(parent: HandleRef<'_>, name: &OsStr, dev: u64, done: &mut Removed) {
+    let kind = match stat_in(parent, name) {
+        Ok(st) => st.kind,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return,
         Err(_) => {
             done.kept += 1;
             return;
         }
     };
-    if kind == FileType::Directory {
-        match open_dir_nofollow(parent, name) {
+    if kind == FileKind::Dir {
+        match open_dir_at(parent, name) {
             Ok(sub) => {
-                let same_fs = rustix::fs::fstat(&sub).is_ok_and(|st| st.st_dev == dev);
+                let same_fs = stat(sub.as_fd()).is_ok_and(|st| st.device == dev);
                 // A mount point inside is not ours to empty; a directory that cannot be
                 // listed keeps what is in it.
                 if !same_fs || remove_inside(sub.as_fd(), dev, done).is_err() {
@@ -81,11 +77,7 @@ fn remove_entry(parent: BorrowedFd<'_>, name: &OsStr, dev: u64, done: &mut Remov
                     return;
                 }
                 drop(sub);
-                match rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR) {
-                    Ok(()) => done.removed += 1,
-                    Err(Errno::NOENT) => {}
-                    Err(_) => done.kept += 1,
-                }
+                count(remove_dir_in(parent, name), done);
                 return;
             }
             // Swapped for a symlink or a file since the stat: remove that instead.
@@ -97,31 +89,23 @@ fn remove_entry(parent: BorrowedFd<'_>, name: &OsStr, dev: u64, done: &mut Remov
             }
         }
     }
-    match rustix::fs::unlinkat(parent, name, AtFlags::empty()) {
-        Ok(()) => done.removed += 1,
-        Err(Errno::NOENT) => {}
-        Err(_) => done.kept += 1,
-    }
+    count(unlink_at(parent, name), done);
 }
 
 /// Entries and bytes (of regular files) inside the open directory `dir`, counted the way
 /// [`remove_contents`] would remove them: no symlink followed, no other filesystem entered.
-pub fn measure_contents(dir: BorrowedFd<'_>) -> io::Result<(u64, u64)> {
-    fn measure(dir: BorrowedFd<'_>, dev: u64, sum: &mut (u64, u64)) -> io::Result<()> {
-        for entry in rustix::fs::Dir::read_from(dir)? {
-            let entry = entry?;
-            let name = OsStr::from_bytes(entry.file_name().to_bytes());
-            if name == "." || name == ".." {
-                continue;
-            }
-            let Ok(st) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
+pub fn measure_contents(dir: HandleRef<'_>) -> io::Result<(u64, u64)> {
+    fn measure(dir: HandleRef<'_>, dev: u64, sum: &mut (u64, u64)) -> io::Result<()> {
+        for entry in read_dir(dir)? {
+            let name = entry?.name;
+            let Ok(st) = stat_in(dir, &name) else {
                 continue;
             };
             sum.0 += 1;
-            match FileType::from_raw_mode(st.st_mode) {
-                FileType::RegularFile => sum.1 += st.st_size as u64,
-                FileType::Directory if st.st_dev == dev => {
-                    if let Ok(sub) = open_dir_nofollow(dir, name) {
+            match st.kind {
+                FileKind::File => sum.1 += st.size,
+                FileKind::Dir if st.device == dev => {
+                    if let Ok(sub) = open_dir_at(dir, &name) {
                         measure(sub.as_fd(), dev, sum)?;
                     }
                 }
@@ -130,7 +114,7 @@ pub fn measure_contents(dir: BorrowedFd<'_>) -> io::Result<(u64, u64)> {
         }
         Ok(())
     }
-    let dev = rustix::fs::fstat(dir)?.st_dev;
+    let dev = stat(dir)?.device;
     let mut sum = (0, 0);
     measure(dir, dev, &mut sum)?;
     Ok(sum)

@@ -5,11 +5,10 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
-use crate::platform::{self, Removed};
+use crate::platform::{self, Handle, Removed};
 use crate::units::format_bytes;
 
 use super::PREFIX;
@@ -27,20 +26,11 @@ pub struct Leftover {
 }
 
 /// Opens `name` in `parent` if it is one of our stale scratch directories, with its marker.
-fn open_stale(parent: &OwnedFd, name: &OsStr) -> Option<(OwnedFd, Marker)> {
-    if !name.as_bytes().starts_with(PREFIX.as_bytes()) {
+fn open_stale(parent: &Handle, name: &OsStr) -> Option<(Handle, Marker)> {
+    if !name.as_encoded_bytes().starts_with(PREFIX.as_bytes()) {
         return None;
     }
-    let dir = rustix::fs::openat(
-        parent,
-        name,
-        rustix::fs::OFlags::DIRECTORY
-            | rustix::fs::OFlags::NOFOLLOW
-            | rustix::fs::OFlags::CLOEXEC
-            | rustix::fs::OFlags::RDONLY,
-        rustix::fs::Mode::empty(),
-    )
-    .ok()?;
+    let dir = platform::open_dir_in(parent.as_fd(), name).ok()?;
     let found = marker::read(dir.as_fd())?;
     found.is_stale().then_some((dir, found))
 }
@@ -50,12 +40,12 @@ pub fn find(dir: &Path) -> Vec<Leftover> {
     let Ok(parent) = platform::open_dir(dir) else {
         return Vec::new();
     };
-    let Ok(listing) = rustix::fs::Dir::read_from(&parent) else {
+    let Ok(listing) = platform::read_dir(parent.as_fd()) else {
         return Vec::new();
     };
     let mut found = Vec::new();
     for entry in listing.flatten() {
-        let name = OsStr::from_bytes(entry.file_name().to_bytes()).to_os_string();
+        let name = entry.name;
         let Some((fd, marker)) = open_stale(&parent, &name) else {
             continue;
         };

@@ -13,7 +13,7 @@ pub mod marker;
 
 use std::ffi::OsStr;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,16 +21,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::engine::tree::Root;
 use crate::error::{Error, Result};
 use crate::interrupt;
-use crate::platform;
+use crate::platform::{self, Handle, HandleRef};
 
 /// The prefix of every scratch directory, so a leftover can be recognised.
 pub const PREFIX: &str = ".destbench-";
 
 pub struct Scratch {
-    fd: Arc<OwnedFd>,
+    fd: Arc<Handle>,
     /// The directory it was made in, opened once, and its name there: the removal at the end
     /// unlinks that name only if it is still this directory.
-    parent: OwnedFd,
+    parent: Handle,
     name: String,
     path: PathBuf,
     /// Numbers the directories made in it, so no two ever share a name.
@@ -56,12 +56,11 @@ pub fn check_destination(destination: &Path) -> Result<()> {
 
 /// What a failure to create something in `destination` means, in one line.
 fn creating_problem(destination: &Path, e: &io::Error) -> Error {
-    let problem = match e.raw_os_error() {
-        Some(libc::EROFS) => "is on a read-only filesystem".into(),
-        Some(libc::EACCES) | Some(libc::EPERM) => "no permission to write here".into(),
-        Some(libc::ENOSPC) | Some(libc::EDQUOT) => {
-            "no space left (cannot even create a directory)".into()
-        }
+    use io::ErrorKind::{PermissionDenied, QuotaExceeded, ReadOnlyFilesystem, StorageFull};
+    let problem = match e.kind() {
+        ReadOnlyFilesystem => "is on a read-only filesystem".into(),
+        PermissionDenied => "no permission to write here".into(),
+        StorageFull | QuotaExceeded => "no space left (cannot even create a directory)".into(),
         _ => format!("cannot create a scratch directory: {e}"),
     };
     Error::Destination {
@@ -106,7 +105,7 @@ impl Scratch {
                 }
                 Err(e) => {
                     interrupt::unregister_scratch(&path);
-                    if e.raw_os_error() != Some(libc::EEXIST) {
+                    if e.kind() != io::ErrorKind::AlreadyExists {
                         return Err(creating_problem(destination, &e));
                     }
                 }
@@ -118,7 +117,7 @@ impl Scratch {
         })
     }
 
-    pub fn fd(&self) -> BorrowedFd<'_> {
+    pub fn fd(&self) -> HandleRef<'_> {
         self.fd.as_fd()
     }
 
@@ -140,13 +139,9 @@ impl Scratch {
 
     /// Whether `name` in the parent is still this directory (not something swapped in).
     fn still_there(&self) -> bool {
-        let at = rustix::fs::statat(
-            self.parent.as_fd(),
-            OsStr::new(&self.name),
-            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
-        );
-        match (at, rustix::fs::fstat(self.fd.as_fd())) {
-            (Ok(at), Ok(ours)) => at.st_dev == ours.st_dev && at.st_ino == ours.st_ino,
+        let at = platform::stat_in(self.parent.as_fd(), OsStr::new(&self.name));
+        match (at, platform::stat(self.fd.as_fd())) {
+            (Ok(at), Ok(ours)) => at.device == ours.device && at.inode == ours.inode,
             _ => false,
         }
     }
@@ -164,21 +159,16 @@ impl Scratch {
             if !self.still_there() {
                 return Err(io::Error::other("it was moved or replaced"));
             }
-            let removed = rustix::fs::unlinkat(
-                self.parent.as_fd(),
-                OsStr::new(&self.name),
-                rustix::fs::AtFlags::REMOVEDIR,
-            );
-            match removed {
+            match platform::remove_dir_in(self.parent.as_fd(), OsStr::new(&self.name)) {
                 Ok(()) => return Ok(()),
-                Err(rustix::io::Errno::NOTEMPTY) if tries < 50 => tries += 1,
+                Err(e) if e.kind() == io::ErrorKind::DirectoryNotEmpty && tries < 50 => tries += 1,
                 Err(e) if done.kept > 0 => {
                     return Err(io::Error::other(format!(
                         "{} entries could not be removed ({e})",
                         done.kept
                     )));
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             }
         }
     }

@@ -12,18 +12,16 @@
 //! survey goes on.
 
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
-use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::OsString;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::interrupt;
-use crate::platform;
+use crate::platform::{self, FileKind, Handle};
 use crate::workload::fileset::FileSizes;
-use rustix::fs::FileType;
 
 use super::fine_sizes::FineSizes;
 use super::{Listed, Skipped};
@@ -164,7 +162,7 @@ impl Survey {
 
 /// A directory still to list: its name in a parent already open, and its path for messages.
 struct Pending {
-    parent: Arc<OwnedFd>,
+    parent: Arc<Handle>,
     name: OsString,
     rel: PathBuf,
 }
@@ -173,7 +171,7 @@ struct Pending {
 /// are zero).
 struct Queue {
     /// The root itself (listed first), then directories found.
-    root: Option<Arc<OwnedFd>>,
+    root: Option<Arc<Handle>>,
     pending: Vec<Pending>,
     busy: usize,
     stopped: bool,
@@ -189,10 +187,8 @@ pub fn survey(root: &Path, threads: usize, cross: bool) -> Result<Survey> {
     };
     let root_fd = platform::open_dir(root).map_err(unreadable)?;
     refuse_pseudo(root, &root_fd)?;
-    let device = rustix::fs::fstat(&root_fd)
-        .map_err(|e| unreadable(e.into()))?
-        .st_dev;
-    rustix::fs::Dir::read_from(&root_fd).map_err(|e| unreadable(e.into()))?;
+    let device = platform::stat(root_fd.as_fd()).map_err(unreadable)?.device;
+    platform::read_dir(root_fd.as_fd()).map_err(unreadable)?;
     let queue = Mutex::new(Queue {
         root: Some(Arc::new(root_fd)),
         pending: Vec::new(),
@@ -229,7 +225,7 @@ pub fn survey(root: &Path, threads: usize, cross: bool) -> Result<Survey> {
 
 /// Refuses a tree on a kernel pseudo-filesystem (`/proc`, `/sys`...): nothing there is data to
 /// back up, and some of its files block or never end.
-pub fn refuse_pseudo(root: &Path, dir: &OwnedFd) -> Result<()> {
+pub fn refuse_pseudo(root: &Path, dir: &Handle) -> Result<()> {
     match platform::pseudo_filesystem(dir.as_fd()) {
         Ok(Some(kind)) => Err(Error::Destination {
             path: root.to_path_buf(),
@@ -243,7 +239,7 @@ pub fn refuse_pseudo(root: &Path, dir: &OwnedFd) -> Result<()> {
 
 /// What a lister takes off the queue: the root, already open, or a directory to open.
 enum Next {
-    Root(Arc<OwnedFd>),
+    Root(Arc<Handle>),
     Dir(Pending),
 }
 
@@ -292,17 +288,8 @@ fn lister(device: Option<u64>, queue: &Mutex<Queue>, wake: &Condvar) -> Survey {
 
 /// Opens a pending directory from its parent, without following a symlink; None (counted) if it
 /// cannot be opened or is on another filesystem than the root's.
-fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<OwnedFd>> {
-    let opened = rustix::fs::openat(
-        dir.parent.as_fd(),
-        &dir.name,
-        rustix::fs::OFlags::DIRECTORY
-            | rustix::fs::OFlags::NOFOLLOW
-            | rustix::fs::OFlags::CLOEXEC
-            | rustix::fs::OFlags::RDONLY,
-        rustix::fs::Mode::empty(),
-    );
-    let fd = match opened {
+fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<Handle>> {
+    let fd = match platform::open_dir_in(dir.parent.as_fd(), &dir.name) {
         Ok(fd) => fd,
         Err(e) => {
             survey.skipped.unreadable += 1;
@@ -311,7 +298,7 @@ fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<O
         }
     };
     if let Some(root) = device
-        && rustix::fs::fstat(&fd).is_ok_and(|st| st.st_dev != root)
+        && platform::stat(fd.as_fd()).is_ok_and(|st| st.device != root)
     {
         survey.skipped.other_filesystems += 1;
         return None;
@@ -320,12 +307,12 @@ fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<O
 }
 
 /// Lists one open directory into `survey`; returns its subdirectories.
-fn list(dir: Arc<OwnedFd>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
-    let problem = |what: &Path, e: rustix::io::Errno, survey: &mut Survey| {
+fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
+    let problem = |what: &Path, e: std::io::Error, survey: &mut Survey| {
         survey.skipped.unreadable += 1;
         survey.unreadable.add(format!("{}: {e}", what.display()));
     };
-    let entries = match rustix::fs::Dir::read_from(dir.as_fd()) {
+    let entries = match platform::read_dir(dir.as_fd()) {
         Ok(entries) => entries,
         Err(e) => {
             problem(rel, e, survey);
@@ -342,39 +329,36 @@ fn list(dir: Arc<OwnedFd>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
                 break;
             }
         };
-        let name = OsStr::from_bytes(entry.file_name().to_bytes());
-        if name == "." || name == ".." {
-            continue;
-        }
+        let name = entry.name;
         // The entry's type comes from the directory listing; only regular files (and entries
         // of filesystems that leave the type out) need a stat.
-        let mut kind = entry.file_type();
+        let mut kind = entry.kind;
         let mut size = None;
         let mut inode = None;
-        if matches!(kind, FileType::RegularFile | FileType::Unknown) {
-            match rustix::fs::statat(dir.as_fd(), name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+        if matches!(kind, FileKind::File | FileKind::Unknown) {
+            match platform::stat_in(dir.as_fd(), &name) {
                 Ok(st) => {
-                    kind = FileType::from_raw_mode(st.st_mode);
-                    size = Some(st.st_size as u64);
-                    inode = (st.st_nlink > 1).then_some((st.st_dev, st.st_ino));
+                    kind = st.kind;
+                    size = Some(st.size);
+                    inode = (st.links > 1).then_some((st.device, st.inode));
                 }
                 Err(e) => {
-                    problem(&rel.join(name), e, survey);
+                    problem(&rel.join(&name), e, survey);
                     continue;
                 }
             }
         }
         match kind {
-            FileType::Directory => subdirs.push(Pending {
+            FileKind::Dir => subdirs.push(Pending {
                 parent: dir.clone(),
-                name: name.to_os_string(),
-                rel: rel.join(name),
+                rel: rel.join(&name),
+                name,
             }),
-            FileType::Symlink => {
+            FileKind::Symlink => {
                 survey.symlinks += 1;
                 survey.skipped.symlinks += 1;
             }
-            FileType::RegularFile => {
+            FileKind::File => {
                 let size = size.unwrap_or(0);
                 match inode {
                     // Counted once all threads are done: its other names may be anywhere.
@@ -385,11 +369,11 @@ fn list(dir: Arc<OwnedFd>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
                     }
                 }
             }
-            FileType::Fifo => {
+            FileKind::Fifo => {
                 survey.special += 1;
                 survey.skipped.fifos += 1;
             }
-            FileType::Socket => {
+            FileKind::Socket => {
                 survey.special += 1;
                 survey.skipped.sockets += 1;
             }

@@ -60,14 +60,7 @@ fn copy_keeps_content_mode_times_and_links_and_lists_special_files() {
     )
     .unwrap();
     std::os::unix::fs::symlink("/etc/passwd", src.path().join("link")).unwrap();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        src.path().join("fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o644),
-        0,
-    )
-    .unwrap();
+    crate::platform::make_fifo(&src.path().join("fifo")).unwrap();
     for threads in [1, 4] {
         let copy = dst.path().join(format!("copy{threads}"));
         fs::create_dir(&copy).unwrap();
