@@ -16,8 +16,9 @@
 pub mod estimate;
 mod fit;
 pub mod source;
+mod words;
 
-use crate::probe::{Chain, NodeKind};
+use crate::probe::{Ceiling, Chain, NodeKind};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
 use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
 use std::borrow::Cow;
@@ -60,177 +61,124 @@ fn sequential(results: &[TestResult], test: TestId, direction: Direction) -> Opt
     })
 }
 
-/// The verdict over a chain (None when it could not be probed) and a run's results.
+/// What the verdict's words need beyond the verdict itself.
+struct Facts {
+    network: bool,
+    /// The network interface's label, over a network.
+    interface: Option<String>,
+    /// The narrowest known link's practical maximum, MB/s.
+    narrowest_max_mb_s: Option<f64>,
+    per_file: Option<PerFile>,
+}
+
+/// The verdict over a chain (None when it could not be probed) and a run's results: classified
+/// first (`classify`), then put in words (`words`).
 pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
+    let (mut v, facts) = classify(chain, results);
+    v.summary = words::summary(&v, &facts);
+    v.details = words::details(&v, &facts);
+    v
+}
+
+/// The large sequential figures judged: the better of write and read, and each.
+fn measured(results: &[TestResult]) -> Verdict {
     let write = sequential(results, TestId::SeqWrite, Direction::Write);
     let read = sequential(results, TestId::SeqRead, Direction::Read);
     let best = match (&write, &read) {
         (Some(w), Some(r)) => Some(if r.0 > w.0 { r.clone() } else { w.clone() }),
         (w, r) => w.clone().or(r.clone()),
     };
-    let mut v = Verdict {
-        kind: VerdictKind::NoChain,
-        summary: String::new(),
-        details: Vec::new(),
+    Verdict {
         measured_mb_s: best.as_ref().map(|b| b.0),
-        measured_by: best.as_ref().map(|b| b.1.clone()),
+        measured_by: best.map(|b| b.1),
         write_mb_s: write.map(|w| w.0),
         read_mb_s: read.map(|r| r.0),
-        bottleneck: None,
-        percent_of_ceiling: None,
-        next: None,
-        unknown_links: Vec::new(),
-        cached: Vec::new(),
-        per_file_ms: None,
+        ..Verdict::default()
+    }
+}
+
+/// The verdict's kind and figures, without words.
+fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
+    let mut v = measured(results);
+    let mut facts = Facts {
+        network: false,
+        interface: None,
+        narrowest_max_mb_s: None,
+        per_file: None,
     };
     let Some(chain) = chain else {
-        v.summary = "the chain could not be probed: no verdict".into();
-        return v;
+        v.kind = VerdictKind::NoChain;
+        return (v, facts);
     };
     if chain.is_memory() {
         v.kind = VerdictKind::Memory;
-        v.summary = "the destination is memory (tmpfs): no device or link holds it back".into();
-        return v;
+        return (v, facts);
     }
     let known = chain.known_links();
-    let refs: Vec<LinkRef> = known
-        .iter()
-        .map(|(n, c)| LinkRef {
-            node: n.label.clone(),
-            link: c.link.clone(),
-            rated: c.rated.clone(),
-            practical_mb_s: c.practical_mb_s,
-            declared: c.declared,
-        })
-        .collect();
+    let refs: Vec<LinkRef> = known.iter().map(|(n, c)| link_ref(&n.label, c)).collect();
     v.unknown_links = chain
         .unknown_links()
         .iter()
         .map(|(n, why)| format!("{}: {why}", n.label))
         .collect();
+    facts.narrowest_max_mb_s = known.first().map(|(_, c)| c.practical_max_mb_s);
     if let Some((_, narrowest)) = known.first() {
-        let limit = narrowest.practical_max_mb_s * CACHE_MARGIN;
-        v.cached = results
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.median > limit)
-            .map(|(index, r)| CachedFigure {
-                result: Some(index),
-                test: r.test.to_string(),
-                variant: r.variant.clone(),
-                median_mb_s: r.median,
-                ceiling_mb_s: narrowest.practical_max_mb_s,
-                link: narrowest.link.clone(),
-            })
-            .collect();
+        v.cached = cached_figures(results, narrowest);
     }
-    let network = chain.is_network();
-    let per_file = network.then(|| PerFile::of(results)).flatten();
-    v.per_file_ms = per_file.as_ref().map(|p| p.ms);
-    let Some(measured) = v.measured_mb_s else {
-        v.kind = VerdictKind::NeedsSequentialTests;
-        let [blocks, files] = large_sequential(Direction::Write);
-        v.summary = format!(
-            "the verdict needs seq-write or seq-read ({} or {})",
-            blocks.name(),
-            files.name()
-        );
-        push_cached(&mut v);
-        return v;
-    };
-    let Some(bottleneck) = refs.first().cloned() else {
-        v.kind = VerdictKind::LinkUnknown;
-        let what = if network {
-            let iface = chain
-                .nodes()
-                .into_iter()
-                .find(|n| n.kind == NodeKind::Interface)
-                .map(|n| n.label.clone());
-            match iface {
-                Some(i) => format!("the network link ({i}) did not report its speed"),
-                None => "the network path did not report its speed".into(),
+    facts.network = chain.is_network();
+    facts.interface = chain
+        .nodes()
+        .into_iter()
+        .find(|n| n.kind == NodeKind::Interface)
+        .map(|n| n.label.clone());
+    facts.per_file = facts.network.then(|| PerFile::of(results)).flatten();
+    v.per_file_ms = facts.per_file.as_ref().map(|p| p.ms);
+    v.kind = match (v.measured_mb_s, refs.first()) {
+        (None, _) => VerdictKind::NeedsSequentialTests,
+        (Some(_), None) => VerdictKind::LinkUnknown,
+        (Some(measured), Some(bottleneck)) => {
+            let pct = measured / bottleneck.practical_mb_s * 100.0;
+            v.percent_of_ceiling = Some(pct);
+            v.next = refs.get(1).cloned();
+            v.bottleneck = Some(bottleneck.clone());
+            if measured > known[0].1.practical_max_mb_s * CACHE_MARGIN {
+                VerdictKind::Cached
+            } else if pct >= LIMITED_AT * 100.0 {
+                VerdictKind::LimitedByLink
+            } else {
+                VerdictKind::DeviceOrProtocol
             }
-        } else {
-            "no link on the path reported its speed".into()
-        };
-        v.summary = format!(
-            "{what}: the limit is unknown; measured {} MB/s ({})",
-            round_mb_s(measured),
-            v.measured_by.as_deref().unwrap_or_default()
-        );
-        v.details
-            .extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
-        if network {
-            v.details.push(
-                "declare the link's speed with --link-speed (e.g. 1gbit) to compare against it"
-                    .into(),
-            );
         }
-        push_per_file(&mut v, per_file.as_ref());
-        return v;
     };
-    let pct = measured / bottleneck.practical_mb_s * 100.0;
-    v.percent_of_ceiling = Some(pct);
-    v.next = refs.get(1).cloned();
-    v.bottleneck = Some(bottleneck.clone());
-    let narrowest_max = known[0].1.practical_max_mb_s;
-    if measured > narrowest_max * CACHE_MARGIN {
-        v.kind = VerdictKind::Cached;
-        v.summary = format!(
-            "{} MB/s is more than {} can carry (~{} MB/s at most): a cache answered, not the device",
-            round_mb_s(measured),
-            bottleneck.link,
-            round_mb_s(narrowest_max)
-        );
-    } else if pct >= LIMITED_AT * 100.0 {
-        v.kind = VerdictKind::LimitedByLink;
-        v.summary = format!(
-            "limited by {}: {} MB/s of a practical ~{} MB/s ({pct:.0}%)",
-            bottleneck.link,
-            round_mb_s(measured),
-            round_mb_s(bottleneck.practical_mb_s)
-        );
-        v.details.push(match (&v.next, v.unknown_links.is_empty()) {
-            (Some(next), _) => format!(
-                "if {} were faster, the next link, {}, would allow ~{} MB/s",
-                bottleneck.link,
-                next.link,
-                round_mb_s(next.practical_mb_s)
-            ),
-            (None, true) => format!(
-                "if {} were faster, {} would be the limit",
-                bottleneck.link,
-                if network {
-                    "the server or the protocol"
-                } else {
-                    "the device itself"
-                }
-            ),
-            (None, false) => format!(
-                "if {} were faster, the next limit is unknown (links of unknown speed are on the path)",
-                bottleneck.link
-            ),
-        });
-    } else {
-        v.kind = VerdictKind::DeviceOrProtocol;
-        let who = match (network, v.unknown_links.is_empty()) {
-            (true, true) => "the server or the protocol",
-            (false, true) => "the device itself",
-            (true, false) => "the server, the protocol or a link of unknown speed",
-            (false, false) => "the device or a link of unknown speed",
-        };
-        v.summary = format!(
-            "{who} is the limit: {} MB/s is {pct:.0}% of the narrowest link, {} (~{} MB/s)",
-            round_mb_s(measured),
-            bottleneck.link,
-            round_mb_s(bottleneck.practical_mb_s)
-        );
+    (v, facts)
+}
+
+fn link_ref(label: &str, c: &Ceiling) -> LinkRef {
+    LinkRef {
+        node: label.to_string(),
+        link: c.link.clone(),
+        rated: c.rated.clone(),
+        practical_mb_s: c.practical_mb_s,
+        declared: c.declared,
     }
-    v.details
-        .extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
-    push_per_file(&mut v, per_file.as_ref());
-    push_cached(&mut v);
-    v
+}
+
+/// The results above what the narrowest link can carry (with the table's margin).
+fn cached_figures(results: &[TestResult], narrowest: &Ceiling) -> Vec<CachedFigure> {
+    let limit = narrowest.practical_max_mb_s * CACHE_MARGIN;
+    results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.median > limit)
+        .map(|(index, r)| CachedFigure {
+            result: Some(index),
+            test: r.test.to_string(),
+            variant: r.variant.clone(),
+            median_mb_s: r.median,
+            ceiling_mb_s: narrowest.practical_max_mb_s,
+            link: narrowest.link.clone(),
+        })
+        .collect()
 }
 
 /// What one small file costs on a share, and how it was measured.
@@ -288,54 +236,6 @@ impl PerFile {
                 concurrent.queue_depth
             ),
         })
-    }
-}
-
-/// The per-file cost of a share, and what it is made of: a small file that takes far longer
-/// than its bytes take at the measured write rate pays for the protocol's round trips (create,
-/// write, commit, close each wait for the server), which no faster link removes.
-fn push_per_file(v: &mut Verdict, per_file: Option<&PerFile>) {
-    let Some(&PerFile {
-        ms,
-        bytes,
-        ref size,
-        ref how,
-    }) = per_file
-    else {
-        return;
-    };
-    let what = format!("small files: each {size} file takes");
-    let line = match v.write_mb_s.or(v.measured_mb_s).filter(|r| *r > 0.0) {
-        Some(rate) => {
-            let transfer_ms = bytes / (rate * 1e6) * 1e3;
-            let cause = if ms >= ROUND_TRIP_BOUND * transfer_ms {
-                "round trips, not bandwidth"
-            } else {
-                "mostly bandwidth"
-            };
-            format!(
-                "{what} ~{ms:.1} ms {how}: {cause} (its {size} take {transfer_ms:.2} ms at {} MB/s)",
-                round_mb_s(rate)
-            )
-        }
-        None => format!("{what} ~{ms:.1} ms {how}"),
-    };
-    v.details.push(line);
-}
-
-/// A small file whose cost is this many times its bytes' transfer time is bound by round trips.
-const ROUND_TRIP_BOUND: f64 = 3.0;
-
-fn push_cached(v: &mut Verdict) {
-    for c in &v.cached {
-        v.details.push(format!(
-            "{} {}: {} MB/s is above what {} can carry (~{} MB/s): likely cached",
-            c.test,
-            c.variant,
-            round_mb_s(c.median_mb_s),
-            c.link,
-            round_mb_s(c.ceiling_mb_s)
-        ));
     }
 }
 

@@ -1,0 +1,156 @@
+//! The verdict in words: a summary line and its details, written from a verdict already
+//! classified (`super::classify`). Nothing here decides; every figure comes from the verdict.
+
+use super::{Facts, PerFile, large_sequential};
+use crate::results::{Verdict, VerdictKind, round_mb_s};
+use crate::workload::Direction;
+
+/// A small file whose cost is this many times its bytes' transfer time is bound by round trips.
+const ROUND_TRIP_BOUND: f64 = 3.0;
+
+/// The one-line summary of the verdict's kind.
+pub(super) fn summary(v: &Verdict, facts: &Facts) -> String {
+    let measured = round_mb_s(v.measured_mb_s.unwrap_or_default());
+    let by = v.measured_by.as_deref().unwrap_or_default();
+    let Some(link) = v.bottleneck.as_ref() else {
+        return match v.kind {
+            VerdictKind::NoChain => "the chain could not be probed: no verdict".into(),
+            VerdictKind::Memory => {
+                "the destination is memory (tmpfs): no device or link holds it back".into()
+            }
+            VerdictKind::NeedsSequentialTests => {
+                let [blocks, files] = large_sequential(Direction::Write);
+                format!(
+                    "the verdict needs seq-write or seq-read ({} or {})",
+                    blocks.name(),
+                    files.name()
+                )
+            }
+            _ => format!(
+                "{}: the limit is unknown; measured {measured} MB/s ({by})",
+                unknown_what(facts)
+            ),
+        };
+    };
+    let pct = v.percent_of_ceiling.unwrap_or_default();
+    let practical = round_mb_s(link.practical_mb_s);
+    match v.kind {
+        VerdictKind::Cached => format!(
+            "{measured} MB/s is more than {} can carry (~{} MB/s at most): a cache answered, not the device",
+            link.link,
+            round_mb_s(facts.narrowest_max_mb_s.unwrap_or(link.practical_mb_s))
+        ),
+        VerdictKind::LimitedByLink => format!(
+            "limited by {}: {measured} MB/s of a practical ~{practical} MB/s ({pct:.0}%)",
+            link.link
+        ),
+        _ => format!(
+            "{} is the limit: {measured} MB/s is {pct:.0}% of the narrowest link, {} (~{practical} MB/s)",
+            device_or_protocol(v, facts),
+            link.link
+        ),
+    }
+}
+
+/// What did not report its speed, when no link did.
+fn unknown_what(facts: &Facts) -> String {
+    match (&facts.interface, facts.network) {
+        (Some(i), true) => format!("the network link ({i}) did not report its speed"),
+        (None, true) => "the network path did not report its speed".into(),
+        (_, false) => "no link on the path reported its speed".into(),
+    }
+}
+
+/// Who limits a destination far below its links.
+fn device_or_protocol(v: &Verdict, facts: &Facts) -> &'static str {
+    match (facts.network, v.unknown_links.is_empty()) {
+        (true, true) => "the server or the protocol",
+        (false, true) => "the device itself",
+        (true, false) => "the server, the protocol or a link of unknown speed",
+        (false, false) => "the device or a link of unknown speed",
+    }
+}
+
+/// The details under the summary, in order: the next link, links of unknown speed, what to do
+/// about them, the per-file cost over a network, the figures that were a cache.
+pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
+    let mut details = Vec::new();
+    match v.kind {
+        VerdictKind::NoChain | VerdictKind::Memory => return details,
+        VerdictKind::NeedsSequentialTests => return cached(v),
+        VerdictKind::LimitedByLink => details.extend(next_link(v, facts)),
+        _ => {}
+    }
+    details.extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
+    if v.kind == VerdictKind::LinkUnknown && facts.network {
+        details.push(
+            "declare the link's speed with --link-speed (e.g. 1gbit) to compare against it".into(),
+        );
+    }
+    details.extend(facts.per_file.as_ref().map(|p| per_file(v, p)));
+    details.extend(cached(v));
+    details
+}
+
+/// What would limit next if the bottleneck were faster.
+fn next_link(v: &Verdict, facts: &Facts) -> Option<String> {
+    let link = &v.bottleneck.as_ref()?.link;
+    Some(match (&v.next, v.unknown_links.is_empty()) {
+        (Some(next), _) => format!(
+            "if {link} were faster, the next link, {}, would allow ~{} MB/s",
+            next.link,
+            round_mb_s(next.practical_mb_s)
+        ),
+        (None, true) => format!(
+            "if {link} were faster, {} would be the limit",
+            if facts.network {
+                "the server or the protocol"
+            } else {
+                "the device itself"
+            }
+        ),
+        (None, false) => format!(
+            "if {link} were faster, the next limit is unknown (links of unknown speed are on the path)"
+        ),
+    })
+}
+
+/// The per-file cost of a share, and what it is made of: a small file that takes far longer
+/// than its bytes take at the measured write rate pays for the protocol's round trips (create,
+/// write, commit, close each wait for the server), which no faster link removes.
+fn per_file(v: &Verdict, p: &PerFile) -> String {
+    let (ms, size, how) = (p.ms, &p.size, &p.how);
+    let what = format!("small files: each {size} file takes");
+    match v.write_mb_s.or(v.measured_mb_s).filter(|r| *r > 0.0) {
+        Some(rate) => {
+            let transfer_ms = p.bytes / (rate * 1e6) * 1e3;
+            let cause = if ms >= ROUND_TRIP_BOUND * transfer_ms {
+                "round trips, not bandwidth"
+            } else {
+                "mostly bandwidth"
+            };
+            format!(
+                "{what} ~{ms:.1} ms {how}: {cause} (its {size} take {transfer_ms:.2} ms at {} MB/s)",
+                round_mb_s(rate)
+            )
+        }
+        None => format!("{what} ~{ms:.1} ms {how}"),
+    }
+}
+
+/// One line per figure that was a cache.
+fn cached(v: &Verdict) -> Vec<String> {
+    v.cached
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}: {} MB/s is above what {} can carry (~{} MB/s): likely cached",
+                c.test,
+                c.variant,
+                round_mb_s(c.median_mb_s),
+                c.link,
+                round_mb_s(c.ceiling_mb_s)
+            )
+        })
+        .collect()
+}
