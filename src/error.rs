@@ -44,6 +44,11 @@ pub enum Error {
     #[error("{0}")]
     Cluster(String),
 
+    /// This client stopped because another one failed: its own work was fine, and the client
+    /// that failed says why.
+    #[error("another client failed")]
+    OtherClientFailed,
+
     /// A client other than rank 0 stopped; rank 0 prints why (it alone speaks for the run).
     #[error("stopped with the other clients (rank 0 says why)")]
     ReportedByRankZero(u8),

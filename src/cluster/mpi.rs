@@ -169,7 +169,7 @@ impl Session {
             None => Ok(None),
         };
         // Every rank, active or not, learns whether the step failed anywhere.
-        let own_failure = matches!(&outcome, Err(e) if !is_abort(e));
+        let own_failure = matches!(&outcome, Err(e) if !matches!(e, Error::OtherClientFailed));
         let failed = checkpoint(&self.world, outcome.is_err(), false)[0] > 0;
         if !failed {
             return Ok(match outcome {
@@ -234,13 +234,13 @@ impl Session {
         };
         let measured = runner::run_with(plan, chain.cloned(), progress, &hook);
         if hook.learned_failure.get() {
-            return measured.and(Err(abort()));
+            return measured.and(Err(Error::OtherClientFailed));
         }
         // The last checkpoint: a failure anywhere after the last repetition shows here.
         let failed = checkpoint(comm, measured.is_err(), false)[0] > 0;
         let report = measured?;
         if failed {
-            return Err(abort());
+            return Err(Error::OtherClientFailed);
         }
         let part = RankPart {
             rank: self.rank,
@@ -276,15 +276,6 @@ impl Session {
     }
 }
 
-/// The error of a rank that stopped because another failed.
-fn abort() -> Error {
-    Error::Cluster("another client failed".into())
-}
-
-fn is_abort(e: &Error) -> bool {
-    matches!(e, Error::Cluster(m) if m == "another client failed")
-}
-
 /// The hook of one active rank.
 struct MpiHook<'a> {
     comm: &'a SimpleCommunicator,
@@ -301,7 +292,7 @@ struct MpiHook<'a> {
 impl MpiHook<'_> {
     fn failed(&self) -> Result<()> {
         self.learned_failure.set(true);
-        Err(abort())
+        Err(Error::OtherClientFailed)
     }
 }
 

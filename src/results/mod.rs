@@ -10,6 +10,7 @@ mod details;
 pub mod fio;
 mod headline;
 mod lenient;
+mod priority;
 mod result;
 mod verdict;
 
@@ -22,6 +23,7 @@ pub use cluster::{
 };
 pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, ThrottledDetails};
 pub use headline::{HEADLINE_BLOCK, Headline};
+pub use priority::{Blocker, Conclusion, PriorityEffect, Reader};
 pub use result::{
     FileSetInfo, FileSizes, Method, OpKind, Repetition, RepetitionRecord, TestResult,
     TestResultParts, Unit,

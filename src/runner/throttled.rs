@@ -18,7 +18,7 @@ use crate::engine::{Engine, EngineKind, FileId, IoRequest, Op, SyncEngine};
 use crate::error::{Error, Result};
 use crate::platform::{self, OpenHow};
 use crate::probe::{Chain, NodeKind};
-use crate::results::{Details, PairRates, Repetition, Slowdown, ThrottledDetails};
+use crate::results::{Blocker, Details, PairRates, PriorityEffect, Repetition, ThrottledDetails};
 use crate::stats::ThroughputSeries;
 use crate::workload::DataStamper;
 
@@ -34,27 +34,19 @@ pub(super) fn space_needed(file_size: u64) -> u64 {
     2 * file_size
 }
 
-/// Whether background priority can act on this destination: (device, scheduler, effective,
-/// why).
-pub fn priority_effect(
-    chain: Option<&Chain>,
-    direct: bool,
-) -> (Option<String>, Option<String>, bool, String) {
+/// Whether background priority can act on this destination, from the device the filesystem
+/// sits on and whether writes are direct.
+pub fn priority_effect(chain: Option<&Chain>, direct: bool) -> PriorityEffect {
+    let blocked = |device: Option<&str>, scheduler: Option<&str>, blocker| PriorityEffect {
+        device: device.map(str::to_string),
+        scheduler: scheduler.map(str::to_string),
+        blocker: Some(blocker),
+    };
     let Some(chain) = chain else {
-        return (
-            None,
-            None,
-            false,
-            "the device behind the destination could not be found, so whether its scheduler honours I/O priorities is unknown".into(),
-        );
+        return blocked(None, None, Blocker::UnknownDevice);
     };
     if chain.is_network() {
-        return (
-            None,
-            None,
-            false,
-            "a network filesystem: I/O priorities apply to local block devices, not to a share's server".into(),
-        );
+        return blocked(None, None, Blocker::Network);
     }
     // The first block device under the mount; a partition's queue is its disk's.
     let device = chain.nodes().into_iter().find(|n| {
@@ -64,50 +56,33 @@ pub fn priority_effect(
         )
     });
     let Some(device) = device else {
-        return (
+        return blocked(None, None, Blocker::NoBlockDevice);
+    };
+    let label = device.label.clone();
+    let Some(scheduler) = device.get("scheduler") else {
+        return blocked(
+            Some(&label),
             None,
-            None,
-            false,
-            "no block device under the destination (memory or a userspace filesystem): there is no queue for a priority to act on".into(),
+            Blocker::NoScheduler {
+                device: label.clone(),
+            },
         );
     };
-    let label = Some(device.label.clone());
-    let Some(scheduler) = device.get("scheduler").map(str::to_string) else {
-        return (
-            label,
-            None,
-            false,
-            format!(
-                "{} has no I/O scheduler of its own (stacked devices pass requests on without ordering them by priority)",
-                device.label
-            ),
-        );
+    let blocker = if !HONOURING.contains(&scheduler) {
+        Some(Blocker::IgnoresPriorities {
+            device: label.clone(),
+            scheduler: scheduler.to_string(),
+        })
+    } else if !direct {
+        Some(Blocker::Buffered)
+    } else {
+        None
     };
-    if !HONOURING.contains(&scheduler.as_str()) {
-        return (
-            label,
-            Some(scheduler.clone()),
-            false,
-            format!(
-                "{}'s I/O scheduler is `{scheduler}`, which ignores I/O priorities: background priority cannot take effect here (bfq or mq-deadline would honour it)",
-                device.label
-            ),
-        );
+    PriorityEffect {
+        device: Some(label),
+        scheduler: Some(scheduler.to_string()),
+        blocker,
     }
-    if !direct {
-        return (
-            label,
-            Some(scheduler),
-            false,
-            "the filesystem refused O_DIRECT: buffered writes reach the disk through the kernel's writeback threads, which do not carry the writer's I/O priority".into(),
-        );
-    }
-    (
-        label,
-        Some(scheduler.clone()),
-        true,
-        format!("the `{scheduler}` scheduler honours the idle I/O class"),
-    )
 }
 
 /// Which side a job plays.
@@ -243,73 +218,8 @@ fn phase(
     })
 }
 
-/// Percentage points by which the foreground read's slowdown must differ between the two
-/// priorities before the difference is called an effect: two short phases on a shared device
-/// vary by a few points on their own.
-const EFFECT_POINTS: f64 = 0.05;
-
-/// Whether the idle class shielded the foreground read, and the conclusion in words, drawn
-/// from the slowdowns themselves: the scheduler's ability to honour priorities (`effective`,
-/// `note`) says only what could happen, the figures say whether it did. The conclusion names
-/// both sides: the foreground read (shielded or not, or never slowed at all) and what the idle
-/// class cost the backup.
-pub fn conclusion(
-    effective: bool,
-    note: &str,
-    normal: &Slowdown,
-    background: &Slowdown,
-) -> (Option<bool>, String) {
-    if !effective {
-        return (
-            None,
-            format!("background priority cannot take effect: {note}"),
-        );
-    }
-    // As the terminal shows changes: -28% is 28% slower.
-    let pct = |x: f64| format!("{:+.0}%", -x * 100.0);
-    let (helped, reader) = if normal.read < EFFECT_POINTS {
-        (
-            None,
-            format!(
-                "the writer did not slow the foreground read even at normal priority ({}), so there was nothing for the idle class to shield",
-                pct(normal.read)
-            ),
-        )
-    } else {
-        let figures = format!(
-            "the foreground read ran {} beside the idle-class writer against {} at normal priority",
-            pct(background.read),
-            pct(normal.read)
-        );
-        if background.read <= normal.read - EFFECT_POINTS {
-            (Some(true), format!("the idle I/O class helped: {figures}"))
-        } else {
-            (
-                Some(false),
-                format!("the idle I/O class made no difference here: {figures}"),
-            )
-        }
-    };
-    let yielded = background.write >= normal.write + EFFECT_POINTS;
-    let writer = format!(
-        "the backup {} ({} in the idle class against {} at normal priority)",
-        if yielded { "yielded" } else { "did not yield" },
-        pct(background.write),
-        pct(normal.write)
-    );
-    (helped, format!("{reader}; {writer}"))
-}
-
-fn slowdown(alone: &PairRates, together: &PairRates) -> Slowdown {
-    let s = |a: f64, t: f64| if a > 0.0 { 1.0 - t / a } else { 0.0 };
-    Slowdown {
-        write: s(alone.write_mb_s, together.write_mb_s),
-        read: s(alone.read_mb_s, together.read_mb_s),
-    }
-}
-
 pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result<Measured> {
-    let (device, scheduler, effective, note) = priority_effect(ctx.chain, ctx.access.direct);
+    let effect = priority_effect(ctx.chain, ctx.access.direct);
     let len = plan.file_size / block as u64 * block as u64;
     let target = |name| Target {
         dir: ctx.scratch.fd(),
@@ -341,29 +251,13 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
     ctx.remove_file(READ_FILE);
     ctx.remove_file(WRITE_FILE);
     let (alone, normal, background, d, requests) = outcome?;
-    let slowdown_normal = slowdown(&alone, &normal);
-    let slowdown_background = slowdown(&alone, &background);
-    let (idle_class_helped, conclusion) =
-        conclusion(effective, &note, &slowdown_normal, &slowdown_background);
+    let (details, conclusion) = ThrottledDetails::judged(effect, alone, normal, background);
     let mut warnings = Vec::new();
     // Worth a warning: a priority that cannot act, or one that acted without shielding the
     // reader. A reader that was never slowed is no problem.
-    if !effective || idle_class_helped == Some(false) {
-        warnings.push(conclusion.clone());
+    if !details.priority_effective || conclusion.idle_class_helped() == Some(false) {
+        warnings.push(conclusion.to_string());
     }
-    let details = ThrottledDetails {
-        device,
-        scheduler,
-        priority_effective: effective,
-        note,
-        alone,
-        normal,
-        background,
-        slowdown_normal,
-        slowdown_background,
-        idle_class_helped,
-        conclusion,
-    };
     Ok(Measured {
         repetition: Repetition {
             // The row is the backup side of the background phase: its rate and its requests.
@@ -426,75 +320,24 @@ mod tests {
 
     #[test]
     fn priority_counts_only_where_the_scheduler_honours_it() {
-        let (_, s, effective, note) =
-            priority_effect(Some(&chain_with(NodeKind::Disk, Some("none"))), true);
-        assert_eq!(s.as_deref(), Some("none"));
-        assert!(!effective && note.contains("`none`"), "{note}");
-        let (_, _, effective, _) =
-            priority_effect(Some(&chain_with(NodeKind::Disk, Some("bfq"))), true);
-        assert!(effective);
-        let (_, _, effective, note) = priority_effect(
+        let effect = priority_effect(Some(&chain_with(NodeKind::Disk, Some("none"))), true);
+        assert_eq!(effect.scheduler.as_deref(), Some("none"));
+        assert!(
+            !effect.effective() && effect.note().contains("`none`"),
+            "{effect:?}"
+        );
+        assert!(priority_effect(Some(&chain_with(NodeKind::Disk, Some("bfq"))), true).effective());
+        let buffered = priority_effect(
             Some(&chain_with(NodeKind::Loop, Some("mq-deadline"))),
             false,
         );
-        assert!(!effective && note.contains("writeback"), "{note}");
-        let (_, _, effective, note) =
-            priority_effect(Some(&chain_with(NodeKind::DeviceMapper, None)), true);
-        assert!(!effective && note.contains("no I/O scheduler"), "{note}");
-        assert!(!priority_effect(None, true).2);
-    }
-
-    fn slowdowns(read: f64, write: f64) -> Slowdown {
-        Slowdown { write, read }
-    }
-
-    #[test]
-    fn the_conclusion_follows_the_figures_not_the_scheduler() {
-        let note = "the `mq-deadline` scheduler honours the idle I/O class";
-        // The figures seen on main: the reader suffered more beside the idle-class writer.
-        let (helped, text) = conclusion(true, note, &slowdowns(0.28, 0.1), &slowdowns(0.42, 0.1));
-        assert_eq!(helped, Some(false), "{text}");
-        assert!(
-            text.contains("made no difference") && text.contains("-42%") && text.contains("-28%"),
-            "{text}"
-        );
-        assert!(text.contains("the backup did not yield"), "{text}");
-        // Within the noise margin is no effect either.
-        let (helped, _) = conclusion(true, note, &slowdowns(0.28, 0.1), &slowdowns(0.25, 0.1));
-        assert_eq!(helped, Some(false));
-        // The idle class shielding the reader, at the backup's expense.
-        let (helped, text) = conclusion(true, note, &slowdowns(0.40, 0.1), &slowdowns(0.10, 0.9));
-        assert_eq!(helped, Some(true), "{text}");
-        assert!(
-            text.contains("helped") && text.contains("-10%") && text.contains("-40%"),
-            "{text}"
-        );
-        assert!(
-            text.contains("the backup yielded (-90% in the idle class against -10%"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn no_conclusion_without_contention_or_a_priority_that_can_act() {
-        // As on the testbed: the reader never slowed, the idle-class writer gave way.
-        let (helped, text) = conclusion(true, "n", &slowdowns(0.01, -0.01), &slowdowns(0.01, 0.97));
-        assert_eq!(helped, None);
-        assert!(
-            text.contains("nothing for the idle class to shield"),
-            "{text}"
-        );
-        assert!(text.contains("the backup yielded (-97%"), "{text}");
-        let (helped, text) = conclusion(
-            false,
-            "`none` ignores priorities",
-            &slowdowns(0.5, 0.0),
-            &slowdowns(0.1, 0.0),
-        );
-        assert_eq!(helped, None);
-        assert!(
-            text.starts_with("background priority cannot take effect: `none`"),
-            "{text}"
+        assert_eq!(buffered.blocker, Some(Blocker::Buffered));
+        assert!(buffered.note().contains("writeback"));
+        let stacked = priority_effect(Some(&chain_with(NodeKind::DeviceMapper, None)), true);
+        assert!(stacked.note().contains("no I/O scheduler"), "{stacked:?}");
+        assert_eq!(
+            priority_effect(None, true).blocker,
+            Some(Blocker::UnknownDevice)
         );
     }
 }
