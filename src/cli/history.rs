@@ -54,7 +54,7 @@ pub struct ShowArgs {
     /// The run's id (from `destbench history`), or latest.
     #[arg(allow_negative_numbers = true)]
     pub id: RunId,
-    /// Print the stored run as JSON (its destbench.run/1 document and where it ran).
+    /// Print the stored run as JSON (its destbench.run/2 document and where it ran).
     #[arg(short, long)]
     pub json: bool,
     /// Also print every result's repetitions, in the order they ran, each with its time.

@@ -51,7 +51,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 
-    /// Print one JSON document (schema destbench.run/1) on stdout instead of the table.
+    /// Print one JSON document (schema destbench.run/2) on stdout instead of the table.
     #[arg(short, long)]
     pub json: bool,
 

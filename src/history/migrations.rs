@@ -1,7 +1,7 @@
 //! The database schema, as an ordered list of migrations keyed by SQLite's `user_version`.
 //!
 //! A migration is never edited once released: a change to the schema is a new entry at the end.
-//! The full `destbench.run/1` document is the record of a run; the tables beside it hold what
+//! The full `destbench.run/2` document is the record of a run; the tables beside it hold what
 //! the history commands query (headline figures, samples) so that they need no JSON parsing.
 
 /// `(user_version after it, SQL)`, in order.

@@ -1,6 +1,6 @@
 //! Every run, kept: an embedded SQLite database (a rollback journal, marked by
 //! `application_id`, migrations by `user_version`) holding each
-//! run's `destbench.run/1` document, where it ran, and normalised tables of results and samples
+//! run's `destbench.run/2` document, where it ran, and normalised tables of results and samples
 //! for the queries. `compare` turns stored runs into the side-by-side model the reports render.
 
 pub mod compare;

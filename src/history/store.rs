@@ -169,7 +169,7 @@ impl Store {
         tx.commit().map_err(fail)
     }
 
-    /// Stores one run (its `destbench.run/1` document and where it ran) in a single
+    /// Stores one run (its `destbench.run/2` document and where it ran) in a single
     /// transaction, and returns its id. Either all of it lands or none.
     pub fn insert(&mut self, doc: &RunReport, env: &Environment) -> Result<i64, HistoryError> {
         let document = doc.to_json();
@@ -241,13 +241,15 @@ impl Store {
                         .execute(params![id, position, repetition as i64, value])
                         .map_err(fail)?;
                 }
-                for text in doc.result_warnings(index) {
-                    warning.execute(params![id, position, text]).map_err(fail)?;
+                for w in doc.result_warnings(index) {
+                    warning
+                        .execute(params![id, position, w.message])
+                        .map_err(fail)?;
                 }
             }
-            for text in &doc.warnings {
+            for w in &doc.warnings {
                 warning
-                    .execute(params![id, None::<i64>, text])
+                    .execute(params![id, None::<i64>, w.message])
                     .map_err(fail)?;
             }
         }

@@ -163,9 +163,8 @@ fn notes(out: &mut String, records: &[RunRecord]) {
     let mut items = String::new();
     for r in records {
         let run = &r.run;
-        let warnings = run.warnings.iter().cloned();
-        let all = warnings
-            .chain(run.labelled_result_warnings())
+        let all = super::warnings::all(run)
+            .into_iter()
             .map(|w| format!("warning: {w}"))
             .chain(
                 run.failures

@@ -1,4 +1,4 @@
-//! JSON: the run document of `run --json` (schema `destbench.run/1`, documented in docs/json.md,
+//! JSON: the run document of `run --json` (schema `destbench.run/2`, documented in docs/json.md,
 //! the serialisation of [`RunReport`]), and the export of stored runs.
 
 use serde::Serialize;
@@ -22,7 +22,7 @@ struct StoredRun<'a> {
     id: i64,
     stored_unix_s: i64,
     environment: &'a Environment,
-    /// The `destbench.run/1` document exactly as stored.
+    /// The `destbench.run/2` document exactly as stored.
     run: &'a serde_json::Value,
 }
 

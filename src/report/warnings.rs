@@ -1,51 +1,35 @@
 //! Warnings grouped by kind for the terminal: one line per kind with how many results it
 //! concerns ("short-sample: 10 results (seq-write 20-100MB, ...); see -v"), instead of one
-//! long line per result. `-v` prints every warning whole.
+//! long line per result, kinds in the order of [`WarningKind`]. `-v` prints every warning whole.
 
-use crate::results::RunReport;
+use crate::results::{RunReport, Warning, WarningKind};
 
 /// One kind of warning and what it concerns.
 struct Group {
-    kind: String,
+    kind: WarningKind,
     /// The first warning's text, whole (shown when the kind concerns one thing only).
     first: String,
     /// "test variant" of each result it concerns; empty for a run-level warning.
     results: Vec<String>,
 }
 
-/// A warning's kind: its text up to the first colon or parenthesis, with its figures taken out,
-/// so that "repetition 2 is an outlier" and "repetition 5 is an outlier" are one kind.
-fn kind(text: &str) -> String {
-    let head = text.split([':', '(']).next().unwrap_or(text);
-    let words: Vec<&str> = head
-        .split_whitespace()
-        .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
-        .collect();
-    words.join(" ")
-}
-
+/// The warnings grouped by kind, in the order of the kinds. Warnings of documents written
+/// before warnings had kinds are each a group of their own words.
 fn groups(report: &RunReport) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
-    let run_level = report.warnings.iter().map(|w| (None, w.clone()));
-    let per_result = (0..report.results.len()).flat_map(|i| {
-        let r = &report.results[i];
-        let name = format!("{} {}", r.test, r.variant);
-        report
-            .result_warnings(i)
-            .into_iter()
-            .map(move |w| (Some(name.clone()), w))
-    });
-    for (result, text) in run_level.chain(per_result) {
-        let kind = kind(&text);
-        match groups.iter_mut().find(|g| g.kind == kind) {
+    for (result, Warning { kind, message }) in report.labelled_warnings() {
+        let same =
+            |g: &&mut Group| g.kind == kind && (kind != WarningKind::Other || g.first == message);
+        match groups.iter_mut().find(same) {
             Some(g) => g.results.extend(result),
             None => groups.push(Group {
                 kind,
-                first: text,
+                first: message,
                 results: result.into_iter().collect(),
             }),
         }
     }
+    groups.sort_by_key(|g| g.kind);
     groups
 }
 
@@ -70,7 +54,7 @@ pub fn grouped(report: &RunReport, width: usize, max_lines: usize) -> Vec<String
             1 => fit(&format!("{}: {}", g.results[0], g.first), width),
             n => {
                 let tail = "; see -v";
-                let head = format!("{}: {n} results (", g.kind);
+                let head = format!("{}: {n} results (", g.kind.title());
                 let list = g.results.join(", ");
                 let room = width.saturating_sub(head.chars().count() + tail.len() + 1);
                 format!("{head}{}){tail}", fit(&list, room))
@@ -85,29 +69,21 @@ pub fn grouped(report: &RunReport, width: usize, max_lines: usize) -> Vec<String
     lines
 }
 
-/// Every warning whole, as `-v` prints them.
+/// Every warning whole, as `-v` prints them: "test variant: warning" for a result's.
 pub fn all(report: &RunReport) -> Vec<String> {
     report
-        .warnings
-        .iter()
-        .cloned()
-        .chain(report.labelled_result_warnings())
+        .labelled_warnings()
+        .into_iter()
+        .map(|(result, w)| match result {
+            Some(name) => format!("{name}: {w}"),
+            None => w.message,
+        })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn kinds_ignore_figures() {
-        assert_eq!(
-            kind("repetition 2 is an outlier: 3.00 MB/s"),
-            kind("repetition 5 is an outlier: 9.00 MB/s")
-        );
-        assert_eq!(kind("short-sample: lasted 0.1 s"), "short-sample");
-        assert_ne!(kind("large spread: 12%"), kind("short-sample: x"));
-    }
 
     #[test]
     fn fit_cuts_to_width() {

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::{Destination, Method, OpKind, RepetitionRecord, RunReport, RunSettings, TestResult};
-use super::{RUN_SCHEMA, Unit};
+use super::{RUN_SCHEMA, Unit, Warning, WarningKind};
 use crate::engine::EngineKind;
 use crate::stats::LatencySummary;
 use crate::workload::{Direction, Pattern, TestId, Workload, size_label};
@@ -127,9 +127,12 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
     let synced = ["end_fsync", "fsync", "fdatasync", "sync"]
         .iter()
         .any(|k| o.get(k).is_some_and(|v| v.trim() != "0"));
-    let mut warnings = vec![format!(
-        "imported from fio ({}): one run, no spread",
-        o.job["jobname"].as_str().unwrap_or("unnamed job")
+    let mut warnings = vec![Warning::new(
+        WarningKind::Imported,
+        format!(
+            "imported from fio ({}): one run, no spread",
+            o.job["jobname"].as_str().unwrap_or("unnamed job")
+        ),
     )];
     let method = match (direct, read) {
         (true, _) => Method::Direct,
@@ -137,7 +140,10 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         (false, true) => Method::Evict,
         (false, false) => {
             if !synced {
-                warnings.push("buffered writes without end_fsync or fsync: fio's figure may be the page cache's".into());
+                warnings.push(Warning::new(
+                    WarningKind::PageCache,
+                    "buffered writes without end_fsync or fsync: fio's figure may be the page cache's",
+                ));
             }
             Method::Fsync
         }
@@ -208,16 +214,22 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
     let mut results = Vec::new();
     let mut engines: Vec<String> = Vec::new();
     let mut duration_s = 0.0;
-    let mut warnings = vec![format!(
-        "imported from {version} JSON: its figures are fio's, each job measured once; latencies are fio's completion latencies (clat)"
+    let mut warnings = vec![Warning::new(
+        WarningKind::Imported,
+        format!(
+            "imported from {version} JSON: its figures are fio's, each job measured once; latencies are fio's completion latencies (clat)"
+        ),
     )];
     for &job in &jobs {
         let o = Options { job, global };
         // A job that failed measured nothing worth keeping.
         if let Some(error) = job["error"].as_i64().filter(|&e| e != 0) {
-            warnings.push(format!(
-                "fio job {} failed (error {error}): left out",
-                job["jobname"].as_str().unwrap_or("unnamed")
+            warnings.push(Warning::new(
+                WarningKind::Failures,
+                format!(
+                    "fio job {} failed (error {error}): left out",
+                    job["jobname"].as_str().unwrap_or("unnamed")
+                ),
             ));
             continue;
         }
@@ -319,7 +331,11 @@ mod tests {
             (TestId::FourKWrite, "RND4K-Q32T2")
         );
         assert_eq!((rnd.method, rnd.block_size_bytes), (Method::Fsync, 4096));
-        assert!(rnd.warnings.iter().any(|w| w.contains("page cache")));
+        assert!(
+            rnd.warnings
+                .iter()
+                .any(|w| w.kind == WarningKind::PageCache)
+        );
     }
 
     #[test]
@@ -338,7 +354,7 @@ mod tests {
         assert!(
             run.warnings
                 .iter()
-                .any(|w| w.contains("seq-read.SEQ1M-Q8T1 failed (error 2)")),
+                .any(|w| w.message.contains("seq-read.SEQ1M-Q8T1 failed (error 2)")),
             "{:?}",
             run.warnings
         );

@@ -1,4 +1,4 @@
-//! The run document (schema `destbench.run/1`, documented in docs/json.md): one serde type that
+//! The run document (schema `destbench.run/2`, documented in docs/json.md): one serde type that
 //! the runner produces, the verdict reads, every report renders, and the history stores and
 //! loads. The JSON is this type serialised; reading it back is lenient (unknown fields ignored,
 //! missing ones defaulted, parts of a newer version that this one cannot read left out, see
@@ -13,6 +13,7 @@ mod lenient;
 mod priority;
 mod result;
 mod verdict;
+mod warning;
 
 use std::path::{Path, PathBuf};
 
@@ -29,13 +30,14 @@ pub use result::{
     TestResultParts, Unit,
 };
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
+pub use warning::{Warning, WarningKind};
 
 use crate::probe::Chain;
 use crate::units;
 use crate::workload::{ProfileName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, known_workload};
 
 /// The JSON schema id of a run document.
-pub const RUN_SCHEMA: &str = "destbench.run/1";
+pub const RUN_SCHEMA: &str = "destbench.run/2";
 
 /// A test variant that could not be measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -143,7 +145,7 @@ pub struct RunReport {
     #[serde(deserialize_with = "lenient::list")]
     pub failures: Vec<TestFailure>,
     /// Warnings about the whole run.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The `tm-check` results the way Time Machine's backupd logs them.
     pub time_machine_log: Vec<String>,
     /// Peak resident memory of the process at the end of the run.
@@ -174,7 +176,7 @@ impl RunReport {
     }
 
     /// The warnings about the result at `index`: its own, then the verdict's "likely cached".
-    pub fn result_warnings(&self, index: usize) -> Vec<String> {
+    pub fn result_warnings(&self, index: usize) -> Vec<Warning> {
         let own = self.results.get(index).map(|r| r.warnings.clone());
         let cached = self
             .verdict
@@ -184,16 +186,17 @@ impl RunReport {
         own.unwrap_or_default().into_iter().chain(cached).collect()
     }
 
-    /// Every result warning, each as "test variant: warning", in the order of the results.
-    pub fn labelled_result_warnings(&self) -> Vec<String> {
-        (0..self.results.len())
-            .flat_map(|i| {
-                let r = &self.results[i];
-                self.result_warnings(i)
-                    .into_iter()
-                    .map(move |w| format!("{} {}: {w}", r.test, r.variant))
-            })
-            .collect()
+    /// Every warning with what it concerns: the run's own (None), then each result's as
+    /// "test variant", in the order of the results.
+    pub fn labelled_warnings(&self) -> Vec<(Option<String>, Warning)> {
+        let run = self.warnings.iter().map(|w| (None, w.clone()));
+        let results = (0..self.results.len()).flat_map(|i| {
+            let name = format!("{} {}", self.results[i].test, self.results[i].variant);
+            self.result_warnings(i)
+                .into_iter()
+                .map(move |w| (Some(name.clone()), w))
+        });
+        run.chain(results).collect()
     }
 }
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::details::Details;
 use super::lenient;
+use super::{Warning, WarningKind};
 use crate::engine::EngineKind;
 use crate::stats::{self, LatencyHistogram, LatencySummary, ThroughputSeries};
 use crate::workload::{TestId, Workload};
@@ -298,7 +299,7 @@ pub struct TestResult {
     pub repetitions: Vec<RepetitionRecord>,
     /// What the runner noticed about this result (spread, outliers, the method).
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Only for the tests that have details (sustained, throttled).
     #[serde(
         default,
@@ -323,7 +324,7 @@ pub struct TestResultParts {
     pub op_kind: &'static str,
     pub repetitions: Vec<Repetition>,
     pub latency: LatencyHistogram,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 impl TestResult {
@@ -340,19 +341,22 @@ impl TestResult {
         let ops_per_s = stats::summarize(&iops)?;
         let mut warnings = parts.warnings;
         if summary.cv > stats::NOISY_CV {
-            warnings.push(format!(
+            warnings.push(Warning::new(WarningKind::LargeSpread, format!(
                 "large spread: the repetitions vary by {:.0}% (coefficient of variation); the destination or this machine is noisy",
                 summary.cv * 100.0
-            ));
+            )));
         }
         warnings.extend(drift_warning(&samples));
         for index in stats::outliers(&samples) {
-            warnings.push(format!(
-                "repetition {} is an outlier: {:.2} {unit} against a median of {:.2} {unit}",
-                index + 1,
-                samples[index],
-                summary.median,
-                unit = parts.unit.as_str(),
+            warnings.push(Warning::new(
+                WarningKind::Outlier,
+                format!(
+                    "repetition {} is an outlier: {:.2} {unit} against a median of {:.2} {unit}",
+                    index + 1,
+                    samples[index],
+                    summary.median,
+                    unit = parts.unit.as_str(),
+                ),
             ));
         }
         Some(TestResult {
@@ -398,7 +402,7 @@ impl TestResult {
 /// The warning for repetitions that drift in one direction over their order (significant by
 /// Mann-Kendall at [`stats::SIGNIFICANCE_LEVEL`]; it takes [`stats::MIN_TREND_SAMPLES`]
 /// repetitions), even when their spread is small.
-pub fn drift_warning(samples: &[f64]) -> Option<String> {
+pub fn drift_warning(samples: &[f64]) -> Option<Warning> {
     let trend = stats::trend(samples)?;
     if trend.p >= stats::SIGNIFICANCE_LEVEL || trend.s == 0 {
         return None;
@@ -408,9 +412,12 @@ pub fn drift_warning(samples: &[f64]) -> Option<String> {
     } else {
         ("faster", '+')
     };
-    Some(format!(
-        "repetitions got steadily {way} ({sign}{:.0}% first to last, Mann-Kendall {}): the destination's state changes under the test (cache filling, heat, cleanup)",
-        trend.change.abs() * 100.0,
-        stats::format_p(trend.p),
+    Some(Warning::new(
+        WarningKind::Drift,
+        format!(
+            "repetitions got steadily {way} ({sign}{:.0}% first to last, Mann-Kendall {}): the destination's state changes under the test (cache filling, heat, cleanup)",
+            trend.change.abs() * 100.0,
+            stats::format_p(trend.p),
+        ),
     ))
 }

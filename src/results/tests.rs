@@ -92,11 +92,14 @@ fn a_document_reads_back_to_the_same_value() {
     // The verdict's "likely cached" is shown beside the result it concerns.
     assert_eq!(
         run.result_warnings(0),
-        vec![
+        vec![Warning::new(
+            WarningKind::LikelyCached,
             "likely cached: 99 MB/s is above what  can carry (~0 MB/s), the narrowest link on the path"
-        ]
+        )]
     );
-    assert!(run.labelled_result_warnings()[0].starts_with("files-copy small-4t-cache-on: likely"));
+    let (about, warning) = &run.labelled_warnings()[0];
+    assert_eq!(about.as_deref(), Some("files-copy small-4t-cache-on"));
+    assert!(warning.message.starts_with("likely"), "{warning}");
 }
 
 #[test]
@@ -169,8 +172,9 @@ fn a_time_machine_line_is_one_repetitions_rate_and_time() {
 fn repetitions_that_slow_down_steadily_are_reported_even_with_a_small_spread() {
     // A CV of 2.4%: below the spread warning, but every repetition slower than the one before.
     let slower = result::drift_warning(&[100.0, 99.0, 97.0, 96.0, 94.0]).unwrap();
+    assert_eq!(slower.kind, WarningKind::Drift);
     assert_eq!(
-        slower,
+        slower.message,
         "repetitions got steadily slower (\u{2212}6% first to last, Mann-Kendall p=0.017): the destination's state changes under the test (cache filling, heat, cleanup)"
     );
     assert!(result::drift_warning(&[100.0, 97.0, 99.0, 96.0, 98.0]).is_none());

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{Warning, WarningKind};
+
 /// What the verdict concluded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -102,12 +104,15 @@ impl Verdict {
 
 impl CachedFigure {
     /// The warning shown beside the result whose figure this is.
-    pub fn warning(&self) -> String {
-        format!(
-            "likely cached: {} MB/s is above what {} can carry (~{} MB/s), the narrowest link on the path",
-            round_mb_s(self.median_mb_s),
-            self.link,
-            round_mb_s(self.ceiling_mb_s)
+    pub fn warning(&self) -> Warning {
+        Warning::new(
+            WarningKind::LikelyCached,
+            format!(
+                "likely cached: {} MB/s is above what {} can carry (~{} MB/s), the narrowest link on the path",
+                round_mb_s(self.median_mb_s),
+                self.link,
+                round_mb_s(self.ceiling_mb_s)
+            ),
         )
     }
 }

@@ -6,6 +6,7 @@ use crate::engine::{Engine, EngineFactory, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::platform::{self, DIRECT_ALIGN, OpenHow};
 use crate::results::{AccessInfo, Method};
+use crate::results::{Warning, WarningKind};
 use crate::scratch::Scratch;
 
 /// Residency above this after eviction means the eviction did not work.
@@ -130,7 +131,7 @@ impl Access {
         engine: &mut dyn Engine,
         file: FileId,
         len: u64,
-    ) -> Result<(Method, Option<String>)> {
+    ) -> Result<(Method, Option<Warning>)> {
         if !self.real_io {
             return Ok((Method::Null, None));
         }
@@ -146,7 +147,10 @@ impl Access {
             Some(r) if r <= RESIDENT_LIMIT => Ok((Method::Evict, None)),
             None => Ok((
                 Method::Evict,
-                Some("eviction could not be checked (mincore failed): the read figure may include the page cache".into()),
+                Some(Warning::new(
+                    WarningKind::PageCache,
+                    "eviction could not be checked (mincore failed): the read figure may include the page cache",
+                )),
             )),
             Some(resident) => {
                 if self.allow_drop_caches && platform::drop_caches().is_ok() {
@@ -157,9 +161,12 @@ impl Access {
                 }
                 Ok((
                     Method::PageCache,
-                    Some(format!(
-                        "{:.0}% of the file stayed in the page cache after eviction: this read figure is memory speed, not the device",
-                        resident * 100.0
+                    Some(Warning::new(
+                        WarningKind::PageCache,
+                        format!(
+                            "{:.0}% of the file stayed in the page cache after eviction: this read figure is memory speed, not the device",
+                            resident * 100.0
+                        ),
                     )),
                 ))
             }

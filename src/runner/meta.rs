@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
 use crate::results::{FileSetInfo, FileSizes, Method, Unit};
+use crate::results::{Warning, WarningKind};
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::tree::{self, Outcome};
 use crate::workload::MetaOp;
@@ -75,7 +76,7 @@ struct MetaTimes {
     latency: LatencyHistogram,
     series: ThroughputSeries,
     method: Method,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
 }
 
 fn meta_ops(
@@ -115,9 +116,10 @@ fn meta_ops(
             method = Method::DropCaches;
         } else {
             method = Method::PageCache;
-            warnings.push(
-                "stat figures come from the kernel's inode cache (run as root to drop it)".into(),
-            );
+            warnings.push(Warning::new(
+                WarningKind::InodeCache,
+                "stat figures come from the kernel's inode cache (run as root to drop it)",
+            ));
         }
     }
     let mut latency = LatencyHistogram::default();

@@ -34,6 +34,7 @@ use crate::results::{
     Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport, RunSettings,
     TestFailure, time_machine_lines,
 };
+use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
 use crate::stats::LatencyHistogram;
 use crate::units;
@@ -46,7 +47,7 @@ struct Measured {
     latency: LatencyHistogram,
     method: Method,
     engine: EngineKind,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     file_set: Option<FileSetInfo>,
     /// Restored data that differs from its source: reported as a failure, not a slow run.
     integrity_error: Option<String>,
@@ -172,9 +173,12 @@ pub fn run_with(
             .collect::<Vec<_>>()
             .join(" ")
     );
-    warnings.extend(scratch::leftovers::summary(&found, &clean));
+    warnings.extend(
+        scratch::leftovers::summary(&found, &clean)
+            .map(|text| Warning::new(WarningKind::Leftovers, text)),
+    );
     if access.memory_backed {
-        warnings.push(access.note.clone());
+        warnings.push(Warning::new(WarningKind::MemoryBacked, &access.note));
     }
     let mut left_out: Vec<&str> = plan
         .variants
@@ -184,15 +188,21 @@ pub fn run_with(
         .collect();
     left_out.dedup();
     if !left_out.is_empty() {
-        warnings.push(format!(
-            "the {} engine does no I/O, so {} (real devices) were left out",
-            engines.kind_for(1).name(),
-            left_out.join(", ")
+        warnings.push(Warning::new(
+            WarningKind::LeftOut,
+            format!(
+                "the {} engine does no I/O, so {} (real devices) were left out",
+                engines.kind_for(1).name(),
+                left_out.join(", ")
+            ),
         ));
     }
     if let Some(problem) = engines.uring_problem() {
-        warnings.push(format!(
-            "io_uring is not usable ({problem}): queue depths above 1 use sync worker threads"
+        warnings.push(Warning::new(
+            WarningKind::NoUring,
+            format!(
+                "io_uring is not usable ({problem}): queue depths above 1 use sync worker threads"
+            ),
         ));
     }
     let mut stamper = DataStamper::new(plan.seed);
@@ -261,9 +271,12 @@ pub fn run_with(
     progress.finish();
     interrupt::check()?;
     if !failures.is_empty() {
-        warnings.push(format!(
-            "{} test variant(s) failed; see the failures",
-            failures.len()
+        warnings.push(Warning::new(
+            WarningKind::Failures,
+            format!(
+                "{} test variant(s) failed; see the failures",
+                failures.len()
+            ),
         ));
     }
     drop(scratch);

@@ -6,6 +6,7 @@ use crate::engine::tree::Root;
 use crate::error::Result;
 use crate::platform;
 use crate::results::{FileSetInfo, Method, Repetition, Unit};
+use crate::results::{Warning, WarningKind};
 use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
 use crate::workload::{FileOp, SetName};
@@ -41,7 +42,7 @@ pub(super) fn measured(
     unit: Unit,
     method: Method,
     set: FileSetInfo,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
 ) -> Measured {
     let seconds = outcome.elapsed.as_secs_f64();
     let rate = match unit {
@@ -176,7 +177,7 @@ fn one_pass(
     restore: Option<&RestoreCopy>,
     source: &SourceSet,
     progress: &mut dyn Progress,
-) -> Result<(Outcome, Method, Vec<String>)> {
+) -> Result<(Outcome, Method, Vec<Warning>)> {
     let FileSetJob { op, set, threads } = job;
     let label = format!("{set} set, {threads} thread(s)");
     let mut tick = |live: &tree::Live| {
@@ -249,7 +250,7 @@ fn one_pass(
 }
 
 /// Evicts a copied tree before a timed read; says how well that worked.
-fn evict(ctx: &Ctx<'_>, root: &Root) -> Result<(Method, Vec<String>)> {
+fn evict(ctx: &Ctx<'_>, root: &Root) -> Result<(Method, Vec<Warning>)> {
     if !ctx.access.real_io {
         return Ok((Method::Null, Vec::new()));
     }
@@ -263,9 +264,12 @@ fn evict(ctx: &Ctx<'_>, root: &Root) -> Result<(Method, Vec<String>)> {
             }
             Ok((
                 Method::PageCache,
-                vec![format!(
-                    "{:.0}% of the copied files stayed in the page cache after eviction: the restore figure is memory speed, not the device",
-                    r * 100.0
+                vec![Warning::new(
+                    WarningKind::PageCache,
+                    format!(
+                        "{:.0}% of the copied files stayed in the page cache after eviction: the restore figure is memory speed, not the device",
+                        r * 100.0
+                    ),
                 )],
             ))
         }

@@ -12,6 +12,7 @@ use crate::engine::tree::{Root, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::results::{FileSetInfo, FileSizes};
+use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
 use crate::tree::{self, Outcome, Task};
 use crate::workload::SetName;
@@ -30,7 +31,7 @@ pub(super) struct SourceSet {
     pub root: Root,
     /// What reading it first left out (a `--source`'s symlinks, FIFOs, mount points...), for
     /// the warnings of every result that uses it.
-    pub notes: Vec<String>,
+    pub notes: Vec<Warning>,
 }
 
 /// Source sets of the run, made on first use.
@@ -205,7 +206,7 @@ pub(super) fn check_source(path: &Path) -> Result<()> {
 }
 
 /// The warning about what a walk of the set skipped, by kind, with a few of them named.
-pub(super) fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<String> {
+pub(super) fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<Warning> {
     let Some(counts) = outcome.skipped.describe() else {
         return Vec::new();
     };
@@ -222,5 +223,8 @@ pub(super) fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<String> {
     } else {
         format!(" (e.g. {})", examples.join("; "))
     };
-    vec![format!("skipped in the {} set: {counts}{named}", set.name)]
+    vec![Warning::new(
+        WarningKind::SkippedFiles,
+        format!("skipped in the {} set: {counts}{named}", set.name),
+    )]
 }

@@ -14,6 +14,7 @@ use crate::engine::Op;
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::results::{CliffDetails, Details, SustainedDetails};
+use crate::results::{Warning, WarningKind};
 use crate::stats::steady;
 use crate::units;
 
@@ -90,9 +91,9 @@ pub(super) fn measure(
     };
     let mut warnings = Vec::new();
     if stopped != "steady" {
-        warnings.push(format!(
+        warnings.push(Warning::new(WarningKind::NotSteady, format!(
             "the rate was not yet steady when the {stopped} was reached: the final rate may still change (raise --time or --size)"
-        ));
+        )));
     }
     let details = SustainedDetails {
         bytes_written: recorder.bytes,

@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::platform::{self, OpenHow};
 use crate::probe::{Chain, NodeKind};
 use crate::results::{Blocker, Details, PairRates, PriorityEffect, Repetition, ThrottledDetails};
+use crate::results::{Warning, WarningKind};
 use crate::stats::ThroughputSeries;
 use crate::workload::DataStamper;
 
@@ -256,7 +257,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
     // Worth a warning: a priority that cannot act, or one that acted without shielding the
     // reader. A reader that was never slowed is no problem.
     if !details.priority_effective || conclusion.idle_class_helped() == Some(false) {
-        warnings.push(conclusion.to_string());
+        warnings.push(Warning::new(WarningKind::Priority, conclusion.to_string()));
     }
     Ok(Measured {
         repetition: Repetition {

@@ -6,6 +6,7 @@ use std::time::SystemTime;
 use crate::error::Result;
 use crate::interrupt;
 use crate::results::{Repetition, TestResult, TestResultParts, Unit};
+use crate::results::{Warning, WarningKind};
 use crate::stats::LatencyHistogram;
 use crate::workload::{Direction, FileOp, Variant, Workload};
 
@@ -22,7 +23,7 @@ pub(super) fn run_variant(
 ) -> Result<(Option<TestResult>, Option<String>)> {
     let mut repetitions = Vec::with_capacity(plan.runs);
     let mut latency = LatencyHistogram::default();
-    let mut warnings: Vec<String> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
     let mut method = None;
     let mut engine = None;
     let mut file_set = None;
@@ -119,7 +120,7 @@ pub(super) fn run_variant(
 
 /// The `short-sample` warning when a repetition lasted less than the minimum time: it then
 /// measures start-up as much as the destination.
-fn short_sample(plan: &RunPlan, variant: &Variant, repetitions: &[Repetition]) -> Option<String> {
+fn short_sample(plan: &RunPlan, variant: &Variant, repetitions: &[Repetition]) -> Option<Warning> {
     let shortest = repetitions.iter().min_by_key(|r| r.elapsed)?;
     if shortest.elapsed >= plan.min_time {
         return None;
@@ -136,10 +137,13 @@ fn short_sample(plan: &RunPlan, variant: &Variant, repetitions: &[Repetition]) -
         ),
         _ => "the test's work is fixed, so start-up weighs in the figure".to_string(),
     };
-    Some(format!(
-        "short-sample: the shortest repetition lasted {:.6} s, less than the minimum of {} s (--min-time): {why}",
-        shortest.elapsed.as_secs_f64(),
-        plan.min_time.as_secs_f64()
+    Some(Warning::new(
+        WarningKind::ShortSample,
+        format!(
+            "short-sample: the shortest repetition lasted {:.6} s, less than the minimum of {} s (--min-time): {why}",
+            shortest.elapsed.as_secs_f64(),
+            plan.min_time.as_secs_f64()
+        ),
     ))
 }
 

@@ -441,7 +441,7 @@ fn output_file_takes_the_report_and_a_bad_one_is_refused_before_the_run() {
     assert!(out.stdout.is_empty(), "the report went to the file");
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    assert_eq!(doc["schema"], "destbench.run/1");
+    assert_eq!(doc["schema"], "destbench.run/2");
     let missing = out_dir.path().join("no-such-dir/run.txt");
     let (_, err) = exits(destbench().args(base).arg("-o").arg(&missing), 2);
     assert!(err.contains("not a file in an existing directory"), "{err}");

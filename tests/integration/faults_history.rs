@@ -293,7 +293,7 @@ fn read_only_answers(case: &Case, db: &Path, runs: usize) -> Result<String, Stri
     }
     let doc: serde_json::Value =
         serde_json::from_str(&run.stdout).map_err(|e| format!("stdout is not the report: {e}"))?;
-    if doc["schema"] != "destbench.run/1" {
+    if doc["schema"] != "destbench.run/2" {
         return Err("stdout is not the report".into());
     }
     unchanged(&before, dir)?;
@@ -412,7 +412,7 @@ fn read_only_file(case: &Case) -> Result<String, String> {
         .ok_or_else(|| format!("no saved report named: {}", run.stderr))?;
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(saved).unwrap_or_default())
         .map_err(|e| format!("{saved}: {e}"))?;
-    if doc["schema"] != "destbench.run/1" || !run.stdout.contains("SEQ1M-Q8T1") {
+    if doc["schema"] != "destbench.run/2" || !run.stdout.contains("SEQ1M-Q8T1") {
         return Err("the report was neither printed nor saved".into());
     }
     unchanged(&before, db.parent().unwrap())?;

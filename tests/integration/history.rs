@@ -434,5 +434,5 @@ fn a_database_that_cannot_be_created_fails_the_run_after_its_report() {
     );
     let doc: serde_json::Value =
         serde_json::from_slice(&out.stdout).expect("the report came first");
-    assert_eq!(doc["schema"], "destbench.run/1");
+    assert_eq!(doc["schema"], "destbench.run/2");
 }

@@ -56,7 +56,7 @@ const BLOCK_TESTS: &str = "seq-write,seq-read,4k-write,4k-read,tm-check";
 fn exact_figures_for_every_block_test() {
     let dir = tempfile::tempdir().unwrap();
     let doc = null_run(dir.path(), &["--tests", BLOCK_TESTS]);
-    assert_eq!(doc["schema"], "destbench.run/1");
+    assert_eq!(doc["schema"], "destbench.run/2");
     assert_eq!(doc["destination"]["path"], dir.path().to_str().unwrap());
 
     // Block tests: 0.5 s of requests; writes add one sync.
@@ -212,7 +212,7 @@ fn exact_figures_for_the_file_set_tests() {
     }
     // 500 metadata operations take 5-6 ms, and the test's work is fixed.
     let create = result(&doc, "meta", "create");
-    assert!(create["warnings"][0].as_str().unwrap().starts_with(
+    assert!(create["warnings"][0]["message"].as_str().unwrap().starts_with(
         "short-sample: the shortest repetition lasted 0.006000 s, less than the minimum of 1 s"
     ));
     let copy = result(&doc, "files-copy", "small-1t-cache-on");

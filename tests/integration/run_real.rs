@@ -103,10 +103,11 @@ fn tmpfs_is_labelled_memory_not_a_device() {
         "tmpfs pages cannot be evicted"
     );
     assert!(
-        read["warnings"][0]
-            .as_str()
-            .unwrap()
-            .contains("memory speed"),
+        read["warnings"][0]["kind"] == "page-cache"
+            && read["warnings"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("memory speed"),
         "{}",
         read["warnings"]
     );

@@ -1,0 +1,142 @@
+//! What the runner noticed about a result or a whole run, as data: a [`WarningKind`] that the
+//! reports sort and group by, and the words a person reads. A warning is made with its kind by
+//! the code that noticed it; nothing reads the kind back out of the words.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The kinds of warning, in the order the reports list them: what makes a figure wrong first,
+/// then what makes it uncertain, then what the run left out or found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarningKind {
+    /// The figure may be the page cache's (eviction failed, buffered writes without a flush).
+    PageCache,
+    /// Above what the narrowest link can carry (the verdict's).
+    LikelyCached,
+    /// Stat figures from the kernel's inode cache.
+    InodeCache,
+    /// The repetitions vary widely.
+    LargeSpread,
+    /// The repetitions drift one way over their order.
+    Drift,
+    /// One repetition lies far from the others.
+    Outlier,
+    /// A repetition lasted less than the minimum time.
+    ShortSample,
+    /// The sustained write stopped before its rate was steady.
+    NotSteady,
+    /// Background priority could not act, or did not shield the reader.
+    Priority,
+    /// Files of the source set could not be read and were skipped.
+    SkippedFiles,
+    /// The destination is memory: no figure is a device's.
+    MemoryBacked,
+    /// Tests the engine cannot run were left out.
+    LeftOut,
+    /// io_uring is not usable here.
+    NoUring,
+    /// Some variants failed.
+    Failures,
+    /// Leftovers of killed runs were found.
+    Leftovers,
+    /// The result was imported from another tool.
+    Imported,
+    /// A warning of a document written before warnings had kinds, or of a kind this version
+    /// does not know.
+    #[serde(other)]
+    Other,
+}
+
+impl WarningKind {
+    /// What the terminal calls a group of warnings of this kind.
+    pub fn title(self) -> &'static str {
+        match self {
+            WarningKind::PageCache => "page cache",
+            WarningKind::LikelyCached => "likely cached",
+            WarningKind::InodeCache => "inode cache",
+            WarningKind::LargeSpread => "large spread",
+            WarningKind::Drift => "repetitions drift",
+            WarningKind::Outlier => "outlier repetitions",
+            WarningKind::ShortSample => "short-sample",
+            WarningKind::NotSteady => "not yet steady",
+            WarningKind::Priority => "background priority",
+            WarningKind::SkippedFiles => "skipped files",
+            WarningKind::MemoryBacked => "memory",
+            WarningKind::LeftOut => "left out",
+            WarningKind::NoUring => "io_uring",
+            WarningKind::Failures => "failures",
+            WarningKind::Leftovers => "leftovers",
+            WarningKind::Imported => "imported",
+            WarningKind::Other => "other",
+        }
+    }
+}
+
+/// One warning: its kind and its words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub kind: WarningKind,
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(kind: WarningKind, message: impl Into<String>) -> Warning {
+        Warning {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A warning as documents hold it: `{kind, message}`, or the bare words of a document written
+/// before warnings had kinds.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Typed { kind: WarningKind, message: String },
+    Words(String),
+}
+
+impl<'de> Deserialize<'de> for Warning {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Warning, D::Error> {
+        Ok(match Stored::deserialize(d)? {
+            Stored::Typed { kind, message } => Warning { kind, message },
+            Stored::Words(message) => Warning {
+                kind: WarningKind::Other,
+                message,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_read_back_typed_and_old_ones_as_words() {
+        let w = Warning::new(WarningKind::ShortSample, "short-sample: 0.1 s");
+        let json = serde_json::to_value(&w).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"kind": "short-sample", "message": "short-sample: 0.1 s"})
+        );
+        assert_eq!(serde_json::from_value::<Warning>(json).unwrap(), w);
+        let old: Warning = serde_json::from_str("\"large spread: 12%\"").unwrap();
+        assert_eq!(old.kind, WarningKind::Other);
+        let newer: Warning =
+            serde_json::from_str(r#"{"kind": "solar-flare", "message": "m"}"#).unwrap();
+        assert_eq!(
+            (newer.kind, newer.message.as_str()),
+            (WarningKind::Other, "m")
+        );
+    }
+}
