@@ -13,10 +13,6 @@
 //! its index in the run's results, so the reports can show the warning beside it without the
 //! results being changed.
 
-pub mod estimate;
-mod fit;
-pub mod source;
-
 use crate::probe::{Chain, NodeKind};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
 use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
