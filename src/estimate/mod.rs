@@ -11,6 +11,7 @@ mod calibration;
 mod error;
 mod miniature;
 pub mod model;
+mod options;
 mod sets;
 mod source_sample;
 mod stored;
@@ -23,90 +24,14 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::interrupt;
 use crate::results::RunReport;
-use crate::settings::MAX_THREADS;
 use crate::tree::scan::Survey;
 use crate::workload::Tool;
 
 pub use error::{EstimateError, NoEstimate};
 use model::SourceCost;
 pub use model::{CopyMeasurement, Estimate};
+pub use options::{Options, Plan};
 use survey::Surveyed;
-
-/// What a caller asks of an estimate, as typed values.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The tree to back up.
-    pub source: PathBuf,
-    /// Enter directories on other filesystems.
-    pub cross_filesystems: bool,
-    /// Destinations to measure now.
-    pub to: Vec<PathBuf>,
-    /// Whether the caller gives stored runs to estimate from (it loads them: see [`run`]).
-    pub from_stored_runs: bool,
-    /// The copy threads a stored run's results are taken for.
-    pub threads: usize,
-    /// The tool to estimate for; by default rsync measured now, or a stored run's own copy.
-    pub tool: Option<Tool>,
-    /// Also sample the source's reads.
-    pub measure_source: bool,
-    /// Where the calibration sets are written (default: the temp directory).
-    pub source_dir: Option<PathBuf>,
-}
-
-/// Checked options, with the tools they resolve to.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    options: Options,
-    /// The threads of the stored runs' copies (`--tool parallel:N` says them too).
-    threads: usize,
-    /// The tool the destinations measured now are calibrated with.
-    measured_tool: Tool,
-}
-
-impl Options {
-    /// Checks the options and resolves the tools: before anything is read, written or loaded.
-    pub fn plan(self) -> Result<Plan, EstimateError> {
-        if self.to.is_empty() && !self.from_stored_runs {
-            return Err(EstimateError::NoDestination);
-        }
-        let threads = match self.tool {
-            Some(Tool::Parallel(n)) => n,
-            _ => self.threads,
-        };
-        if threads == 0 || threads > MAX_THREADS {
-            return Err(EstimateError::Threads {
-                threads,
-                max: MAX_THREADS,
-            });
-        }
-        // Stored runs only ever hold destbench's own copies; measured now, rsync unless said
-        // otherwise.
-        let measured_tool = self.tool.unwrap_or(if self.threads > 1 {
-            Tool::Parallel(self.threads)
-        } else {
-            Tool::Rsync
-        });
-        if let Some(program) = measured_tool.program().filter(|_| !self.to.is_empty())
-            && !program_exists(program)
-        {
-            return Err(EstimateError::ToolMissing {
-                tool: measured_tool,
-                program,
-            });
-        }
-        Ok(Plan {
-            options: self,
-            threads,
-            measured_tool,
-        })
-    }
-}
-
-/// Whether `program` is on the PATH.
-fn program_exists(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
-}
 
 /// A run from the history to estimate from.
 pub struct StoredRun {
