@@ -339,25 +339,18 @@ pub fn estimate(
     let miniature = miniature
         .first()
         .and_then(|m| miniature::check(m, &costs, expected, files));
-    // The miniature scales the time where it is the tree's shape and long enough.
-    let (destination, shares, classes) = match miniature.as_ref().and_then(MiniatureCheck::applied)
-    {
-        Some(check) => (
-            check.scale(modelled, costs.start_s),
-            costs
-                .split(tree.dirs, files, bytes, block_bytes, beyond)
-                .scaled(check.ratio),
-            classes(h, &costs)
-                .into_iter()
-                .map(|c| c.scaled(check.ratio))
-                .collect(),
-        ),
-        None => (
-            modelled,
-            costs.split(tree.dirs, files, bytes, block_bytes, beyond),
-            classes(h, &costs),
-        ),
-    };
+    // Where the miniature is the tree's shape and long enough, everything but the copy's
+    // start scales by its ratio (by 1.0, exactly, where it is not applied).
+    let applied = miniature.as_ref().and_then(MiniatureCheck::applied);
+    let ratio = applied.map_or(1.0, |m| m.ratio);
+    let destination = applied.map_or(modelled, |m| m.scale(modelled, costs.start_s));
+    let shares = costs
+        .split(tree.dirs, files, bytes, block_bytes, beyond)
+        .scaled(ratio);
+    let classes = classes(h, &costs)
+        .into_iter()
+        .map(|c| c.scaled(ratio))
+        .collect();
     let source = source.map(|s| s.against(destination.expected));
     Ok(Estimate {
         predicted_seconds: source.map_or(destination, |s| s.added_to(destination)),
