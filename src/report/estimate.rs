@@ -280,11 +280,18 @@ struct EstimateDoc<'a> {
 }
 
 pub fn render_json(report: &EstimateReport) -> String {
-    let (source, survey) = (&report.source, &report.survey);
-    let h = &survey.histogram;
     let doc = Doc {
         schema: ESTIMATE_SCHEMA,
-        source: SourceDoc {
+        source: SourceDoc::of(&report.source, &report.survey),
+        estimates: report.estimates.iter().map(EstimateDoc::of).collect(),
+    };
+    super::export::pretty(&doc)
+}
+
+impl<'a> SourceDoc<'a> {
+    fn of(source: &Path, survey: &'a Survey) -> SourceDoc<'a> {
+        let h = &survey.histogram;
+        SourceDoc {
             path: source.display().to_string(),
             files: h.total_files(),
             bytes: h.total_bytes(),
@@ -307,30 +314,29 @@ pub fn render_json(report: &EstimateReport) -> String {
                     }
                 })
                 .collect(),
-        },
-        estimates: report
-            .estimates
-            .iter()
-            .map(|e| {
-                let est = e.estimate.as_ref().ok();
-                EstimateDoc {
-                    origin: &e.origin,
-                    tool: e.tool.to_string(),
-                    predicted_seconds: est.map(|x| x.predicted_seconds),
-                    costs: est.map(|x| x.costs),
-                    costs_fast: est.map(|x| x.costs_fast),
-                    costs_slow: est.map(|x| x.costs_slow),
-                    residual: est.map(|x| x.residual),
-                    shares: est.map(|x| x.shares),
-                    advice: est.map_or(&[], |x| &x.advice),
-                    miniature: est.and_then(|x| x.miniature.as_ref()),
-                    source: est.and_then(|x| x.source),
-                    classes: est.map_or(&[], |x| &x.classes),
-                    measurements: &e.measurements,
-                    error: e.estimate.as_ref().err().map(ToString::to_string),
-                }
-            })
-            .collect(),
-    };
-    super::export::pretty(&doc)
+        }
+    }
+}
+
+impl<'a> EstimateDoc<'a> {
+    /// One destination: its estimate's figures, or its error and no figures.
+    fn of(e: &'a DestinationEstimate) -> EstimateDoc<'a> {
+        let est = e.estimate.as_ref().ok();
+        EstimateDoc {
+            origin: &e.origin,
+            tool: e.tool.to_string(),
+            predicted_seconds: est.map(|x| x.predicted_seconds),
+            costs: est.map(|x| x.costs),
+            costs_fast: est.map(|x| x.costs_fast),
+            costs_slow: est.map(|x| x.costs_slow),
+            residual: est.map(|x| x.residual),
+            shares: est.map(|x| x.shares),
+            advice: est.map_or(&[], |x| &x.advice),
+            miniature: est.and_then(|x| x.miniature.as_ref()),
+            source: est.and_then(|x| x.source),
+            classes: est.map_or(&[], |x| &x.classes),
+            measurements: &e.measurements,
+            error: e.estimate.as_ref().err().map(ToString::to_string),
+        }
+    }
 }
