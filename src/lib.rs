@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod commands;
 pub mod engine;
 pub mod error;
+pub mod estimate;
 pub mod history;
 pub mod interrupt;
 pub mod platform;

@@ -1,21 +1,20 @@
 //! `destbench estimate` as text and as JSON (schema `destbench.estimate/1`, in docs/json.md).
-//! Everything shown is computed by `verdict::estimate`; this only lays it out.
+//! Everything shown is computed by `estimate`; this only lays it out.
 
 use std::fmt::Write;
 use std::path::Path;
 
 use serde::Serialize;
 
-use crate::runner::calibration::MINIATURE;
+use crate::estimate::model::{
+    ClassEstimate, CopyMeasurement, Costs, Estimate, MINIATURE, MiniatureCheck, Range, Shares,
+    SourceSide,
+};
+use crate::estimate::{DestinationEstimate, EstimateReport, Origin};
 use crate::tree::scan::{SizeHistogram, Survey};
 use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
 pub use crate::units::human_duration;
-use crate::verdict::estimate::{
-    ClassEstimate, CopyMeasurement, Costs, DestinationEstimate, MiniatureCheck, Origin, Range,
-    Shares,
-};
-use crate::verdict::source::SourceSide;
 
 pub const ESTIMATE_SCHEMA: &str = "destbench.estimate/1";
 
@@ -43,8 +42,42 @@ fn range(r: &Range) -> String {
     )
 }
 
-pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate]) -> String {
+pub fn render(report: &EstimateReport) -> String {
     let mut out = String::new();
+    source_lines(&mut out, &report.source, &report.survey);
+    for e in &report.estimates {
+        let _ = writeln!(out, "\nto {}:", origin_name(&e.origin));
+        match &e.estimate {
+            Err(problem) => {
+                let _ = writeln!(out, "  no estimate: {problem}");
+            }
+            Ok(est) => estimate_lines(&mut out, e, est),
+        }
+    }
+    let ok: Vec<String> = report
+        .estimates
+        .iter()
+        .filter_map(|e| {
+            let est = e.estimate.as_ref().ok()?;
+            Some(format!(
+                "{} to {}",
+                human_duration(est.predicted_seconds.expected),
+                e.origin.destination
+            ))
+        })
+        .collect();
+    if ok.len() > 1 {
+        let _ = writeln!(out, "\n{}", ok.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "\nThe range spans the fits to the fastest and slowest copies, and at least twice the model's residual on them either side. A source slower than the destination, or a destination that slows as it fills or heats, is not in it."
+    );
+    out
+}
+
+/// The surveyed source: its size, and what the survey left out.
+fn source_lines(out: &mut String, source: &Path, survey: &Survey) {
     let h = &survey.histogram;
     let _ = writeln!(
         out,
@@ -78,129 +111,120 @@ pub fn render(source: &Path, survey: &Survey, estimates: &[DestinationEstimate])
             survey.unreadable.examples.join("; ")
         );
     }
-    for e in estimates {
-        let _ = writeln!(out, "\nto {}:", origin_name(&e.origin));
-        match &e.estimate {
-            Err(problem) => {
-                let _ = writeln!(out, "  no estimate: {problem}");
-            }
-            Ok(est) => {
-                let _ = writeln!(
-                    out,
-                    "  predicted for {}: {}",
-                    e.tool,
-                    range(&est.predicted_seconds)
-                );
-                let sh = &est.shares;
-                let total = sh.total().max(f64::MIN_POSITIVE);
-                let _ = writeln!(
-                    out,
-                    "  where the time goes: bandwidth {:.0}%, per-file {:.0}%, directories {:.0}%, start and final flush {:.0}%",
-                    100.0 * sh.bandwidth_s / total,
-                    100.0 * sh.per_file_s / total,
-                    100.0 * sh.directories_s / total,
-                    100.0 * sh.start_s / total
-                );
-                for advice in &est.advice {
-                    let _ = writeln!(out, "  advice: {advice}");
-                }
-                let c = &est.costs;
-                let _ = writeln!(
-                    out,
-                    "  model: {:.2} s once + {:.2} ms per directory + {:.2} ms per file + bytes{} at {:.1} MB/s + block slack at {}, fitted to {} (residual {:.1}%)",
-                    c.start_s,
-                    c.per_dir_s * 1e3,
-                    c.per_file_s * 1e3,
-                    if c.hidden_bytes_per_file > 0.0 {
-                        format!(
-                            " beyond each file's first {} (they cross during its fixed cost)",
-                            format_bytes(c.hidden_bytes_per_file as u64)
-                        )
-                    } else {
-                        String::new()
-                    },
-                    c.bytes_per_s / 1e6,
-                    if c.slack_s_per_byte > 0.0 {
-                        format!("{:.1} MB/s", 1e-6 / c.slack_s_per_byte)
-                    } else {
-                        "no cost".to_string()
-                    },
-                    e.measurements
-                        .iter()
-                        .filter(|m| m.variant != MINIATURE)
-                        .map(|m| format!(
-                            "{} ({} dirs, {} files, {}, {}x)",
-                            m.variant,
-                            m.dirs,
-                            m.files,
-                            format_bytes(m.bytes),
-                            m.seconds.len()
-                        ))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    100.0 * est.residual
-                );
-                if let Some(m) = &est.miniature {
-                    let _ = writeln!(
-                        out,
-                        "  the source's miniature ({} dirs, {} files, {}) took {} s where the model says {:.2} s: {}",
-                        m.dirs,
-                        m.files,
-                        format_bytes(m.bytes),
-                        m.seconds
-                            .iter()
-                            .map(|s| format!("{s:.2}"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        m.model_seconds,
-                        match &m.not_applied {
-                            None => format!(
-                                "the time beyond the start scaled by {:.3} ({:.3} to {:.3} for the interval)",
-                                m.ratio, m.ratio_low, m.ratio_high
-                            ),
-                            Some(why) => format!("ratio {:.3}, not applied: {why}", m.ratio),
-                        }
-                    );
-                }
-                let _ = writeln!(
-                    out,
-                    "  {:<22} {:>10} {:>12} {:>12} {:>10} {:>10}",
-                    "size class", "files", "bytes", "time", "MB/s", "files/s"
-                );
-                for c in &est.classes {
-                    let _ = writeln!(
-                        out,
-                        "  {:<22} {:>10} {:>12} {:>12} {:>10.1} {:>10.0}",
-                        class_name(c.low_bytes, c.high_bytes),
-                        c.files,
-                        format_bytes(c.bytes),
-                        human_duration(c.expected_seconds),
-                        c.rate_mb_s,
-                        c.files_per_s
-                    );
-                }
-            }
-        }
-    }
-    let ok: Vec<String> = estimates
-        .iter()
-        .filter_map(|e| {
-            let est = e.estimate.as_ref().ok()?;
-            Some(format!(
-                "{} to {}",
-                human_duration(est.predicted_seconds.expected),
-                e.origin.destination
-            ))
-        })
-        .collect();
-    if ok.len() > 1 {
-        let _ = writeln!(out, "\n{}", ok.join(", "));
-    }
+}
+
+/// One destination's estimate: the prediction, where the time goes, the advice, the model,
+/// the miniature's check and the size classes.
+fn estimate_lines(out: &mut String, e: &DestinationEstimate, est: &Estimate) {
     let _ = writeln!(
         out,
-        "\nThe range spans the fits to the fastest and slowest copies, and at least twice the model's residual on them either side. A source slower than the destination, or a destination that slows as it fills or heats, is not in it."
+        "  predicted for {}: {}",
+        e.tool,
+        range(&est.predicted_seconds)
     );
-    out
+    let sh = &est.shares;
+    let total = sh.total().max(f64::MIN_POSITIVE);
+    let _ = writeln!(
+        out,
+        "  where the time goes: bandwidth {:.0}%, per-file {:.0}%, directories {:.0}%, start and final flush {:.0}%",
+        100.0 * sh.bandwidth_s / total,
+        100.0 * sh.per_file_s / total,
+        100.0 * sh.directories_s / total,
+        100.0 * sh.start_s / total
+    );
+    for advice in &est.advice {
+        let _ = writeln!(out, "  advice: {advice}");
+    }
+    let _ = writeln!(out, "  {}", model_line(est, &e.measurements));
+    if let Some(m) = &est.miniature {
+        let _ = writeln!(out, "  {}", miniature_line(m));
+    }
+    classes_table(out, &est.classes);
+}
+
+/// The fitted costs and the copies they were fitted to.
+fn model_line(est: &Estimate, measurements: &[CopyMeasurement]) -> String {
+    let c = &est.costs;
+    let overlap = if c.hidden_bytes_per_file > 0.0 {
+        format!(
+            " beyond each file's first {} (they cross during its fixed cost)",
+            format_bytes(c.hidden_bytes_per_file as u64)
+        )
+    } else {
+        String::new()
+    };
+    let slack = if c.slack_s_per_byte > 0.0 {
+        format!("{:.1} MB/s", 1e-6 / c.slack_s_per_byte)
+    } else {
+        "no cost".to_string()
+    };
+    let fitted_to = measurements
+        .iter()
+        .filter(|m| m.variant != MINIATURE)
+        .map(|m| {
+            format!(
+                "{} ({} dirs, {} files, {}, {}x)",
+                m.variant,
+                m.dirs,
+                m.files,
+                format_bytes(m.bytes),
+                m.seconds.len()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "model: {:.2} s once + {:.2} ms per directory + {:.2} ms per file + bytes{overlap} at {:.1} MB/s + block slack at {slack}, fitted to {fitted_to} (residual {:.1}%)",
+        c.start_s,
+        c.per_dir_s * 1e3,
+        c.per_file_s * 1e3,
+        c.bytes_per_s / 1e6,
+        100.0 * est.residual
+    )
+}
+
+/// The miniature's copies against the model, and what they did to the time.
+fn miniature_line(m: &MiniatureCheck) -> String {
+    let seconds = m
+        .seconds
+        .iter()
+        .map(|s| format!("{s:.2}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let effect = match &m.not_applied {
+        None => format!(
+            "the time beyond the start scaled by {:.3} ({:.3} to {:.3} for the interval)",
+            m.ratio, m.ratio_low, m.ratio_high
+        ),
+        Some(why) => format!("ratio {:.3}, not applied: {why}", m.ratio),
+    };
+    format!(
+        "the source's miniature ({} dirs, {} files, {}) took {seconds} s where the model says {:.2} s: {effect}",
+        m.dirs,
+        m.files,
+        format_bytes(m.bytes),
+        m.model_seconds,
+    )
+}
+
+fn classes_table(out: &mut String, classes: &[ClassEstimate]) {
+    let _ = writeln!(
+        out,
+        "  {:<22} {:>10} {:>12} {:>12} {:>10} {:>10}",
+        "size class", "files", "bytes", "time", "MB/s", "files/s"
+    );
+    for c in classes {
+        let _ = writeln!(
+            out,
+            "  {:<22} {:>10} {:>12} {:>12} {:>10.1} {:>10.0}",
+            class_name(c.low_bytes, c.high_bytes),
+            c.files,
+            format_bytes(c.bytes),
+            human_duration(c.expected_seconds),
+            c.rate_mb_s,
+            c.files_per_s
+        );
+    }
 }
 
 #[derive(Serialize)]
@@ -240,7 +264,7 @@ struct SourceClass {
 struct EstimateDoc<'a> {
     #[serde(flatten)]
     origin: &'a Origin,
-    tool: &'a str,
+    tool: String,
     predicted_seconds: Option<Range>,
     costs: Option<Costs>,
     costs_fast: Option<Costs>,
@@ -252,14 +276,22 @@ struct EstimateDoc<'a> {
     source: Option<SourceSide>,
     classes: &'a [ClassEstimate],
     measurements: &'a [CopyMeasurement],
-    error: Option<&'a str>,
+    error: Option<String>,
 }
 
-pub fn render_json(source: &Path, survey: &Survey, estimates: &[DestinationEstimate]) -> String {
-    let h = &survey.histogram;
+pub fn render_json(report: &EstimateReport) -> String {
     let doc = Doc {
         schema: ESTIMATE_SCHEMA,
-        source: SourceDoc {
+        source: SourceDoc::of(&report.source, &report.survey),
+        estimates: report.estimates.iter().map(EstimateDoc::of).collect(),
+    };
+    super::export::pretty(&doc)
+}
+
+impl<'a> SourceDoc<'a> {
+    fn of(source: &Path, survey: &'a Survey) -> SourceDoc<'a> {
+        let h = &survey.histogram;
+        SourceDoc {
             path: source.display().to_string(),
             files: h.total_files(),
             bytes: h.total_bytes(),
@@ -282,29 +314,29 @@ pub fn render_json(source: &Path, survey: &Survey, estimates: &[DestinationEstim
                     }
                 })
                 .collect(),
-        },
-        estimates: estimates
-            .iter()
-            .map(|e| {
-                let est = e.estimate.as_ref().ok();
-                EstimateDoc {
-                    origin: &e.origin,
-                    tool: &e.tool,
-                    predicted_seconds: est.map(|x| x.predicted_seconds),
-                    costs: est.map(|x| x.costs),
-                    costs_fast: est.map(|x| x.costs_fast),
-                    costs_slow: est.map(|x| x.costs_slow),
-                    residual: est.map(|x| x.residual),
-                    shares: est.map(|x| x.shares),
-                    advice: est.map_or(&[], |x| &x.advice),
-                    miniature: est.and_then(|x| x.miniature.as_ref()),
-                    source: est.and_then(|x| x.source),
-                    classes: est.map_or(&[], |x| &x.classes),
-                    measurements: &e.measurements,
-                    error: e.estimate.as_ref().err().map(String::as_str),
-                }
-            })
-            .collect(),
-    };
-    super::export::pretty(&doc)
+        }
+    }
+}
+
+impl<'a> EstimateDoc<'a> {
+    /// One destination: its estimate's figures, or its error and no figures.
+    fn of(e: &'a DestinationEstimate) -> EstimateDoc<'a> {
+        let est = e.estimate.as_ref().ok();
+        EstimateDoc {
+            origin: &e.origin,
+            tool: e.tool.to_string(),
+            predicted_seconds: est.map(|x| x.predicted_seconds),
+            costs: est.map(|x| x.costs),
+            costs_fast: est.map(|x| x.costs_fast),
+            costs_slow: est.map(|x| x.costs_slow),
+            residual: est.map(|x| x.residual),
+            shares: est.map(|x| x.shares),
+            advice: est.map_or(&[], |x| &x.advice),
+            miniature: est.and_then(|x| x.miniature.as_ref()),
+            source: est.and_then(|x| x.source),
+            classes: est.map_or(&[], |x| &x.classes),
+            measurements: &e.measurements,
+            error: e.estimate.as_ref().err().map(ToString::to_string),
+        }
+    }
 }

@@ -2,16 +2,13 @@
 
 mod access;
 mod block;
-pub mod calibration;
 mod files;
 mod hook;
 mod meta;
-pub mod miniature;
 mod order;
 mod plan;
 mod progress;
 mod sets;
-pub mod source_sample;
 mod sources;
 mod stream;
 mod sustained;

@@ -13,15 +13,13 @@
 //! its index in the run's results, so the reports can show the warning beside it without the
 //! results being changed.
 
-pub mod estimate;
-mod fit;
-pub mod source;
 mod words;
+
+use std::borrow::Cow;
 
 use crate::probe::{Ceiling, Chain, NodeKind};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
 use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
-use std::borrow::Cow;
 
 use crate::workload::{
     Direction, FileOp, Pattern, SetKind, SetName, TRANSFER_SIZES, TestId, Workload,

@@ -4,7 +4,7 @@
 //! that pipelines, a directory's round trips go on while earlier files' bytes are still on the
 //! link; on a disk, a real tree's directories and mixed sizes cost ext4 more metadata than the
 //! sets'). The miniature's copy, timed like the sets', says how far the model is off for a tree
-//! of this shape on this destination and with this tool (`verdict::estimate::miniature`).
+//! of this shape on this destination and with this tool (`model::miniature`).
 //!
 //! It has a fraction of the source's files, with the source's size distribution (its fine
 //! histogram, by systematic sampling so every part of the distribution is kept in proportion),

@@ -1,5 +1,5 @@
 //! The miniature's measure of the model: the source's own shape at a small scale, copied by the
-//! tool beside the calibration sets (`runner::miniature`), against what the fitted model says
+//! tool beside the calibration sets (`estimate::miniature`), against what the fitted model says
 //! of it. Where a real tree's files and directories interact in ways the sets do not show, the
 //! model is off by the same factor for the miniature as for the tree it was made from, so the
 //! tree's time beyond the copy's start is scaled by the measured ratio. Measured on the
@@ -7,15 +7,13 @@
 
 use serde::Serialize;
 
-use super::{ClassEstimate, CopyMeasurement, Costs, Range, Shares, max, min};
+use super::{CopyMeasurement, Costs, Range, SHORTEST_MEASURE_S, max, min};
 
 /// The model's time for the miniature, beyond the start, over its share of the tree's (by
 /// files), must lie within this factor of 1: otherwise the miniature is not the tree's shape
 /// (a tree of a few huge files keeps its small ones in small, not its bytes) and says nothing
 /// of it.
 const LIKENESS: f64 = 1.25;
-/// Copies shorter than this are not taken as a measure: a flush's few milliseconds swing them.
-const MIN_SECONDS: f64 = 0.2;
 
 /// The miniature's copies against the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -39,7 +37,7 @@ pub struct MiniatureCheck {
 /// The miniature's ratio, or None where the model leaves nothing to scale (its time is all the
 /// copy's start) or the copies took no time beyond the start. `tree_s` is the model's time
 /// for the tree of `tree_files` files (symlinks and hard links included).
-fn check(
+pub(super) fn check(
     m: &CopyMeasurement,
     costs: &Costs,
     tree_s: f64,
@@ -68,9 +66,9 @@ fn check(
             100.0 * share,
             100.0 * share * likeness
         ))
-    } else if min(&m.seconds) < MIN_SECONDS {
+    } else if min(&m.seconds) < SHORTEST_MEASURE_S {
         Some(format!(
-            "its copies are too short to measure the model by (under {MIN_SECONDS} s)"
+            "its copies are too short to measure the model by (under {SHORTEST_MEASURE_S} s)"
         ))
     } else {
         None
@@ -88,44 +86,21 @@ fn check(
     })
 }
 
-/// Measures the model by the miniature `m` (of the tree of `files` files it was fitted to with
-/// `costs`) and, where the miniature is the tree's shape and long enough, scales everything
-/// but the copy's start by its ratio: the expected time by the mean, the interval's ends by
-/// the fastest and slowest copy's.
-pub(super) fn measure(
-    m: Option<&CopyMeasurement>,
-    costs: &Costs,
-    files: u64,
-    range: &mut Range,
-    shares: &mut Shares,
-    classes: &mut [ClassEstimate],
-) -> Option<MiniatureCheck> {
-    let check = check(m?, costs, range.expected, files)?;
-    if check.not_applied.is_none() {
-        apply(&check, costs.start_s, range, shares, classes);
+impl MiniatureCheck {
+    /// Itself where its ratio scales the tree's time: the miniature is the tree's shape and
+    /// its copies long enough.
+    pub(super) fn applied(&self) -> Option<&MiniatureCheck> {
+        self.not_applied.is_none().then_some(self)
     }
-    Some(check)
-}
 
-fn apply(
-    check: &MiniatureCheck,
-    start_s: f64,
-    range: &mut Range,
-    shares: &mut Shares,
-    classes: &mut [ClassEstimate],
-) {
-    let scale = |t: f64, r: f64| start_s + (t - start_s) * r;
-    *range = Range {
-        low: scale(range.low, check.ratio_low),
-        expected: scale(range.expected, check.ratio),
-        high: scale(range.high, check.ratio_high),
-    };
-    shares.bandwidth_s *= check.ratio;
-    shares.per_file_s *= check.ratio;
-    shares.directories_s *= check.ratio;
-    for class in classes {
-        class.expected_seconds *= check.ratio;
-        class.rate_mb_s /= check.ratio;
-        class.files_per_s /= check.ratio;
+    /// `range` with everything but the copy's start scaled: the expected time by the mean
+    /// ratio, the interval's ends by the fastest and slowest copy's.
+    pub(super) fn scale(&self, range: Range, start_s: f64) -> Range {
+        let scale = |t: f64, r: f64| start_s + (t - start_s) * r;
+        Range {
+            low: scale(range.low, self.ratio_low),
+            expected: scale(range.expected, self.ratio),
+            high: scale(range.high, self.ratio_high),
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The estimate's advice: what would change the time, from where it goes.
 
-use super::{CopyMeasurement, Costs, Shares, max, min};
+use super::{CopyMeasurement, Costs, SHORTEST_MEASURE_S, Shares, max, min};
 
 /// The share of the time at which a cost is worth a piece of advice.
 const ADVICE_SHARE: f64 = 0.4;
@@ -8,20 +8,16 @@ const ADVICE_SHARE: f64 = 0.4;
 /// Copies of one set this much apart (slowest over fastest) say the destination changed under
 /// the measurement, not that copies vary.
 const UNSTEADY: f64 = 1.25;
-/// Copies shorter than this are too short to call unsteady: a flush's few milliseconds alone
-/// swing them.
-const UNSTEADY_MIN_S: f64 = 0.2;
 
 /// Says so when the copies of one set took very different times: the destination's speed
-/// changed during the measurement. Over this project's sshfs testbed the tiny set took 4.8 s
-/// straight after another estimate had deleted its copies and 2.8 s in the next round; the
-/// estimate's interval widens with it, and the user should know why.
+/// changed during the measurement (a deletion of many files just before is a common cause);
+/// the estimate's interval widens with it, and the user should know why.
 pub(super) fn unsteady(measurements: &[CopyMeasurement]) -> Option<String> {
     let (m, fastest, slowest) = measurements
         .iter()
         .filter(|m| m.seconds.len() >= 2)
         .map(|m| (m, min(&m.seconds), max(&m.seconds)))
-        .filter(|&(_, fastest, _)| fastest >= UNSTEADY_MIN_S)
+        .filter(|&(_, fastest, _)| fastest >= SHORTEST_MEASURE_S)
         .max_by(|a, b| (a.2 / a.1).total_cmp(&(b.2 / b.1)))?;
     (slowest / fastest > UNSTEADY).then(|| {
         format!(

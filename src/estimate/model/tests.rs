@@ -1,5 +1,6 @@
 //! The estimate model's tests, with exact numbers.
 
+use super::terms::samples;
 use super::*;
 
 /// A destination with exactly these costs: a block device (slack costs as bytes do).
@@ -40,23 +41,6 @@ fn calibration(factors: &[f64]) -> Vec<CopyMeasurement> {
     ]
 }
 
-/// A repetition that copied the set 4 times to last --min-time is 4 copies, not one.
-#[test]
-fn a_repetition_of_several_passes_is_one_copy_per_pass() {
-    let run: RunReport = serde_json::from_value(serde_json::json!({
-        "schema": "destbench.run/1",
-        "destination": { "path": "/mnt" },
-        "results": [ { "test": "files-copy", "variant": "small-1t-cache-on", "threads": 1,
-            "method": "syncfs", "engine": "sync",
-            "file_set": { "name": "small", "files": 100, "bytes": 1_000_000 },
-            "repetitions": [ { "elapsed_s": 1.2, "passes": 4 }, { "elapsed_s": 0.5 } ] } ]
-    }))
-    .unwrap();
-    let m = copy_measurements(&run, 1);
-    assert_eq!((m[0].files, m[0].bytes), (100, 1_000_000));
-    assert_eq!(m[0].seconds, vec![0.3, 0.5]);
-}
-
 fn shape(histogram: &SizeHistogram, dirs: u64, symlinks: u64) -> TreeShape<'_> {
     TreeShape {
         histogram,
@@ -79,7 +63,7 @@ fn tree(sizes: &[(u64, u64)]) -> SizeHistogram {
 fn the_five_costs_are_recovered_and_applied_to_the_tree() {
     let h = tree(&[(5000, 100), (300, 30_000), (2, 1 << 30)]);
     let shape = shape(&h, 700, 50);
-    let e = estimate(shape, &calibration(&[1.0, 1.0]), "test").unwrap();
+    let e = estimate(shape, &calibration(&[1.0, 1.0]), "test", None).unwrap();
     for (got, want) in [
         (e.costs.per_dir_s, TRUE.per_dir_s),
         (e.costs.per_file_s, TRUE.per_file_s),
@@ -133,7 +117,7 @@ fn share_calibration(tiny_factor: f64) -> Vec<CopyMeasurement> {
 fn slack_that_costs_nothing_is_left_out_and_overhead_gets_advice() {
     let m = share_calibration(1.0);
     let h = tree(&[(20_000, 2000)]);
-    let e = estimate(shape(&h, 2000, 0), &m, "test").unwrap();
+    let e = estimate(shape(&h, 2000, 0), &m, "test", None).unwrap();
     assert!(e.costs.slack_s_per_byte.abs() < 1e-15, "{:?}", e.costs);
     let truth = TRUE.seconds(2000, 20_000, 40_000_000, 40_000_000);
     assert!((e.predicted_seconds.expected / truth - 1.0).abs() < 1e-9);
@@ -151,7 +135,7 @@ fn slack_that_costs_nothing_is_left_out_and_overhead_gets_advice() {
 fn slack_never_costs_more_than_data() {
     // The tiny set's files cost more each than the aligned set's did.
     let m = share_calibration(1.5);
-    let e = estimate(shape(&tree(&[(100, 1)]), 1, 0), &m, "test").unwrap();
+    let e = estimate(shape(&tree(&[(100, 1)]), 1, 0), &m, "test", None).unwrap();
     assert!(
         e.costs.slack_s_per_byte <= 1.0 / e.costs.bytes_per_s * (1.0 + 1e-9),
         "{:?}",
@@ -172,10 +156,10 @@ fn slack_never_costs_more_than_data() {
 #[test]
 fn hard_links_cost_a_file_without_data() {
     let h = tree(&[(1000, 10_000)]);
-    let plain = estimate(shape(&h, 10, 0), &calibration(&[1.0]), "t").unwrap();
+    let plain = estimate(shape(&h, 10, 0), &calibration(&[1.0]), "t", None).unwrap();
     let mut linked = shape(&h, 10, 0);
     linked.hard_links = 500;
-    let with_links = estimate(linked, &calibration(&[1.0]), "t").unwrap();
+    let with_links = estimate(linked, &calibration(&[1.0]), "t", None).unwrap();
     let extra = with_links.predicted_seconds.expected - plain.predicted_seconds.expected;
     assert!((extra - 500.0 * TRUE.per_file_s).abs() < 1e-6, "{extra}");
     assert_eq!(with_links.shares.bandwidth_s, plain.shares.bandwidth_s);
@@ -187,7 +171,7 @@ fn hard_links_cost_a_file_without_data() {
 fn the_interval_comes_from_the_spread_and_the_residuals() {
     let h = tree(&[(1000, 10_000)]);
     let shape = shape(&h, 100, 0);
-    let e = estimate(shape, &calibration(&[0.9, 1.0, 1.1]), "test").unwrap();
+    let e = estimate(shape, &calibration(&[0.9, 1.0, 1.1]), "test", None).unwrap();
     let r = e.predicted_seconds;
     let truth = TRUE.seconds(100, 1000, 10_000_000, 1000 * 12_288);
     assert!(e.residual > 0.05 && e.residual < 0.1, "{}", e.residual);
@@ -211,12 +195,12 @@ fn one_file_shape_or_none_refuses() {
         measured("b", [0, 200, 20_000_000, 20_000_000], &[1.0]),
     ];
     assert!(matches!(
-        estimate(shape, &same, "t"),
-        Err(EstimateError::OneShape { .. })
+        estimate(shape, &same, "t", None),
+        Err(FitError::OneShape { .. })
     ));
     assert!(matches!(
-        estimate(shape, &[], "4 threads"),
-        Err(EstimateError::NoMeasurements { .. })
+        estimate(shape, &[], "4 threads", None),
+        Err(FitError::NoMeasurements { .. })
     ));
 }
 
@@ -236,8 +220,8 @@ fn a_large_set_slower_per_byte_than_a_small_one_is_inconsistent() {
     let h = SizeHistogram::default();
     let shape = shape(&h, 0, 0);
     assert!(matches!(
-        estimate(shape, &m, "t"),
-        Err(EstimateError::Inconsistent { .. })
+        estimate(shape, &m, "t", None),
+        Err(FitError::Inconsistent { .. })
     ));
 }
 
@@ -305,7 +289,7 @@ fn a_share_that_pipelines_is_fitted_with_its_overlap() {
     };
     let m = calibration_with_sizes(pipelined);
     let (h, sizes) = doc_like_tree();
-    let e = estimate(shape(&h, 1000, 0), &m, "t").unwrap();
+    let e = estimate(shape(&h, 1000, 0), &m, "t", None).unwrap();
     let truth = pipelined(1000, &sizes);
     let hidden = per_file * rate;
     assert!(
@@ -328,7 +312,7 @@ fn a_share_that_pipelines_is_fitted_with_its_overlap() {
         .cloned()
         .map(|m| CopyMeasurement { sizes: None, ..m })
         .collect();
-    let additive = estimate(shape(&h, 1000, 0), &blind, "t").unwrap();
+    let additive = estimate(shape(&h, 1000, 0), &blind, "t", None).unwrap();
     assert_eq!(additive.costs.hidden_bytes_per_file, 0.0);
     assert!(
         additive.costs.bytes_per_s > 1.1 * rate,
@@ -348,7 +332,7 @@ fn a_disk_where_costs_add_up_keeps_no_overlap() {
     };
     let m = calibration_with_sizes(additive);
     let (h, sizes) = doc_like_tree();
-    let e = estimate(shape(&h, 1000, 0), &m, "t").unwrap();
+    let e = estimate(shape(&h, 1000, 0), &m, "t", None).unwrap();
     assert_eq!(e.costs.hidden_bytes_per_file, 0.0, "{:?}", e.costs);
     let ratio = e.predicted_seconds.expected / additive(1000, &sizes);
     assert!((ratio - 1.0).abs() < 0.01, "{ratio}");
@@ -359,7 +343,7 @@ fn a_disk_where_costs_add_up_keeps_no_overlap() {
 #[test]
 fn copies_far_apart_are_reported_as_an_unsteady_destination() {
     let h = tree(&[(1000, 10_000)]);
-    let steady = estimate(shape(&h, 100, 0), &calibration(&[0.9, 1.1]), "test").unwrap();
+    let steady = estimate(shape(&h, 100, 0), &calibration(&[0.9, 1.1]), "test", None).unwrap();
     assert!(
         steady.advice.iter().all(|a| !a.contains("speed changed")),
         "{:?}",
@@ -370,7 +354,7 @@ fn copies_far_apart_are_reported_as_an_unsteady_destination() {
     sets[2].seconds[0] *= 1.7;
     // Copies of milliseconds (an empty set on a fast disk): their ratio means nothing.
     sets[0].seconds = vec![0.003, 0.009];
-    let e = estimate(shape(&h, 100, 0), &sets, "test").unwrap();
+    let e = estimate(shape(&h, 100, 0), &sets, "test", None).unwrap();
     let said: Vec<&String> = e
         .advice
         .iter()
@@ -411,7 +395,7 @@ fn the_miniature_scales_the_time_the_model_gives_a_tree_of_its_shape() {
                 .collect(),
             sizes: Some(mini.clone()),
         });
-        estimate(shape(&h, 700, 0), &m, "test").unwrap()
+        estimate(shape(&h, 700, 0), &m, "test", None).unwrap()
     };
     let model = TRUE.seconds(70, 530, like.total_bytes(), like.total_block_bytes());
     let slow = with(&like, &[1.1, 1.2]);

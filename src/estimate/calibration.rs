@@ -1,0 +1,183 @@
+//! The calibration of `estimate --to`: each set (see `sets`) copied to the destination by the
+//! tool being estimated (`cp -a`, `rsync -a`, or destbench's own copy on N threads) and timed
+//! from the first byte to the end of a `syncfs` of the destination, so each tool's own
+//! operations (cp's metadata after the data, rsync's temporary name then rename and its pipe,
+//! the round trips of a share) are what is measured, never assumed.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::engine::tree::Root;
+use crate::engine::{EngineChoice, EngineFactory};
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::platform;
+use crate::scratch::Scratch;
+use crate::tree::{self, Task};
+use crate::units::{format_bytes, human_duration};
+use crate::workload::Tool;
+
+use super::model::CopyMeasurement;
+use super::sets::Sets;
+
+/// Each set is copied this many times (the spread gives the interval).
+const ROUNDS: usize = 2;
+
+/// Copies each calibration set to `target` with `tool`, [`ROUNDS`] times, the sets taking
+/// turns so a drift of the destination spreads over all of them. Says first what it writes.
+pub fn calibrate(target: &Path, tool: Tool, sets: &Sets) -> Result<Vec<CopyMeasurement>> {
+    let scratch = Scratch::create(target)?;
+    announce(target, tool, sets, &scratch);
+    let mut measurements: Vec<CopyMeasurement> = sets
+        .sets
+        .iter()
+        .map(|(shape, _)| CopyMeasurement {
+            variant: shape.name.to_string(),
+            dirs: shape.dirs,
+            files: shape.sizes.total_files() + shape.symlinks,
+            bytes: shape.sizes.total_bytes(),
+            block_bytes: shape.sizes.total_block_bytes(),
+            seconds: Vec::new(),
+            sizes: Some(shape.sizes.clone()),
+        })
+        .collect();
+    let mut copies = Vec::new();
+    for round in 0..ROUNDS {
+        for ((shape, path), m) in sets.sets.iter().zip(&mut measurements) {
+            let name = format!("{}-{round}", shape.name);
+            let elapsed = time_copy(tool, path, &scratch, &name);
+            copies.push(name);
+            match elapsed {
+                Ok(elapsed) => m.seconds.push(elapsed.as_secs_f64()),
+                Err(e) => {
+                    let _ = remove_copies(&scratch, &copies);
+                    return Err(e);
+                }
+            }
+        }
+    }
+    remove_copies(&scratch, &copies)?;
+    Ok(measurements)
+}
+
+/// Says on stderr what the calibration writes where, and about how long it takes.
+fn announce(target: &Path, tool: Tool, sets: &Sets, scratch: &Scratch) {
+    let per_round = sets.bytes_per_round();
+    let files: u64 = sets
+        .sets
+        .iter()
+        .map(|(shape, _)| shape.sizes.total_files())
+        .sum();
+    let miniature = sets
+        .miniature()
+        .map(|shape| {
+            format!(
+                " and a miniature of the source ({} files in {} directories)",
+                shape.sizes.total_files(),
+                shape.dirs
+            )
+        })
+        .unwrap_or_default();
+    // Over a 100 Mbit/s sshfs share: 12.5 MB/s and about 2 ms a file.
+    let slow_s = ROUNDS as f64 * (per_round as f64 / 12.5e6 + files as f64 * 2e-3);
+    eprintln!(
+        "estimate: calibrating {tool} on {}: {} copies of {} calibration sets{miniature} ({} each round, each copy kept until all are timed, then deleted) in {}; about {} at 100 Mbit/s, less on a faster destination",
+        target.display(),
+        ROUNDS,
+        sets.calibration_sets(),
+        format_bytes(per_round),
+        scratch.path().display(),
+        human_duration(slow_s),
+    );
+}
+
+/// Copies `src` into a fresh directory `name` of `scratch` with `tool` and times it to the end
+/// of a syncfs of the destination. The copy stays: see [`remove_copies`].
+fn time_copy(tool: Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<Duration> {
+    let engines = EngineFactory::new(EngineChoice::Auto).map_err(Error::Usage)?;
+    let syncfs = || {
+        platform::syncfs(scratch.fd()).map_err(|e| Error::Destination {
+            path: scratch.path().to_path_buf(),
+            problem: format!("syncfs: {e}"),
+        })
+    };
+    let dst_root = tree::make_dir(&scratch.root(), name, &engines)?;
+    syncfs()?;
+    let start = Instant::now();
+    match tool {
+        Tool::Parallel(threads) => {
+            let task = Task::Copy {
+                dst: dst_root,
+                durable_each: false,
+            };
+            let src =
+                Root::open(src).map_err(|e| Error::io(format!("opening {}", src.display()), e))?;
+            tree::run(
+                &task,
+                &src,
+                &engines,
+                threads,
+                Duration::from_secs(1),
+                "calibrating",
+                &mut |_| {},
+            )?;
+        }
+        _ => run_tool(tool, src, &scratch.path().join(name))?,
+    }
+    syncfs()?;
+    let elapsed = start.elapsed();
+    interrupt::check()?;
+    Ok(elapsed)
+}
+
+/// Runs `tool`'s program to copy `src`'s contents into `dst`, as a backup would call it.
+fn run_tool(tool: Tool, src: &Path, dst: &Path) -> Result<()> {
+    let program = tool
+        .program()
+        .expect("only destbench's own copy runs no program");
+    let mut command = Command::new(program);
+    match tool {
+        Tool::Cp => command.arg("-a").arg(src.join(".")).arg(dst),
+        _ => command
+            .arg("-a")
+            .arg(format!("{}/", src.display()))
+            .arg(format!("{}/", dst.display())),
+    };
+    let out = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| {
+            Error::Usage(format!(
+                "--tool {tool}: cannot run {program} ({e}); is it installed?"
+            ))
+        })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    Err(Error::Destination {
+        path: dst.parent().unwrap_or(dst).to_path_buf(),
+        problem: format!(
+            "{program} failed copying a calibration set: {}",
+            stderr.lines().next().unwrap_or("no message")
+        ),
+    })
+}
+
+/// Removes the copies `time_copy` left, once every copy is timed, and flushes the removal.
+/// Deleted between copies, each copy after the first met a destination busy with the last
+/// one's deletion (ext4 passes over inodes freed in the last 60 s when it makes new ones); a
+/// backup does not start straight after a deletion, so the calibration does not either.
+fn remove_copies(scratch: &Scratch, names: &[String]) -> Result<()> {
+    let engines = EngineFactory::new(EngineChoice::Auto).map_err(Error::Usage)?;
+    for name in names {
+        tree::remove_all(&scratch.root(), name, &engines);
+    }
+    platform::syncfs(scratch.fd()).map_err(|e| Error::Destination {
+        path: scratch.path().to_path_buf(),
+        problem: format!("syncfs after removing the calibration copies: {e}"),
+    })
+}

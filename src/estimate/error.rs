@@ -1,0 +1,56 @@
+//! Why an estimate stops, and why one destination has no estimate while the others go on.
+
+use crate::error::Error;
+use crate::workload::Tool;
+
+use super::model::FitError;
+
+/// Why `estimate::run` stopped: the options asked for what cannot be, or a step failed (its
+/// error names the path and what was being done).
+#[derive(Debug, thiserror::Error)]
+pub enum EstimateError {
+    #[error("estimate needs a destination: --to PATH (measured now) or --run ID (stored)")]
+    NoDestination,
+    #[error("{threads} threads: must be between 1 and {max}")]
+    Threads { threads: usize, max: usize },
+    #[error("--tool {tool}: {program} is not installed (pick another --tool)")]
+    ToolMissing { tool: Tool, program: &'static str },
+    /// Installing the signal handlers that stop the survey and the copies cleanly.
+    #[error(transparent)]
+    Signals(Error),
+    #[error(transparent)]
+    Survey(Error),
+    /// Writing the calibration sets, or copying them to a destination.
+    #[error(transparent)]
+    Calibration(Error),
+    /// Reading the sample of the source's files (`--measure-source`).
+    #[error(transparent)]
+    SourceSample(Error),
+}
+
+impl From<EstimateError> for Error {
+    /// The options' problems are usage errors (exit 2); a step's error keeps its own kind
+    /// (an interruption exits 130).
+    fn from(e: EstimateError) -> Error {
+        match e {
+            EstimateError::NoDestination
+            | EstimateError::Threads { .. }
+            | EstimateError::ToolMissing { .. } => Error::Usage(e.to_string()),
+            EstimateError::Signals(e)
+            | EstimateError::Survey(e)
+            | EstimateError::Calibration(e)
+            | EstimateError::SourceSample(e) => e,
+        }
+    }
+}
+
+/// Why one destination has no estimate.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NoEstimate {
+    #[error(
+        "a stored run holds destbench's own copies only, not {tool}'s: use --tool parallel:N, or --to to measure {tool}"
+    )]
+    OtherTool { tool: Tool },
+    #[error(transparent)]
+    Fit(#[from] FitError),
+}

@@ -1,0 +1,182 @@
+//! `destbench estimate`: how long a first full backup of a tree takes on each destination.
+//!
+//! [`run`] surveys the source (`survey`), gathers copies measured on each destination (the
+//! calibration sets of `sets`, with the source's `miniature`, copied now by the tool:
+//! `calibration`; or a stored run's `files-copy` results: `stored`), samples the source's
+//! reads where asked (`source_sample`), and fits the cost model to each destination's copies
+//! (`model`, pure). It returns every destination's estimate whole; `report::estimate` renders
+//! it.
+
+mod calibration;
+mod error;
+mod miniature;
+pub mod model;
+mod options;
+mod sets;
+mod source_sample;
+mod stored;
+mod survey;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::interrupt;
+use crate::results::RunReport;
+use crate::tree::scan::Survey;
+use crate::workload::Tool;
+
+pub use error::{EstimateError, NoEstimate};
+use model::SourceCost;
+pub use model::{CopyMeasurement, Estimate};
+pub use options::{Options, Plan};
+use survey::Surveyed;
+
+/// A run from the history to estimate from.
+pub struct StoredRun {
+    pub id: i64,
+    pub run: RunReport,
+}
+
+/// Where one destination's measurements came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Origin {
+    pub destination: String,
+    /// The stored run, for `--run`.
+    pub run_id: Option<i64>,
+    /// Measured by this command (`--to`).
+    pub measured_now: bool,
+}
+
+/// One destination's estimate, or why there is none.
+pub struct DestinationEstimate {
+    pub origin: Origin,
+    /// The tool estimated for (`cp`, `rsync`, `parallel:N`).
+    pub tool: Tool,
+    pub measurements: Vec<CopyMeasurement>,
+    pub estimate: Result<Estimate, NoEstimate>,
+}
+
+/// Everything an estimate found: the source's survey and each destination's estimate.
+pub struct EstimateReport {
+    pub source: PathBuf,
+    pub survey: Survey,
+    pub estimates: Vec<DestinationEstimate>,
+}
+
+impl EstimateReport {
+    /// Whether every destination has an estimate.
+    pub fn all_estimated(&self) -> bool {
+        self.estimates.iter().all(|e| e.estimate.is_ok())
+    }
+}
+
+/// One destination's copies, before the model.
+struct Copies {
+    origin: Origin,
+    tool: Tool,
+    measurements: Result<Vec<CopyMeasurement>, NoEstimate>,
+}
+
+/// Estimates the backup of the plan's source to the destinations measured now and to those of
+/// the `stored` runs. The caller loads the stored runs (the history is a layer above) after
+/// [`Options::plan`] and before this: a wrong id should not cost a survey or a measurement.
+pub fn run(plan: &Plan, stored: &[StoredRun]) -> Result<EstimateReport, EstimateError> {
+    let o = &plan.options;
+    let mut gathered: Vec<Copies> = stored.iter().map(|s| plan.stored_copies(s)).collect();
+    // Before the survey: a SIGTERM then stops it cleanly at once.
+    interrupt::install()
+        .map_err(|e| EstimateError::Signals(Error::io("installing signal handlers", e)))?;
+    let source = survey::survey(&o.source, o.measure_source, o.cross_filesystems)
+        .map_err(EstimateError::Survey)?;
+    gathered.extend(plan.measure_now(&source)?);
+    let cost = if o.measure_source {
+        let reads = source_sample::sample(&o.source).map_err(EstimateError::SourceSample)?;
+        let reads: Vec<(u64, f64)> = reads.iter().map(|r| (r.bytes, r.seconds)).collect();
+        let h = &source.survey.histogram;
+        SourceCost::of(&reads, h.total_files(), h.total_bytes(), source.listing_s)
+    } else {
+        None
+    };
+    let estimates = gathered
+        .into_iter()
+        .map(|copies| copies.estimate(&source, cost.as_ref()))
+        .collect();
+    Ok(EstimateReport {
+        source: o.source.clone(),
+        survey: source.survey,
+        estimates,
+    })
+}
+
+impl Plan {
+    /// A stored run's copies, which stand only for destbench's own copy.
+    fn stored_copies(&self, stored: &StoredRun) -> Copies {
+        let measurements = match self.options.tool {
+            Some(tool @ (Tool::Cp | Tool::Rsync)) => Err(NoEstimate::OtherTool { tool }),
+            _ => Ok(stored::copy_measurements(&stored.run, self.threads)),
+        };
+        Copies {
+            origin: Origin {
+                destination: stored.run.destination.path.display().to_string(),
+                run_id: Some(stored.id),
+                measured_now: false,
+            },
+            tool: Tool::Parallel(self.threads),
+            measurements,
+        }
+    }
+
+    /// The calibration sets and the source's miniature copied to each destination of `--to`.
+    fn measure_now(&self, source: &Surveyed) -> Result<Vec<Copies>, EstimateError> {
+        if self.options.to.is_empty() {
+            return Ok(Vec::new());
+        }
+        let source_dir = self
+            .options
+            .source_dir
+            .clone()
+            .unwrap_or_else(std::env::temp_dir);
+        let sets =
+            sets::make_sets(&source_dir, &source.survey).map_err(EstimateError::Calibration)?;
+        self.options
+            .to
+            .iter()
+            .map(|target| {
+                let measurements = calibration::calibrate(target, self.measured_tool, &sets)
+                    .map_err(EstimateError::Calibration)?;
+                Ok(Copies {
+                    origin: Origin {
+                        destination: target.display().to_string(),
+                        run_id: None,
+                        measured_now: true,
+                    },
+                    tool: self.measured_tool,
+                    measurements: Ok(measurements),
+                })
+            })
+            .collect()
+    }
+}
+
+impl Copies {
+    /// The model fitted to these copies, for the source as this tool copies it.
+    fn estimate(self, source: &Surveyed, cost: Option<&SourceCost>) -> DestinationEstimate {
+        let tool = self.tool;
+        let (measurements, estimate) = match self.measurements {
+            Ok(m) => {
+                let what = format!("--tool {tool}");
+                let e = model::estimate(source.shape(tool), &m, &what, cost);
+                (m, e.map_err(NoEstimate::from))
+            }
+            Err(problem) => (Vec::new(), Err(problem)),
+        };
+        DestinationEstimate {
+            origin: self.origin,
+            tool,
+            measurements,
+            estimate,
+        }
+    }
+}

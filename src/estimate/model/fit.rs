@@ -1,0 +1,145 @@
+//! Weighted linear least squares for the estimate's cost model: `time ≈ Σ x_k × c_k` over a
+//! handful of terms, each sample weighted by 1/time² so every sample counts by its relative
+//! error. Pure.
+//!
+//! The terms' amounts run from 1 (the copy's start) to 10^8 (bytes), so the columns are scaled
+//! to unit length and the system solved by a QR decomposition (`nalgebra`): squaring it into
+//! normal equations would square that spread too.
+
+use nalgebra::{DMatrix, DVector};
+
+/// One observation: the terms' amounts (directories, files, bytes, ...) and the time it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub x: Vec<f64>,
+    pub seconds: f64,
+}
+
+/// A column closer than this to the span of the columns before it (all of unit length) is not
+/// told apart from them: its coefficient would move by 1/this times the samples' noise.
+const INDEPENDENT: f64 = 3e-5;
+
+/// The fitted coefficients of the terms in `terms` (the others are 0), or None when the
+/// samples do not determine them.
+pub fn solve(samples: &[Sample], terms: &[usize], width: usize) -> Option<Vec<f64>> {
+    let rows: Vec<&Sample> = samples.iter().filter(|s| s.seconds > 0.0).collect();
+    let k = terms.len();
+    if rows.len() < k || k == 0 {
+        return None;
+    }
+    // Each row divided by its time: the residuals are relative, the right-hand side all ones.
+    let mut a = DMatrix::from_fn(rows.len(), k, |r, c| rows[r].x[terms[c]] / rows[r].seconds);
+    let mut scale = vec![0.0; k];
+    for (c, mut column) in a.column_iter_mut().enumerate() {
+        scale[c] = column.norm();
+        if !(scale[c] > 0.0 && scale[c].is_finite()) {
+            return None;
+        }
+        column /= scale[c];
+    }
+    let qr = a.qr();
+    let r = qr.r();
+    if (0..k).any(|i| r[(i, i)].abs() <= INDEPENDENT) {
+        return None;
+    }
+    let qt_b = qr.q().transpose() * DVector::from_element(rows.len(), 1.0);
+    let scaled = r.solve_upper_triangular(&qt_b)?;
+    let mut coefficients = vec![0.0; width];
+    for (i, &t) in terms.iter().enumerate() {
+        coefficients[t] = scaled[i] / scale[i];
+    }
+    coefficients
+        .iter()
+        .all(|c| c.is_finite())
+        .then_some(coefficients)
+}
+
+/// The model's prediction for `x`.
+pub fn predict(coefficients: &[f64], x: &[f64]) -> f64 {
+    coefficients.iter().zip(x).map(|(c, x)| c * x).sum()
+}
+
+/// The root mean square of the samples' relative residuals, `predicted / measured - 1`.
+pub fn relative_rms(coefficients: &[f64], samples: &[Sample]) -> f64 {
+    let n = samples.len().max(1) as f64;
+    (samples
+        .iter()
+        .map(|s| (predict(coefficients, &s.x) / s.seconds - 1.0).powi(2))
+        .sum::<f64>()
+        / n)
+        .sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exact(truth: &[f64], xs: &[[f64; 3]]) -> Vec<Sample> {
+        xs.iter()
+            .map(|x| Sample {
+                x: x.to_vec(),
+                seconds: predict(truth, x),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn recovers_three_known_costs_and_refuses_collinear_samples() {
+        let truth = [0.004, 0.001, 2.5e-8];
+        let samples = exact(
+            &truth,
+            &[
+                [400.0, 0.0, 0.0],
+                [40.0, 1600.0, 2.4e6],
+                [12.0, 600.0, 2.0e7],
+                [1.0, 4.0, 4.8e7],
+            ],
+        );
+        let got = solve(&samples, &[0, 1, 2], 3).unwrap();
+        for (g, t) in got.iter().zip(truth) {
+            assert!((g / t - 1.0).abs() < 1e-6, "{got:?}");
+        }
+        assert!(relative_rms(&got, &samples) < 1e-9);
+        // Two terms always in the same proportion cannot be told apart.
+        let collinear: Vec<Sample> = (1..4)
+            .map(|i| Sample {
+                x: vec![i as f64, 2.0 * i as f64],
+                seconds: i as f64,
+            })
+            .collect();
+        assert_eq!(solve(&collinear, &[0, 1], 2), None);
+    }
+
+    /// A term that never varies from zero, and fewer samples than terms, determine nothing.
+    #[test]
+    fn an_absent_term_or_too_few_samples_determine_nothing() {
+        let samples = exact(
+            &[0.0, 0.001, 2.5e-8],
+            &[[0.0, 10.0, 1e6], [0.0, 1000.0, 1e5]],
+        );
+        assert_eq!(solve(&samples, &[0, 1, 2], 3), None);
+        assert_eq!(solve(&samples[..1], &[1, 2], 3), None);
+        assert!(solve(&samples, &[1, 2], 3).is_some());
+    }
+
+    /// Terms from 1 to 10^9 (a copy's start beside gigabytes) are recovered to rounding, where
+    /// normal equations would square a condition of 10^9.
+    #[test]
+    fn terms_of_very_different_scales_are_recovered() {
+        let truth = [0.2, 0.002, 1.0 / 40e6];
+        let samples = exact(
+            &truth,
+            &[
+                [1.0, 0.0, 0.0],
+                [1.0, 1600.0, 2.4e6],
+                [1.0, 600.0, 2.0e7],
+                [1.0, 4.0, 4.8e7],
+                [1.0, 2.0, 2.1e9],
+            ],
+        );
+        let got = solve(&samples, &[0, 1, 2], 3).unwrap();
+        for (g, t) in got.iter().zip(truth) {
+            assert!((g / t - 1.0).abs() < 1e-12, "{got:?}");
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! What a caller asks of an estimate ([`Options`]) and the same checked, its tools resolved
+//! ([`Plan`]): no I/O but a look along the PATH for the tool's program.
+
+use std::path::PathBuf;
+
+use crate::settings::MAX_THREADS;
+use crate::workload::Tool;
+
+use super::EstimateError;
+
+/// What a caller asks of an estimate, as typed values.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The tree to back up.
+    pub source: PathBuf,
+    /// Enter directories on other filesystems.
+    pub cross_filesystems: bool,
+    /// Destinations to measure now.
+    pub to: Vec<PathBuf>,
+    /// Whether the caller gives stored runs to estimate from (it loads them: see [`run`]).
+    pub from_stored_runs: bool,
+    /// The copy threads a stored run's results are taken for.
+    pub threads: usize,
+    /// The tool to estimate for; by default rsync measured now, or a stored run's own copy.
+    pub tool: Option<Tool>,
+    /// Also sample the source's reads.
+    pub measure_source: bool,
+    /// Where the calibration sets are written (default: the temp directory).
+    pub source_dir: Option<PathBuf>,
+}
+
+/// Checked options, with the tools they resolve to.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub(super) options: Options,
+    /// The threads of the stored runs' copies (`--tool parallel:N` says them too).
+    pub(super) threads: usize,
+    /// The tool the destinations measured now are calibrated with.
+    pub(super) measured_tool: Tool,
+}
+
+impl Options {
+    /// Checks the options and resolves the tools: before anything is read, written or loaded.
+    pub fn plan(self) -> Result<Plan, EstimateError> {
+        if self.to.is_empty() && !self.from_stored_runs {
+            return Err(EstimateError::NoDestination);
+        }
+        let threads = match self.tool {
+            Some(Tool::Parallel(n)) => n,
+            _ => self.threads,
+        };
+        if threads == 0 || threads > MAX_THREADS {
+            return Err(EstimateError::Threads {
+                threads,
+                max: MAX_THREADS,
+            });
+        }
+        // Stored runs only ever hold destbench's own copies; measured now, rsync unless said
+        // otherwise.
+        let measured_tool = self.tool.unwrap_or(if self.threads > 1 {
+            Tool::Parallel(self.threads)
+        } else {
+            Tool::Rsync
+        });
+        if let Some(program) = measured_tool.program().filter(|_| !self.to.is_empty())
+            && !program_exists(program)
+        {
+            return Err(EstimateError::ToolMissing {
+                tool: measured_tool,
+                program,
+            });
+        }
+        Ok(Plan {
+            options: self,
+            threads,
+            measured_tool,
+        })
+    }
+}
+
+/// Whether `program` is on the PATH.
+fn program_exists(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{EXIT_USAGE, Error};
+
+    fn options(tool: Option<Tool>, threads: usize, stored: bool) -> Options {
+        Options {
+            source: PathBuf::from("/src"),
+            cross_filesystems: false,
+            to: Vec::new(),
+            from_stored_runs: stored,
+            threads,
+            tool,
+            measure_source: false,
+            source_dir: None,
+        }
+    }
+
+    /// The options' problems are found before anything is read, and are usage errors.
+    #[test]
+    fn a_missing_destination_or_bad_threads_are_usage_errors() {
+        for (o, says) in [
+            (options(None, 1, false), "needs a destination"),
+            (options(None, 0, true), "0 threads"),
+            (options(Some(Tool::Parallel(65)), 1, true), "65 threads"),
+        ] {
+            let e = Error::from(o.plan().unwrap_err());
+            assert_eq!(e.exit_code(), EXIT_USAGE);
+            assert!(e.to_string().contains(says), "{e}");
+        }
+    }
+
+    /// Stored runs are read for `--tool parallel:N`'s threads, else `--threads`; measured now,
+    /// the tool is rsync unless several threads ask for destbench's own copy.
+    #[test]
+    fn the_tools_resolve_from_the_tool_and_the_threads() {
+        let plan = options(Some(Tool::Parallel(4)), 1, true).plan().unwrap();
+        assert_eq!((plan.threads, plan.measured_tool), (4, Tool::Parallel(4)));
+        let plan = options(None, 1, true).plan().unwrap();
+        assert_eq!((plan.threads, plan.measured_tool), (1, Tool::Rsync));
+        let plan = options(None, 2, true).plan().unwrap();
+        assert_eq!((plan.threads, plan.measured_tool), (2, Tool::Parallel(2)));
+    }
+}

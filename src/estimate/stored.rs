@@ -1,0 +1,61 @@
+//! A stored run as the estimate's input (`estimate --run`): its write-cache-on copies of file
+//! sets with the asked number of threads. Its file sets are files in one directory level, with
+//! no slack recorded.
+
+use crate::results::{RunReport, TestResult};
+use crate::workload::{FileOp, Workload};
+
+use super::model::CopyMeasurement;
+
+/// Whether `r` is a copy the estimate takes: `files-copy` of any set on `threads` threads with
+/// the write cache on.
+fn is_cached_copy(r: &TestResult, threads: usize) -> bool {
+    matches!(r.workload, Some(Workload::FileSet { op: FileOp::Copy { cache_on: true }, threads: t, .. }) if t == threads)
+}
+
+/// The copies of `run` with `threads` threads, one measurement per file set.
+pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement> {
+    run.results
+        .iter()
+        .filter(|r| is_cached_copy(r, threads))
+        .filter_map(|r| {
+            let set = r.file_set.as_ref()?;
+            Some(CopyMeasurement {
+                variant: r.variant.clone(),
+                dirs: 0,
+                files: set.files,
+                bytes: set.bytes,
+                block_bytes: set.bytes,
+                sizes: None,
+                // A repetition may have copied the set several times to last --min-time.
+                seconds: r
+                    .repetitions
+                    .iter()
+                    .map(|rep| rep.elapsed_s / rep.passes.unwrap_or(1).max(1) as f64)
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repetition that copied the set 4 times to last --min-time is 4 copies, not one.
+    #[test]
+    fn a_repetition_of_several_passes_is_one_copy_per_pass() {
+        let run: RunReport = serde_json::from_value(serde_json::json!({
+            "schema": "destbench.run/1",
+            "destination": { "path": "/mnt" },
+            "results": [ { "test": "files-copy", "variant": "small-1t-cache-on", "threads": 1,
+                "method": "syncfs", "engine": "sync",
+                "file_set": { "name": "small", "files": 100, "bytes": 1_000_000 },
+                "repetitions": [ { "elapsed_s": 1.2, "passes": 4 }, { "elapsed_s": 0.5 } ] } ]
+        }))
+        .unwrap();
+        let m = copy_measurements(&run, 1);
+        assert_eq!((m[0].files, m[0].bytes), (100, 1_000_000));
+        assert_eq!(m[0].seconds, vec![0.3, 0.5]);
+    }
+}
