@@ -21,8 +21,9 @@ use crate::workload::{ProfileName, SetKind, TestSelector};
 struct Document {
     #[serde(default)]
     defaults: Table,
+    /// Each name with its place, for an error about the name.
     #[serde(default)]
-    profiles: BTreeMap<String, Table>,
+    profiles: BTreeMap<Spanned<String>, Table>,
 }
 
 /// What a `[defaults]` or a `[profiles.NAME]` table may set, typed, each value with its place.
@@ -84,7 +85,7 @@ pub struct ConfigFile {
     path: PathBuf,
     text: String,
     defaults: Table,
-    profiles: BTreeMap<String, Table>,
+    profiles: BTreeMap<Spanned<String>, Table>,
 }
 
 impl ConfigFile {
@@ -102,9 +103,12 @@ impl ConfigFile {
         };
         file.check(&file.defaults, false)?;
         for (name, table) in &file.profiles {
-            if ProfileName::from_str(name).is_ok() {
-                return Err(file.bad(format!(
-                    "[profiles.{name}]: {name} is a profile of destbench's; choose another name"
+            if ProfileName::from_str(name.get_ref()).is_ok() {
+                let line = line_of(&file.text, name.span().start);
+                return Err(Error::Usage(format!(
+                    "config {}:{line}: [profiles.{name}]: {name} is a profile of destbench's; \
+                     choose another name",
+                    file.path.display()
                 )));
             }
             file.check(table, true)?;
@@ -120,7 +124,7 @@ impl ConfigFile {
                 return Err(self.key_error("profile", p, problem));
             }
             if ProfileName::from_str(p.get_ref()).is_err()
-                && !self.profiles.contains_key(p.get_ref())
+                && !self.profiles.contains_key(p.get_ref().as_str())
             {
                 let problem = format!("no profile named '{}'", p.get_ref());
                 return Err(self.key_error("profile", p, problem));
@@ -142,7 +146,10 @@ impl ConfigFile {
 
     /// The names of the user's profiles, for an error about an unknown one.
     pub fn profile_names(&self) -> Vec<&str> {
-        self.profiles.keys().map(String::as_str).collect()
+        self.profiles
+            .keys()
+            .map(|name| name.get_ref().as_str())
+            .collect()
     }
 
     /// The user's profile `name`: the profile of destbench's it is built on, and its table.
@@ -200,7 +207,8 @@ impl ConfigFile {
         Origin::File {
             path: self.path.clone(),
             line: line_of(&self.text, span.start),
-            written: format!("{key} = {}", &self.text[span]),
+            // One line, even for an array written over several.
+            written: format!("{key} = {}", one_line(&self.text[span])),
         }
     }
 
@@ -208,10 +216,10 @@ impl ConfigFile {
     fn key_error<T>(&self, key: &str, value: &Spanned<T>, problem: impl Display) -> Error {
         Error::Usage(format!("{}: {problem}", self.origin(key, value)))
     }
+}
 
-    fn bad(&self, problem: impl Display) -> Error {
-        Error::Usage(format!("config {}: {problem}", self.path.display()))
-    }
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The line (from 1) holding byte `offset` of `text`.
@@ -226,7 +234,7 @@ fn line_of(text: &str, offset: usize) -> usize {
 /// toml's own message spans lines (it quotes the file): one line instead, `PATH:LINE:` and the
 /// line's `key = value` when the error is about one.
 fn toml_error(path: &std::path::Path, text: &str, e: &toml::de::Error) -> Error {
-    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    let message = one_line(e.message());
     let Some(span) = e.span() else {
         return Error::Usage(format!("config {}: {message}", path.display()));
     };
@@ -341,8 +349,13 @@ mod tests {
                 &["/c.toml:2: base = \"fast\":"],
             ),
             (
+                "[profiles.n]\nthreads = [\n  1,\n  99,\n]\n",
+                &["/c.toml:2: threads = [ 1, 99, ]: must be between 1 and 64"],
+            ),
+            ("[defaults]\nfiles = -3\n", &["/c.toml:2: files = -3: "]),
+            (
                 "[profiles.quick]\nruns = 2\n",
-                &["quick is a profile of destbench's"],
+                &["/c.toml:1: [profiles.quick]: quick is a profile of destbench's"],
             ),
             ("[defaults\n", &["config /c.toml:1: "]),
         ] {
