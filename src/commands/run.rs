@@ -1,4 +1,4 @@
-//! `destbench run`: the command line's choices become `RunOptions`; the plan is measured, the
+//! `destbench run`: the flags and the config file become `RunOptions`; the plan is measured, the
 //! chain probed once before, the verdict drawn, the result printed and stored.
 
 use std::path::PathBuf;
@@ -8,63 +8,33 @@ use crate::cli::{EngineArg, RunArgs};
 use crate::engine::{EngineChoice, NullTiming};
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::results::RunReport;
-use crate::settings::RunOptions;
+use crate::settings::{Given, RunOptions};
 use crate::workload::ProfileName;
 
-use super::config::{Config, Overrides};
+use super::config;
 use crate::{cluster, probe, report, runner, verdict};
 
 use super::db::RunStore;
 use super::{db, progress, write_stdout};
 
-/// The run the flags ask for, before validation: the command line over the config file's
-/// profile (when the profile named is the user's), over its `[defaults]`, over destbench's
-/// profile.
+/// The run the flags ask for, before validation: the flags, then the config file under them
+/// (`settings` decides what wins).
 pub fn options(args: &RunArgs) -> Result<RunOptions> {
-    let config = Config::load()?;
-    let name = args
-        .profile
-        .clone()
-        .or_else(|| config.as_ref()?.default_profile().map(str::to_string))
-        .unwrap_or_else(|| ProfileName::Backup.to_string());
-    let defaults = match &config {
-        Some(c) => c.defaults()?,
-        None => Overrides::default(),
-    };
-    let (profile, file) = match name.parse::<ProfileName>() {
-        Ok(profile) => (profile, defaults),
-        Err(builtin) => {
-            let own = match &config {
-                Some(c) => c.profile(&name)?,
-                None => None,
-            };
-            let Some(own) = own else {
-                let mine = config
-                    .as_ref()
-                    .map(|c| c.profile_names())
-                    .unwrap_or_default();
-                return Err(Error::Usage(if mine.is_empty() {
-                    format!("--profile: {builtin}")
-                } else {
-                    format!(
-                        "--profile: {builtin}, nor one of the config file's ({})",
-                        mine.join(", ")
-                    )
-                }));
-            };
-            let file = own.over(defaults);
-            (file.base.unwrap_or(ProfileName::Backup), file)
-        }
-    };
-    Ok(RunOptions {
+    let config = config::load()?;
+    flags(args).with_config(args.profile.as_deref(), config.as_ref())
+}
+
+/// What the flags set, each under the name the plan gives it.
+fn flags(args: &RunArgs) -> RunOptions {
+    RunOptions {
         destination: absolute(args.path.clone().unwrap_or_else(|| PathBuf::from("."))),
-        profile,
-        tests: or_file(&args.tests, file.tests),
-        size: args.size.or(file.size),
-        runs: args.runs.or(file.runs),
-        duration_s: args.duration.or(file.duration),
-        time_s: args.time,
-        min_time_s: args.min_time.or(file.min_time),
+        profile: ProfileName::default(),
+        tests: list(&args.tests),
+        size: args.size.map(Given::from),
+        runs: args.runs.map(Given::from),
+        block_duration_s: args.duration.map(Given::from),
+        sustained_time_s: args.time.map(Given::from),
+        min_time_s: args.min_time.map(Given::from),
         engine: match args.engine {
             EngineArg::Auto => EngineChoice::Auto,
             EngineArg::Sync => EngineChoice::Sync,
@@ -72,12 +42,13 @@ pub fn options(args: &RunArgs) -> Result<RunOptions> {
             EngineArg::Null => EngineChoice::Null(NullTiming::default()),
         },
         label: args.label.clone(),
-        buffered: args.buffered,
-        keep_caches: args.no_drop_caches,
-        threads: or_file(&args.threads, file.threads),
-        sets: or_file(&args.sets, file.sets),
-        set_size: args.set_size.or(file.set_size),
-        files: args.files.or(file.files),
+        force_buffered: args.buffered,
+        allow_drop_caches: !args.no_drop_caches,
+        check_space: !args.no_space_check,
+        threads: list(&args.threads),
+        sets: list(&args.sets),
+        set_size: args.set_size.map(Given::from),
+        files: args.files.map(Given::from),
         source: args.source.clone(),
         cross_filesystems: args.cross_filesystems,
         source_dir: args.source_dir.clone(),
@@ -88,23 +59,18 @@ pub fn options(args: &RunArgs) -> Result<RunOptions> {
         } else {
             None
         },
-        skip_space_check: args.no_space_check,
         seed: args.seed,
-    })
+    }
+}
+
+/// A list flag when given (`None`: the config file's, else the profile's).
+fn list<T: Clone>(values: &[T]) -> Option<Given<Vec<T>>> {
+    (!values.is_empty()).then(|| values.to_vec().into())
 }
 
 /// The destination as an absolute, canonical path, so that the history, comparisons, reports
 /// and the Time Machine lines tell destinations apart (`.` would name every one). A path that
 /// cannot be resolved is kept as given: the runner then reports what is wrong with it.
-/// A list flag when given, else the config file's list, else empty (the profile's).
-fn or_file<T: Clone>(cli: &[T], file: Option<Vec<T>>) -> Vec<T> {
-    if cli.is_empty() {
-        file.unwrap_or_default()
-    } else {
-        cli.to_vec()
-    }
-}
-
 fn absolute(path: PathBuf) -> PathBuf {
     std::fs::canonicalize(&path).unwrap_or(path)
 }

@@ -115,10 +115,10 @@ mod tests {
         let plan = RunOptions {
             destination: std::env::temp_dir(),
             profile: ProfileName::Quick,
-            tests: vec!["seq-read".parse().unwrap(), "tm-check".parse().unwrap()],
-            runs: Some(3),
-            duration_s: Some(2.0),
-            min_time_s: Some(0.5),
+            tests: Some(vec!["seq-read".parse().unwrap(), "tm-check".parse().unwrap()].into()),
+            runs: Some(3.into()),
+            block_duration_s: Some(2.0.into()),
+            min_time_s: Some(0.5.into()),
             ..Default::default()
         }
         .plan()

@@ -395,13 +395,13 @@ fn a_config_file_gives_defaults_and_profiles_of_ones_own() {
 }
 
 #[test]
-fn config_mistakes_are_one_line_naming_file_and_key() {
+fn config_mistakes_are_one_line_naming_file_line_and_key() {
     for (config, needle) in [
-        ("[defaults]\nrunz = 3\n", "unknown field `runz`"),
-        ("[defaults]\nruns = -2\n", "key runs"),
+        ("[defaults]\nrunz = 3\n", "runz = 3: unknown field `runz`"),
+        ("[defaults]\nruns = -2\n", "runs = -2: "),
         (
             "[profiles.mine]\nsize = \"lots\"\n",
-            "[profiles.mine] size: 'lots' is not a size",
+            "size = \"lots\": 'lots' is not a size",
         ),
     ] {
         let (home, mut cmd) = with_config(config);
@@ -410,7 +410,7 @@ fn config_mistakes_are_one_line_naming_file_and_key() {
         assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
         let file = home.path().join("destbench/config.toml");
         assert!(
-            err.starts_with(&format!("destbench: config {}: ", file.display())),
+            err.starts_with(&format!("destbench: config {}:2: ", file.display())),
             "{err}"
         );
         assert!(err.contains(needle), "'{needle}' in: {err}");
@@ -418,6 +418,35 @@ fn config_mistakes_are_one_line_naming_file_and_key() {
     let (_home, mut cmd) = with_config("[profiles.mine]\nruns = 2\n");
     let (_, err) = exits(cmd.args(["run", "/tmp", "-p", "theirs"]), 2);
     assert!(err.contains("nor one of the config file's (mine)"), "{err}");
+}
+
+/// A value the config file gives is refused naming the file, its line and the key as written
+/// there, not a flag the user never typed.
+#[test]
+fn a_bad_value_in_the_config_file_names_the_file_and_line_not_a_flag() {
+    let (home, mut cmd) = with_config("[defaults]\nruns = 2\nduration = 0\n");
+    let (out, err) = exits(
+        cmd.args(["run", "/nonexistent-dest", "--engine", "null"]),
+        2,
+    );
+    assert!(out.stdout.is_empty());
+    let file = home.path().join("destbench/config.toml");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "destbench: config {}:3: duration = 0: must be more than 0 and at most 3600 seconds",
+            file.display()
+        )
+    );
+    // The same value on the command line is named by its flag.
+    let (_, err) = exits(
+        destbench().args(["run", "/nonexistent-dest", "--duration", "0"]),
+        2,
+    );
+    assert!(
+        err.starts_with("destbench: --duration 0: must be more than 0"),
+        "{err}"
+    );
 }
 
 #[test]

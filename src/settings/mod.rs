@@ -1,0 +1,103 @@
+//! Validated settings: what a caller asks of a run ([`RunOptions`], filled by the command line,
+//! the config file ([`ConfigFile`]) or a library caller) becomes a [`RunPlan`]. Precedence (flag
+//! over config file over profile) and every check live here, once, and an error names where the
+//! bad value came from ([`Given`]). No I/O here, and no command line: nothing is parsed twice.
+
+mod file;
+mod given;
+mod options;
+mod plan;
+
+pub use file::ConfigFile;
+pub use given::{Given, Origin};
+pub use options::RunOptions;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::engine::EngineChoice;
+use crate::workload::{Profile, SetKind, SetName, SuiteOptions, Variant};
+
+/// The smallest block-test file: one 1 MiB block is the unit of the sequential tests.
+pub const MIN_FILE_SIZE: u64 = 1 << 20;
+pub const MAX_RUNS: usize = 1000;
+pub const MAX_DURATION_S: f64 = 3600.0;
+pub const MAX_THREADS: usize = 64;
+pub const MAX_SUSTAINED_S: f64 = 86400.0;
+
+/// Everything a run needs, validated (from [`RunOptions::plan`]); the runner reads it.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub destination: PathBuf,
+    pub profile: Profile,
+    pub variants: Vec<Variant>,
+    pub runs: usize,
+    /// Size of the block tests' file (a multiple of 1 MiB).
+    pub file_size: u64,
+    pub block_duration: Duration,
+    /// The least every repetition should last (`--min-time`, else the profile's; zero: no
+    /// minimum).
+    pub min_time: Duration,
+    pub engine: EngineChoice,
+    /// Never use O_DIRECT (for checking the fallback path on filesystems that accept it).
+    pub force_buffered: bool,
+    /// May drop the machine's page cache (root only) when per-file eviction fails.
+    pub allow_drop_caches: bool,
+    /// Refuse to start when the destination reports less free space than the run needs.
+    pub check_space: bool,
+    /// The file sets of the file-level tests.
+    pub file_sets: Vec<SetPlan>,
+    /// The user's folder to use as the file set (read-only).
+    pub source: Option<PathBuf>,
+    /// Whether walks of `source` enter other filesystems.
+    pub cross_filesystems: bool,
+    /// Where generated file sets are made.
+    pub source_dir: PathBuf,
+    /// Verify restored files against the source.
+    pub verify: bool,
+    pub seed: u64,
+    pub label: Option<String>,
+    /// The longest the sustained test writes (`--time`, else the profile's).
+    pub sustained_time: Duration,
+    /// The most the sustained test writes (`--size` when given, else the profile's); never more
+    /// than the free space leaves.
+    pub sustained_size: u64,
+}
+
+/// A file set to use, as planned from the profile and the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetPlan {
+    pub name: SetName,
+    pub total_bytes: u64,
+    pub max_files: u64,
+    pub size_cap: u64,
+}
+
+/// The file-level part of the suite for these options.
+pub fn suite_options(
+    profile: &Profile,
+    sets: &[SetKind],
+    threads: &[usize],
+    source: bool,
+) -> SuiteOptions {
+    let sets = if source {
+        vec![SetName::Source]
+    } else if sets.is_empty() {
+        profile
+            .sets
+            .iter()
+            .map(|&(kind, _)| SetName::Generated(kind))
+            .collect()
+    } else {
+        sets.iter().map(|&kind| SetName::Generated(kind)).collect()
+    };
+    SuiteOptions {
+        sets,
+        threads: if threads.is_empty() {
+            profile.threads.to_vec()
+        } else {
+            threads.to_vec()
+        },
+        meta_files: profile.meta_files,
+    }
+}

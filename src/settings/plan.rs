@@ -1,0 +1,259 @@
+//! [`RunOptions`] to [`RunPlan`]: each setting checked once, by one function that also fills its
+//! default from the profile; an error names the value's origin (the flag, or the config file's
+//! line).
+
+use std::time::Duration;
+
+use super::{
+    Given, MAX_DURATION_S, MAX_RUNS, MAX_SUSTAINED_S, MAX_THREADS, MIN_FILE_SIZE, Origin,
+    RunOptions, RunPlan, SetPlan, suite_options,
+};
+use crate::error::{Error, Result};
+use crate::units::format_bytes;
+use crate::workload::{self, Profile, SetName, SuiteOptions, Variant};
+
+pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
+    let profile = Profile::get(o.profile);
+    let runs = runs(o, &profile)?;
+    let file_size = file_size(o, &profile)?;
+    let durations = durations(o, &profile)?;
+    check_file_sets(o)?;
+    let suite = suite_options(
+        &profile,
+        list(&o.sets),
+        list(&o.threads),
+        o.source.is_some(),
+    );
+    let variants = variants(o, &profile, &suite)?;
+    Ok(RunPlan {
+        destination: o.destination.clone(),
+        variants,
+        runs,
+        file_size,
+        block_duration: durations.block,
+        min_time: durations.min_time,
+        engine: o.engine,
+        force_buffered: o.force_buffered,
+        allow_drop_caches: o.allow_drop_caches,
+        check_space: o.check_space,
+        file_sets: file_sets(o, &profile, &suite.sets, file_size),
+        source: o.source.clone(),
+        cross_filesystems: o.cross_filesystems,
+        source_dir: o.source_dir.clone().unwrap_or_else(std::env::temp_dir),
+        verify: o.verify.unwrap_or(profile.verify),
+        seed: o.seed.unwrap_or_else(|| fastrand::u64(..)),
+        label: o.label.clone(),
+        sustained_time: durations.sustained_time,
+        sustained_size: o
+            .size
+            .as_ref()
+            .map_or(profile.sustained_size, |s| s.value.0),
+        profile,
+    })
+}
+
+/// A list setting's values; empty when not given (the profile's).
+fn list<T>(given: &Option<Given<Vec<T>>>) -> &[T] {
+    given.as_ref().map_or(&[], |g| &g.value)
+}
+
+/// Every value checked on its own, not how they combine: what each table of the config file
+/// gets when it is read.
+pub(super) fn check_values(o: &RunOptions) -> Result<()> {
+    let profile = Profile::get(o.profile);
+    runs(o, &profile)?;
+    file_size(o, &profile)?;
+    durations(o, &profile)?;
+    check_file_sets(o)
+}
+
+fn runs(o: &RunOptions, profile: &Profile) -> Result<usize> {
+    match &o.runs {
+        Some(g) if g.value == 0 || g.value > MAX_RUNS => Err(g.refuse(
+            format_args!("--runs {}", g.value),
+            format_args!("must be between 1 and {MAX_RUNS}"),
+        )),
+        Some(g) => Ok(g.value),
+        None => Ok(profile.runs),
+    }
+}
+
+fn file_size(o: &RunOptions, profile: &Profile) -> Result<u64> {
+    match &o.size {
+        Some(g) if g.value.0 < MIN_FILE_SIZE => Err(g.refuse(
+            format_args!("--size {}", g.value),
+            format_args!(
+                "the block tests need at least {}",
+                format_bytes(MIN_FILE_SIZE)
+            ),
+        )),
+        // Whole 1 MiB blocks, so every block size divides the file.
+        Some(g) => Ok(g.value.0 / MIN_FILE_SIZE * MIN_FILE_SIZE),
+        None => Ok(profile.file_size),
+    }
+}
+
+struct Durations {
+    block: Duration,
+    min_time: Duration,
+    sustained_time: Duration,
+}
+
+fn durations(o: &RunOptions, profile: &Profile) -> Result<Durations> {
+    Ok(Durations {
+        block: seconds(&o.block_duration_s, "--duration", false, MAX_DURATION_S)?
+            .unwrap_or(profile.block_duration),
+        min_time: seconds(&o.min_time_s, "--min-time", true, MAX_DURATION_S)?
+            .unwrap_or(profile.min_time),
+        sustained_time: seconds(&o.sustained_time_s, "--time", false, MAX_SUSTAINED_S)?
+            .unwrap_or(profile.sustained_time),
+    })
+}
+
+/// A number of seconds up to `max`, from 0 when `zero_ok`, else from just above; `None` when not
+/// given.
+fn seconds(
+    given: &Option<Given<f64>>,
+    flag: &str,
+    zero_ok: bool,
+    max: f64,
+) -> Result<Option<Duration>> {
+    let Some(g) = given else { return Ok(None) };
+    let s = g.value;
+    if (s > 0.0 || (zero_ok && s == 0.0)) && s <= max {
+        return Ok(Some(Duration::from_secs_f64(s)));
+    }
+    let problem = if zero_ok {
+        format!("must be between 0 and {max} seconds")
+    } else {
+        format!("must be more than 0 and at most {max} seconds")
+    };
+    Err(g.refuse(format_args!("{flag} {s}"), problem))
+}
+
+/// The file sets' own settings: thread counts, files per set, set size, generated or `--source`.
+fn check_file_sets(o: &RunOptions) -> Result<()> {
+    if let Some(g) = &o.threads
+        && let Some(&bad) = g.value.iter().find(|&&t| t == 0 || t > MAX_THREADS)
+    {
+        let problem = format!("must be between 1 and {MAX_THREADS}");
+        return Err(g.refuse(format_args!("--threads {bad}"), problem));
+    }
+    if let Some(g) = o.files.as_ref().filter(|g| g.value == 0) {
+        return Err(g.refuse("--files 0", "a file set needs at least one file"));
+    }
+    if let Some(g) = o.set_size.as_ref().filter(|g| g.value.0 == 0) {
+        return Err(g.refuse("--set-size 0", "a file set needs at least one byte"));
+    }
+    if let (Some(_), Some(g)) = (&o.source, &o.sets) {
+        return Err(match g.origin {
+            Origin::Flag => Error::Usage("--source and --sets exclude each other".into()),
+            Origin::File { .. } => g.refuse("--sets", "--source excludes the file's sets"),
+        });
+    }
+    Ok(())
+}
+
+/// The variants `--tests` selects (the profile's tests when none) of the suite.
+fn variants(o: &RunOptions, profile: &Profile, suite: &SuiteOptions) -> Result<Vec<Variant>> {
+    let refuse = |problem: String| match &o.tests {
+        Some(g) => g.refuse("--tests", problem),
+        None => Error::Usage(format!("--tests: {problem}")),
+    };
+    let variants =
+        workload::select(workload::suite(suite), list(&o.tests), profile.tests).map_err(refuse)?;
+    if variants.is_empty() {
+        return Err(refuse("selects no test".into()));
+    }
+    Ok(variants)
+}
+
+/// Each file set of the suite: its size from `--set-size` or the profile, its files capped by
+/// `--files`, each file at most the block tests' file.
+fn file_sets(o: &RunOptions, profile: &Profile, sets: &[SetName], size_cap: u64) -> Vec<SetPlan> {
+    let profile_size = |kind| {
+        profile
+            .sets
+            .iter()
+            .find(|&&(k, _)| k == kind)
+            .map_or(profile.sets[0].1, |&(_, bytes)| bytes)
+    };
+    let set_size = o.set_size.as_ref().map(|g| g.value.0);
+    sets.iter()
+        .map(|&name| SetPlan {
+            name,
+            total_bytes: match name {
+                SetName::Generated(kind) => set_size.unwrap_or_else(|| profile_size(kind)),
+                SetName::Source => 0,
+            },
+            max_files: o.files.as_ref().map_or(u64::MAX, |g| g.value),
+            size_cap,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn refused(o: RunOptions) -> String {
+        o.plan().unwrap_err().to_string()
+    }
+
+    /// A value of the command line is named by its flag as typed.
+    #[test]
+    fn a_flags_value_is_named_by_the_flag() {
+        let e = refused(RunOptions {
+            block_duration_s: Some(0.0.into()),
+            ..RunOptions::default()
+        });
+        assert_eq!(
+            e,
+            "--duration 0: must be more than 0 and at most 3600 seconds"
+        );
+        let e = refused(RunOptions {
+            threads: Some(vec![2, 65].into()),
+            ..RunOptions::default()
+        });
+        assert_eq!(e, "--threads 65: must be between 1 and 64");
+    }
+
+    /// A value of the config file is named by the file, its line and the key as written there,
+    /// never by a flag the user did not type.
+    #[test]
+    fn a_config_files_value_is_named_by_file_and_line() {
+        let e = refused(RunOptions {
+            block_duration_s: Some(Given {
+                value: 0.0,
+                origin: Origin::File {
+                    path: PathBuf::from("destbench.toml"),
+                    line: 3,
+                    written: "duration = 0".into(),
+                },
+            }),
+            ..RunOptions::default()
+        });
+        assert_eq!(
+            e,
+            "config destbench.toml:3: duration = 0: must be more than 0 and at most 3600 seconds"
+        );
+    }
+
+    #[test]
+    fn defaults_come_from_the_profile_and_sizes_round_to_whole_blocks() {
+        let plan = RunOptions {
+            size: Some(crate::units::ByteSize((3 << 20) + 5).into()),
+            ..RunOptions::default()
+        }
+        .plan()
+        .unwrap();
+        let backup = Profile::get(workload::ProfileName::Backup);
+        assert_eq!(plan.runs, backup.runs);
+        assert_eq!(plan.block_duration, backup.block_duration);
+        assert_eq!(plan.file_size, 3 << 20);
+        assert_eq!(plan.sustained_size, (3 << 20) + 5);
+        assert!(plan.allow_drop_caches && plan.check_space && !plan.force_buffered);
+    }
+}
