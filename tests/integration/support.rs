@@ -18,6 +18,22 @@ pub fn skip(reason: &str) {
     eprintln!("SKIPPED: {reason}");
 }
 
+/// One `#[test]` per case of a fault matrix, named as the case and runnable alone (`cargo test
+/// --test integration faults::NAME`): `NAME: NEEDS => CASE;`. NEEDS is checked first (false:
+/// skipped, after `skip` said why); the cases hold `LOCK` while they run, one at a time.
+macro_rules! fault_cases {
+    ($lock:ident; $($name:ident: $needs:expr => $case:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            let _alone = $lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if $needs {
+                $case;
+            }
+        }
+    )*};
+}
+pub(crate) use fault_cases;
+
 /// True when running as root.
 pub fn is_root() -> bool {
     rustix::process::geteuid().is_root()

@@ -14,7 +14,7 @@
 //! link, and USB 2.0's emulated controller fell behind its 15 MB/s throttle.
 
 // The shared helpers of the integration tests; the lab uses a few of them.
-#[allow(dead_code)]
+#[allow(dead_code, unused_macros, unused_imports)]
 #[path = "../integration/support.rs"]
 mod support;
 
