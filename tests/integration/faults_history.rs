@@ -177,20 +177,34 @@ fn unchanged(before: &[(String, Vec<u8>)], dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// A file that is not ours must fail `run` (before it measures), `history`, `show` and
-/// `forget` with one line containing `needle`, and stay byte for byte as it was, with nothing
-/// created beside it.
+/// A file that is not ours must fail `run` (before it measures), `history`, `show`, `compare`
+/// and `forget` with one line naming the database and containing `needle`, and stay byte for
+/// byte as it was, with nothing created beside it.
 fn refused(case: &Case, needle: &str) -> Result<String, String> {
     let db = case.db();
     let dir = db.parent().unwrap();
     let before = snapshot(dir);
+    let named = format!("history database {}: ", db.display());
+    let refuses = |got: &Got| {
+        got.check(1, needle)?;
+        got.check(1, &named)?;
+        match got.stderr.trim_end().lines().count() {
+            1 => Ok(()),
+            _ => Err(format!("wanted one line alone: {}", got.stderr)),
+        }
+    };
     let run = case.run(&db, &[]);
-    run.check(1, needle)?;
+    refuses(&run)?;
     if !support::entries(&case.dir.path().join("dest")).is_empty() {
         return Err("the run started".into());
     }
-    for args in [&["history"][..], &["show", "1"], &["forget", "1"]] {
-        Got::of(case.cmd(&db).args(args)).check(1, needle)?;
+    for args in [
+        &["history"][..],
+        &["show", "1"],
+        &["compare", "1", "2"],
+        &["forget", "1"],
+    ] {
+        refuses(&Got::of(case.cmd(&db).args(args)))?;
     }
     unchanged(&before, dir)?;
     Ok(format!("{}; file unchanged", run.summary()))
@@ -521,8 +535,8 @@ fn hostile_label(case: &Case) -> Result<String, String> {
     Ok("escaped in history, show, export md".into())
 }
 
-/// Eight runs finishing at once on one history, with readers listing it meanwhile: every run
-/// lands once.
+/// Eight runs finishing at once on one new history (its creation races too), with readers
+/// listing it meanwhile: every run lands once, with all its samples.
 fn concurrent(case: &Case) -> Result<String, String> {
     let db = case.db();
     let dest = case.dir.path().join("dest");
@@ -565,6 +579,18 @@ fn concurrent(case: &Case) -> Result<String, String> {
         if list.matches(&format!("\"writer {i}\"")).count() != 1 {
             return Err(format!("writer {i} not stored exactly once"));
         }
+    }
+    // Every run whole: each holds as many samples as the others (one run's worth), none lost.
+    let per_run: Vec<i64> = rusqlite::Connection::open(&db)
+        .unwrap()
+        .prepare("SELECT count(samples.run_id) FROM runs LEFT JOIN samples ON samples.run_id = runs.id GROUP BY runs.id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    if per_run.len() != 8 || per_run.iter().any(|&n| n == 0 || n != per_run[0]) {
+        return Err(format!("samples per run {per_run:?}"));
     }
     Ok(format!("8 stored, {reads} reads ok"))
 }
