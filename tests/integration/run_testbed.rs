@@ -33,6 +33,7 @@ fn run_on_slow_disk(rate: &str, flags: &str) -> Option<SlowDiskRun> {
 /// On a disk held to 37 MB/s (a USB 2.0 disk), the sequential medians are within 5% of the true
 /// rate, and no figure at all is above it.
 #[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn sequential_figures_match_a_disk_of_known_speed() {
     let flags = "--tests seq-write,seq-read --size 64MiB --runs 2 --duration 2";
     let Some(SlowDiskRun {
@@ -191,6 +192,7 @@ fn filling_up_mid_run_fails_that_test_only() {
 /// Copying the large set (1 thread and 4, write cache on) to a disk held to 40 MB/s lands within
 /// 7% of the rate.
 #[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn large_set_copy_matches_a_disk_of_known_speed() {
     let flags = "--runs 2 --sets large --set-size 120MB --size 40MiB --threads 1,4 \
                  --tests files-copy:large-1t-cache-on,files-copy:large-4t-cache-on";
@@ -217,6 +219,7 @@ fn large_set_copy_matches_a_disk_of_known_speed() {
 /// the small set pays a round trip per file: fewer files per second than the large-file rate
 /// would allow for files of their size.
 #[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn nas_copy_rates_and_the_per_file_cost() {
     let Some((_alone, tb)) = Testbed::up_alone("nas", &["--link", "100mbit"]) else {
         return;
