@@ -1,7 +1,9 @@
 //! destbench against the testbed's emulated destinations: a disk with a known true speed, and
 //! the read-only, unwritable and full destinations.
 
-use crate::support::{destbench, entries, exits, num, result, run_on, test_variants};
+use crate::support::{
+    destbench, destbench_setpriv, entries, exits, num, result, run_on, test_variants,
+};
 use crate::testbed::{Exclusive, Testbed};
 
 /// A run on the testbed's slow disk, the machine to this test alone (the testbed stays up, and
@@ -100,14 +102,9 @@ fn sequential_figures_match_a_disk_of_known_speed() {
 fn refuses(tb: &Testbed, user: Option<&str>, needle: &str) {
     let mut cmd = match user {
         Some(user) => {
-            let mut c = std::process::Command::new("setpriv");
-            c.args(["--reuid", user, "--regid", user, "--clear-groups"])
-                .arg(env!("CARGO_BIN_EXE_destbench"))
-                .env("NO_COLOR", "1")
-                // Not root's own history, which this user could not open anyway.
-                .env("DESTBENCH_DB", "/nonexistent/destbench-history.sqlite")
-                // Nor root's config file.
-                .env("DESTBENCH_CONFIG", "");
+            let mut c = destbench_setpriv(&["--reuid", user, "--regid", user, "--clear-groups"]);
+            // Not root's own history, which this user could not open anyway.
+            c.env("DESTBENCH_DB", "/nonexistent/destbench-history.sqlite");
             c
         }
         None => destbench(),
