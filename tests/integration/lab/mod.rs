@@ -271,7 +271,7 @@ fn copy_is_held(dest: &str) -> bool {
 }
 
 /// Rounds of the cached copy on each side: three where it is held, one where it is printed
-/// (three rounds at 40 MB/s cost about a minute and a half).
+/// (each round costs the lab's time).
 fn copy_rounds(dest: &str) -> usize {
     if copy_is_held(dest) { 3 } else { 1 }
 }
@@ -567,7 +567,7 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str]) {
         SHARE_TOLERANCE,
     );
     // The shape holds what the guest receives, too: no faster than the wire's 12.5 MB/s, and
-    // not far below it (unshaped, reads came back at 48 MB/s and more).
+    // not far below it.
     assert!(
         (10.0..=12.5 * 1.02).contains(&read_truth),
         "{dest}: xfs_io read {read_truth:.2} MB/s over a 100 Mbit/s shape"
