@@ -1,7 +1,8 @@
-//! The store and the comparison model, on temporary databases.
+//! The store and the comparison model, on temporary databases. Foreign, damaged and concurrently
+//! written databases, as the commands meet them, are the fault matrix's
+//! (`tests/integration/faults_history.rs`).
 
 use std::path::Path;
-use std::sync::{Arc, Barrier};
 
 use super::*;
 use crate::results::RunReport;
@@ -80,40 +81,6 @@ fn migrates_a_new_path_and_an_empty_file_and_reopens() {
             .unwrap()
             .is_none()
     );
-}
-
-#[test]
-fn a_damaged_file_is_an_error_naming_it_and_is_left_untouched() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("history.sqlite");
-    let garbage = b"this is not a database, it is a shopping list\n".repeat(200);
-    std::fs::write(&path, &garbage).unwrap();
-    let err = Store::open(&path).err().expect("must fail").to_string();
-    assert!(err.contains(path.to_str().unwrap()), "{err}");
-    assert!(err.contains("not an SQLite database"), "{err}");
-    assert_eq!(std::fs::read(&path).unwrap(), garbage, "file changed");
-    assert!(Store::open_existing(&path).is_err());
-}
-
-#[test]
-fn foreign_and_newer_databases_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let foreign = dir.path().join("foreign.sqlite");
-    rusqlite::Connection::open(&foreign)
-        .unwrap()
-        .execute_batch("CREATE TABLE photos (name TEXT)")
-        .unwrap();
-    let err = Store::open(&foreign).err().unwrap().to_string();
-    assert!(err.contains("not a destbench history"), "{err}");
-
-    let newer = dir.path().join("newer.sqlite");
-    Store::open(&newer).unwrap();
-    rusqlite::Connection::open(&newer)
-        .unwrap()
-        .pragma_update(None, "user_version", latest_schema_version() + 1)
-        .unwrap();
-    let err = Store::open(&newer).err().unwrap().to_string();
-    assert!(err.contains("newer destbench"), "{err}");
 }
 
 #[test]
@@ -224,40 +191,6 @@ fn a_failure_midway_stores_nothing() {
             "{table} has rows from a failed insert"
         );
     }
-}
-
-#[test]
-fn runs_finishing_at_the_same_moment_both_land() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = Arc::new(dir.path().join("h.sqlite"));
-    const WRITERS: usize = 8;
-    let barrier = Arc::new(Barrier::new(WRITERS));
-    // Every writer opens the (not yet existing) file itself: creation and migration race too.
-    let handles: Vec<_> = (0..WRITERS)
-        .map(|i| {
-            let (path, barrier) = (Arc::clone(&path), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                let mut store = Store::open(&path).unwrap();
-                let samples: Vec<f64> = (0..50).map(|k| (i * 100 + k) as f64).collect();
-                store
-                    .insert(
-                        &doc(
-                            &format!("w{i}"),
-                            serde_json::json!([result("seq-write", "20-100MB", &samples)]),
-                        ),
-                        &env(),
-                    )
-                    .unwrap()
-            })
-        })
-        .collect();
-    let mut ids: Vec<i64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    assert_eq!(ids.len(), WRITERS);
-    assert_eq!(count(&path, "runs"), WRITERS as i64);
-    assert_eq!(count(&path, "samples"), 50 * WRITERS as i64);
 }
 
 fn record(id: i64, label: &str, results: serde_json::Value) -> RunRecord {

@@ -3,14 +3,18 @@
 //! For each case: the exit code, a one-line error, no signal, and the database unchanged (byte
 //! for byte) or holding exactly the finished runs. The null engine keeps every run short.
 //!
-//! One test walks the whole matrix so that it can print one summary table (case, expected,
-//! got), on stderr and in `target/tmp/faults-history.txt` (which `.ci/run` prints).
+//! Each case is a test of its own (the table at the end): it says what it expected and what
+//! it got, and the cases run one at a time.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Mutex;
 
-use crate::support::{self, destbench};
+use crate::support::{self, destbench, fault_cases};
+
+/// Held by each case while it runs.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// `run` on the null engine: one short block test.
 const RUN: &[&str] = &[
@@ -173,20 +177,34 @@ fn unchanged(before: &[(String, Vec<u8>)], dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// A file that is not ours must fail `run` (before it measures), `history`, `show` and
-/// `forget` with one line containing `needle`, and stay byte for byte as it was, with nothing
-/// created beside it.
+/// A file that is not ours must fail `run` (before it measures), `history`, `show`, `compare`
+/// and `forget` with one line naming the database and containing `needle`, and stay byte for
+/// byte as it was, with nothing created beside it.
 fn refused(case: &Case, needle: &str) -> Result<String, String> {
     let db = case.db();
     let dir = db.parent().unwrap();
     let before = snapshot(dir);
+    let named = format!("history database {}: ", db.display());
+    let refuses = |got: &Got| {
+        got.check(1, needle)?;
+        got.check(1, &named)?;
+        match got.stderr.trim_end().lines().count() {
+            1 => Ok(()),
+            _ => Err(format!("wanted one line alone: {}", got.stderr)),
+        }
+    };
     let run = case.run(&db, &[]);
-    run.check(1, needle)?;
+    refuses(&run)?;
     if !support::entries(&case.dir.path().join("dest")).is_empty() {
         return Err("the run started".into());
     }
-    for args in [&["history"][..], &["show", "1"], &["forget", "1"]] {
-        Got::of(case.cmd(&db).args(args)).check(1, needle)?;
+    for args in [
+        &["history"][..],
+        &["show", "1"],
+        &["compare", "1", "2"],
+        &["forget", "1"],
+    ] {
+        refuses(&Got::of(case.cmd(&db).args(args)))?;
     }
     unchanged(&before, dir)?;
     Ok(format!("{}; file unchanged", run.summary()))
@@ -517,8 +535,8 @@ fn hostile_label(case: &Case) -> Result<String, String> {
     Ok("escaped in history, show, export md".into())
 }
 
-/// Eight runs finishing at once on one history, with readers listing it meanwhile: every run
-/// lands once.
+/// Eight runs finishing at once on one new history (its creation races too), with readers
+/// listing it meanwhile: every run lands once, with all its samples.
 fn concurrent(case: &Case) -> Result<String, String> {
     let db = case.db();
     let dest = case.dir.path().join("dest");
@@ -562,90 +580,66 @@ fn concurrent(case: &Case) -> Result<String, String> {
             return Err(format!("writer {i} not stored exactly once"));
         }
     }
+    // Every run whole: each holds as many samples as the others (one run's worth), none lost.
+    let per_run: Vec<i64> = rusqlite::Connection::open(&db)
+        .unwrap()
+        .prepare("SELECT count(samples.run_id) FROM runs LEFT JOIN samples ON samples.run_id = runs.id GROUP BY runs.id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    if per_run.len() != 8 || per_run.iter().any(|&n| n == 0 || n != per_run[0]) {
+        return Err(format!("samples per run {per_run:?}"));
+    }
     Ok(format!("8 stored, {reads} reads ok"))
 }
 
-#[test]
-fn history_fault_matrix() {
-    type CaseFn = fn(&Case) -> Result<String, String>;
-    let mut cases: Vec<(&str, &str, CaseFn)> = vec![
-        (
-            "foreign tables",
-            "exit 1, refused, untouched",
-            foreign_tables,
-        ),
-        (
-            "foreign, WAL",
-            "exit 1, refused, nothing beside",
-            foreign_wal,
-        ),
-        (
-            "foreign app id",
-            "exit 1, refused, untouched",
-            foreign_application_id,
-        ),
-        ("newer version", "exit 1, refused, untouched", newer_version),
-        ("not SQLite", "exit 1, refused, untouched", not_sqlite),
-        ("corrupt pages", "exit 1, damaged, untouched", corrupt),
-        ("truncated", "exit 1, damaged, untouched", truncated),
-        (
-            "truncated header",
-            "exit 1, refused, untouched",
-            truncated_header,
-        ),
-        ("concurrent 8 runs", "all 8 stored once", concurrent),
-        ("hostile label", "control chars escaped", hostile_label),
-    ];
-    if support::require_root_and(&["mount", "umount", "setpriv"]) {
-        cases.extend([
-            (
-                "read-only dir",
-                "reads ok; run exit 1, JSON out",
-                read_only_directory as CaseFn,
-            ),
-            (
-                "read-only dir, WAL",
-                "reads ok; run exit 1, JSON out",
-                read_only_directory_wal,
-            ),
-            (
-                "read-only file",
-                "reads ok; run exit 1, saved",
-                read_only_file,
-            ),
-            ("full disk", "no signal; exit 0 or 1", |c: &Case| {
-                full_disk(c, false)
-            }),
-            ("full disk, WAL", "no signal; exit 0 or 1", |c: &Case| {
-                full_disk(c, true)
-            }),
-            ("every test failed", "exit 1, not stored", every_test_failed),
-        ]);
+/// A case's outcome: printed as "case: got", or the test fails saying what was expected.
+fn check(case: &str, expected: &str, got: Result<String, String>) {
+    match got {
+        Ok(got) => println!("{case}: {got}"),
+        Err(why) => panic!("{case}: expected {expected}; {why}"),
     }
-    let mut rows = Vec::new();
-    let mut failed = Vec::new();
-    for (name, expected, case) in cases {
-        let got = case(&Case::new());
-        let (ok, text) = match got {
-            Ok(text) => ("ok", text),
-            Err(why) => {
-                failed.push(format!("{name}: {why}"));
-                ("FAIL", why.lines().next().unwrap_or("").to_string())
-            }
-        };
-        rows.push(format!("{name:<20} {expected:<34} {ok:<4} {text}"));
-    }
-    let table = format!(
-        "{:<20} {:<34} {:<4} got\n{}\n",
-        "case",
-        "expected",
-        "ok?",
-        rows.join("\n")
-    );
-    eprintln!("{table}");
-    let _ = std::fs::write(
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("faults-history.txt"),
-        &table,
-    );
-    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// Root: mounts, and runs without root's power to write.
+fn root() -> bool {
+    support::require_root_and(&["mount", "umount", "setpriv"])
+}
+
+fault_cases! {
+    ONE_AT_A_TIME;
+    foreign_tables_are_refused: true =>
+        check("foreign tables", "exit 1, refused, untouched", foreign_tables(&Case::new()));
+    foreign_wal_is_refused: true =>
+        check("foreign, WAL", "exit 1, refused, nothing beside", foreign_wal(&Case::new()));
+    foreign_application_id_is_refused: true =>
+        check("foreign app id", "exit 1, refused, untouched", foreign_application_id(&Case::new()));
+    newer_version_is_refused: true =>
+        check("newer version", "exit 1, refused, untouched", newer_version(&Case::new()));
+    not_sqlite_is_refused: true =>
+        check("not SQLite", "exit 1, refused, untouched", not_sqlite(&Case::new()));
+    corrupt_pages_are_damaged: true =>
+        check("corrupt pages", "exit 1, damaged, untouched", corrupt(&Case::new()));
+    truncated_is_damaged: true =>
+        check("truncated", "exit 1, damaged, untouched", truncated(&Case::new()));
+    truncated_header_is_refused: true =>
+        check("truncated header", "exit 1, refused, untouched", truncated_header(&Case::new()));
+    concurrent_runs_all_land: true =>
+        check("concurrent 8 runs", "all 8 stored once", concurrent(&Case::new()));
+    hostile_label_is_escaped: true =>
+        check("hostile label", "control chars escaped", hostile_label(&Case::new()));
+    read_only_directory_answers: root() =>
+        check("read-only dir", "reads ok; run exit 1, JSON out", read_only_directory(&Case::new()));
+    read_only_directory_wal_answers: root() =>
+        check("read-only dir, WAL", "reads ok; run exit 1, JSON out", read_only_directory_wal(&Case::new()));
+    read_only_file_answers: root() =>
+        check("read-only file", "reads ok; run exit 1, saved", read_only_file(&Case::new()));
+    full_disk_never_signals: root() =>
+        check("full disk", "no signal; exit 0 or 1", full_disk(&Case::new(), false));
+    full_disk_wal_never_signals: root() =>
+        check("full disk, WAL", "no signal; exit 0 or 1", full_disk(&Case::new(), true));
+    every_test_failed_is_not_stored: root() =>
+        check("every test failed", "exit 1, not stored", every_test_failed(&Case::new()));
 }

@@ -1,5 +1,6 @@
 //! History: runs on the null engine stored in a temporary database, read back by `history`,
-//! `show`, `compare`, `export` (snapshots) and `forget`; damaged databases; concurrent runs.
+//! `show`, `compare`, `export` (snapshots) and `forget`. Foreign, damaged and concurrently written
+//! databases are the fault matrix's (`faults_history.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -218,44 +219,6 @@ fn the_db_flag_wins_over_the_environment() {
 }
 
 #[test]
-fn a_damaged_database_is_a_clear_error_and_is_left_alone() {
-    let f = Fixture::new();
-    std::fs::create_dir_all(f.db().parent().unwrap()).unwrap();
-    let garbage = b"not a database\n".repeat(500);
-    std::fs::write(f.db(), &garbage).unwrap();
-    let path = f.db().display().to_string();
-    for args in [
-        vec![
-            "run",
-            f.dest().to_str().unwrap(),
-            "--engine",
-            "null",
-            "--profile",
-            "quick",
-        ],
-        vec!["history"],
-        vec!["show", "1"],
-        vec!["compare", "1", "2"],
-    ] {
-        let err = fails(f.cmd().args(&args), 1);
-        assert!(
-            err.contains(&format!("history database {path}: not an SQLite database")),
-            "{args:?}: {err}"
-        );
-    }
-    assert_eq!(
-        std::fs::read(f.db()).unwrap(),
-        garbage,
-        "the file was changed"
-    );
-    assert_eq!(
-        crate::support::entries(f.dest()),
-        ["data"],
-        "the run did not start"
-    );
-}
-
-#[test]
 fn unknown_ids_and_malformed_commands() {
     let f = Fixture::new();
     f.run(&[]);
@@ -279,31 +242,6 @@ fn unknown_ids_and_malformed_commands() {
     }
     let err = fails(f.cmd().args(["forget", "9"]), 1);
     assert!(err.contains("no run 9"), "{err}");
-}
-
-#[test]
-fn two_runs_finishing_together_both_land() {
-    let f = Fixture::new();
-    let spawn = |label: &str| {
-        f.null_json_run("--runs 1 --duration 0.2 --size 4MiB --tests seq-write")
-            .args(["--label", label])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    let children: Vec<_> = (0..4).map(|i| spawn(&format!("parallel {i}"))).collect();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let mut ids = f.ids();
-    ids.sort_unstable();
-    assert_eq!(ids, [1, 2, 3, 4]);
 }
 
 #[test]

@@ -1,5 +1,7 @@
-//! destbench's integration tests, built into one test binary.
-
+//! destbench's integration tests, built into one test binary. The long ones are `#[ignore]`d,
+//! and `.ci/run` runs them: the figures held against an emulated device of known speed (`cargo
+//! test -- --ignored --skip lab::`) and the lab's qemu guests, which run alone (`cargo test
+//! --test integration lab:: -- --ignored`).
 mod chain;
 mod cli_ux;
 mod estimate;
@@ -9,6 +11,7 @@ mod fio_interop;
 mod headline;
 mod history;
 mod html_report;
+mod lab;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod run_files;

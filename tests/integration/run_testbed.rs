@@ -1,7 +1,9 @@
 //! destbench against the testbed's emulated destinations: a disk with a known true speed, and
 //! the read-only, unwritable and full destinations.
 
-use crate::support::{destbench, entries, exits, num, result, run_on, test_variants};
+use crate::support::{
+    destbench, destbench_setpriv, entries, exits, num, result, run_on, test_variants,
+};
 use crate::testbed::{Exclusive, Testbed};
 
 /// A run on the testbed's slow disk, the machine to this test alone (the testbed stays up, and
@@ -33,6 +35,7 @@ fn run_on_slow_disk(rate: &str, flags: &str) -> Option<SlowDiskRun> {
 /// On a disk held to 37 MB/s (a USB 2.0 disk), the sequential medians are within 5% of the true
 /// rate, and no figure at all is above it.
 #[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn sequential_figures_match_a_disk_of_known_speed() {
     let flags = "--tests seq-write,seq-read --size 64MiB --runs 2 --duration 2";
     let Some(SlowDiskRun {
@@ -99,14 +102,9 @@ fn sequential_figures_match_a_disk_of_known_speed() {
 fn refuses(tb: &Testbed, user: Option<&str>, needle: &str) {
     let mut cmd = match user {
         Some(user) => {
-            let mut c = std::process::Command::new("setpriv");
-            c.args(["--reuid", user, "--regid", user, "--clear-groups"])
-                .arg(env!("CARGO_BIN_EXE_destbench"))
-                .env("NO_COLOR", "1")
-                // Not root's own history, which this user could not open anyway.
-                .env("DESTBENCH_DB", "/nonexistent/destbench-history.sqlite")
-                // Nor root's config file.
-                .env("DESTBENCH_CONFIG", "");
+            let mut c = destbench_setpriv(&["--reuid", user, "--regid", user, "--clear-groups"]);
+            // Not root's own history, which this user could not open anyway.
+            c.env("DESTBENCH_DB", "/nonexistent/destbench-history.sqlite");
             c
         }
         None => destbench(),
@@ -191,6 +189,7 @@ fn filling_up_mid_run_fails_that_test_only() {
 /// Copying the large set (1 thread and 4, write cache on) to a disk held to 40 MB/s lands within
 /// 7% of the rate.
 #[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn large_set_copy_matches_a_disk_of_known_speed() {
     let flags = "--runs 2 --sets large --set-size 120MB --size 40MiB --threads 1,4 \
                  --tests files-copy:large-1t-cache-on,files-copy:large-4t-cache-on";
@@ -217,6 +216,7 @@ fn large_set_copy_matches_a_disk_of_known_speed() {
 /// the small set pays a round trip per file: fewer files per second than the large-file rate
 /// would allow for files of their size.
 #[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn nas_copy_rates_and_the_per_file_cost() {
     let Some((_alone, tb)) = Testbed::up_alone("nas", &["--link", "100mbit"]) else {
         return;

@@ -18,6 +18,22 @@ pub fn skip(reason: &str) {
     eprintln!("SKIPPED: {reason}");
 }
 
+/// One `#[test]` per case of a fault matrix, named as the case and runnable alone (`cargo test
+/// --test integration faults::NAME`): `NAME: NEEDS => CASE;`. NEEDS is checked first (false:
+/// skipped, after `skip` said why); the cases hold `LOCK` while they run, one at a time.
+macro_rules! fault_cases {
+    ($lock:ident; $($name:ident: $needs:expr => $case:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            let _alone = $lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if $needs {
+                $case;
+            }
+        }
+    )*};
+}
+pub(crate) use fault_cases;
+
 /// True when running as root.
 pub fn is_root() -> bool {
     rustix::process::geteuid().is_root()
@@ -53,14 +69,48 @@ pub fn require_root_and(programs: &[&str]) -> bool {
 
 /// A `Command` for the destbench binary built for these tests. Runs are stored in a history
 /// database of the test build's own (never the user's); tests about the history pass their own
-/// `--db` or `DESTBENCH_DB`.
+/// `--db` or `DESTBENCH_DB`. Its temp directory is the test's own ([`test_tmpdir`]).
 pub fn destbench() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_destbench"));
     cmd.env("NO_COLOR", "1");
     cmd.env("DESTBENCH_DB", shared_history_db());
     // No config file of the user's changes what a test runs (cli_ux tests its own).
     cmd.env("DESTBENCH_CONFIG", "");
+    cmd.env("TMPDIR", test_tmpdir());
     cmd
+}
+
+/// The calling test's own temp directory, emptied when this test process first asks for it:
+/// destbench makes its sets there and reports leftovers of killed runs found there, so what
+/// an earlier, killed run left in /tmp cannot change a test's outcome. Named after the test
+/// (libtest names each test's thread so), world-writable for the runs made as another user.
+pub fn test_tmpdir() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    static MADE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let thread = std::thread::current();
+    let name: String = thread
+        .name()
+        .unwrap_or("unnamed")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("test-tmp")
+        .join(&name);
+    let mut made = MADE.lock().unwrap();
+    if !made.contains(&name) {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        made.push(name);
+    }
+    dir
 }
 
 /// The history database every test run of destbench stores into unless told otherwise; new
@@ -104,7 +154,8 @@ pub fn destbench_setpriv(options: &[&str]) -> Command {
     cmd.args(options)
         .arg(env!("CARGO_BIN_EXE_destbench"))
         .env("NO_COLOR", "1")
-        .env("DESTBENCH_CONFIG", "");
+        .env("DESTBENCH_CONFIG", "")
+        .env("TMPDIR", test_tmpdir());
     cmd
 }
 

@@ -20,6 +20,7 @@ fn written(mount: &Path) -> Option<u64> {
 /// filled): the cliff is found within 10% of where the rate was changed, with the rates either
 /// side of it.
 #[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn sustained_finds_the_cliff_where_the_rate_dropped() {
     let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "150", "--size", "2G"])
     else {
@@ -111,6 +112,7 @@ fn throttled(tb: &Testbed) -> serde_json::Value {
 /// priority cannot act instead of presenting a figure; with `mq-deadline` set through sysfs it
 /// reports both cases' slowdowns.
 #[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn throttled_explains_a_scheduler_that_ignores_priorities_and_measures_one_that_does() {
     let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "40"]) else {
         return;

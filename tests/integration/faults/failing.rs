@@ -5,11 +5,11 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::{Matrix, run_within};
+use super::{record, run_within};
 use crate::support::{destbench, entries};
 use crate::testbed::Testbed;
 
-pub fn case(matrix: &mut Matrix) {
+pub fn case() {
     let Some(tb) = Testbed::up("failing-disk", &[]) else {
         return;
     };
@@ -81,7 +81,7 @@ pub fn case(matrix: &mut Matrix) {
         .iter()
         .filter(|e| e.contains("Input/output error") || e.contains("Read-only file system"))
         .count();
-    matrix.record(
+    record(
         "failing disk (EIO) mid files-copy, cache on then off",
         "every failed test names the I/O error, none \"File exists\"; no signal",
         format!(

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::{Matrix, null_run};
+use super::{null_run, record};
 use crate::support::{destbench, entries};
 
 /// Writes a scratch-like directory with the marker `text` (None: no marker).
@@ -24,7 +24,7 @@ fn marker(pid: u32, host: &str) -> Option<String> {
     ))
 }
 
-pub fn case(matrix: &mut Matrix) {
+pub fn case() {
     let destination = tempfile::tempdir().unwrap();
     let sets = tempfile::tempdir().unwrap();
     let host = rustix::system::uname()
@@ -105,13 +105,16 @@ pub fn case(matrix: &mut Matrix) {
         && String::from_utf8_lossy(&cleaned.stdout).contains("removed 2 leftovers")
         && left.0 == expected_left.0
         && left.1 == expected_left.1;
-    matrix.record(
+    record(
         "SIGKILL, then the next run and clean",
         "next run reports 2 leftovers; clean removes those 2, keeps the 3 decoys and the user's file",
         format!(
             "{} left by the kill; reported: \"{reported}\"; clean: {}; kept {:?} {:?}",
             after_kill.0 + after_kill.1 - before.0 - before.1,
-            String::from_utf8_lossy(&cleaned.stdout).lines().last().unwrap_or(""),
+            String::from_utf8_lossy(&cleaned.stdout)
+                .lines()
+                .last()
+                .unwrap_or(""),
             left.0,
             left.1
         ),

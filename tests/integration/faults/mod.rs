@@ -1,14 +1,16 @@
 //! The fault matrix: what an attacker on a shared share or an unlucky user does to a run, and
-//! what destbench must do about it. Each case records (case, expected, got); one test runs them
-//! in order, prints the table and fails naming every case that did not hold.
+//! what destbench must do about it. Each case is a test of its own (the table at the end), and
+//! says what it expected and what it got; the cases run one at a time, as they share the
+//! machine's mounts and its cores.
 //!
 //! Safety, not speed: tiny sets, one repetition, no minimum time, no history.
 
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::support::{destbench, entries, require_root_and};
+use crate::support::{destbench, entries, fault_cases, require_root_and};
 mod failing;
 mod leftovers;
 mod shared;
@@ -18,59 +20,19 @@ mod victim;
 use victim::{Swapper, Victim};
 
 /// Every destbench process the matrix started: the victim's opens are counted against these.
-static SPAWNED: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+static SPAWNED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Held by each case while it runs.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Swaps each symlink case must survive.
 const SWAPS: u64 = 200;
 
-struct Row {
-    case: String,
-    expected: String,
-    got: String,
-    ok: bool,
-}
-
-#[derive(Default)]
-pub struct Matrix {
-    rows: Vec<Row>,
-}
-
-impl Matrix {
-    pub fn record(&mut self, case: &str, expected: &str, got: String, ok: bool) {
-        eprintln!("{case}: {got}");
-        self.rows.push(Row {
-            case: case.into(),
-            expected: expected.into(),
-            got,
-            ok,
-        });
-    }
-
-    /// Prints the table (and writes it to `target/tmp/fault-matrix.txt`, which `.ci/run`
-    /// shows), then fails naming the cases that did not hold.
-    pub fn finish(self) {
-        let width = |f: fn(&Row) -> &str| self.rows.iter().map(|r| f(r).len()).max().unwrap_or(0);
-        let (c, e) = (width(|r| &r.case), width(|r| &r.expected));
-        let mut table = format!("{:c$}  {:e$}  got\n", "case", "expected");
-        for r in &self.rows {
-            let mark = if r.ok { "" } else { "  <-- FAILED" };
-            table += &format!("{:c$}  {:e$}  {}{mark}\n", r.case, r.expected, r.got);
-        }
-        println!("\n{table}");
-        let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fault-matrix.txt");
-        std::fs::write(&file, &table).unwrap();
-        let failed: Vec<&str> = self
-            .rows
-            .iter()
-            .filter(|r| !r.ok)
-            .map(|r| r.case.as_str())
-            .collect();
-        assert!(
-            failed.is_empty(),
-            "fault cases failed: {}",
-            failed.join(", ")
-        );
-    }
+/// A case's outcome: printed as "case: got", and the test fails unless `ok`, saying what was
+/// expected.
+pub fn record(case: &str, expected: &str, got: String, ok: bool) {
+    println!("{case}: {got}");
+    assert!(ok, "{case}: expected {expected}; got {got}");
 }
 
 /// How a process ended, as the table shows it.
@@ -163,7 +125,7 @@ pub fn run_within(
 
 /// Runs destbench again and again with the swapper at work until it has made [`SWAPS`] swaps;
 /// the victim must show no event and no change, and no run may end in a signal.
-fn swap_case(matrix: &mut Matrix, case: &str, tests: &str, terminate: bool) {
+fn swap_case(case: &str, tests: &str, terminate: bool) {
     let destination = tempfile::tempdir().unwrap();
     let sources = tempfile::tempdir().unwrap();
     let victim = Victim::new();
@@ -197,7 +159,7 @@ fn swap_case(matrix: &mut Matrix, case: &str, tests: &str, terminate: bool) {
             entries(victim.path())
         );
     }
-    matrix.record(
+    record(
         case,
         "victim unchanged, not opened by destbench; no signal; scratch gone",
         format!(
@@ -212,23 +174,32 @@ fn swap_case(matrix: &mut Matrix, case: &str, tests: &str, terminate: bool) {
     );
 }
 
-#[test]
-fn fault_matrix() {
-    if !require_root_and(&["mount", "umount", "setpriv"]) {
-        return;
-    }
-    let mut matrix = Matrix::default();
-    for (case, tests, terminate) in [
-        ("symlink swaps during files-copy", "files-copy", false),
-        ("symlink swaps during files-restore", "files-restore", false),
-        ("symlink swaps during files-delete", "files-delete", false),
-        ("symlink swaps during cleanup (SIGTERM)", "files-copy", true),
-    ] {
-        swap_case(&mut matrix, case, tests, terminate);
-    }
-    sources::cases(&mut matrix);
-    leftovers::case(&mut matrix);
-    shared::cases(&mut matrix);
-    failing::case(&mut matrix);
-    matrix.finish();
+/// Root: fanotify (the victim), mounts, and runs as another user.
+fn root() -> bool {
+    require_root_and(&["mount", "umount", "setpriv"])
+}
+
+fault_cases! {
+    ONE_AT_A_TIME;
+    symlink_swaps_during_files_copy: root() =>
+        swap_case("symlink swaps during files-copy", "files-copy", false);
+    symlink_swaps_during_files_restore: root() =>
+        swap_case("symlink swaps during files-restore", "files-restore", false);
+    symlink_swaps_during_files_delete: root() =>
+        swap_case("symlink swaps during files-delete", "files-delete", false);
+    symlink_swaps_during_cleanup_sigterm: root() =>
+        swap_case("symlink swaps during cleanup (SIGTERM)", "files-copy", true);
+    source_proc: true => sources::proc();
+    source_with_a_fifo: true => sources::fifo();
+    source_with_a_socket: true => sources::socket();
+    source_with_a_device_node: root() => sources::device_node();
+    source_with_unreadable_files: root() => sources::unreadable_files();
+    source_with_symlink_loops: true => sources::symlink_loops();
+    source_with_a_mount_point_inside: root() => sources::mount_point_inside();
+    estimate_root_stays_on_its_filesystem: root() => sources::estimate_root();
+    sigkill_then_the_next_run_and_clean: true => leftovers::case();
+    two_runs_at_once_on_one_destination: true => shared::two_runs_at_once();
+    destination_unmounted_mid_run: root() => shared::unmounted_mid_run();
+    // Its testbed checks root and the packages itself.
+    failing_disk_mid_files_copy: true => failing::case();
 }

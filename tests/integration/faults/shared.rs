@@ -5,16 +5,11 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::sources::mount_tmpfs;
-use super::{Matrix, ended, lasting_run, run_within, small_run};
+use super::{ended, lasting_run, record, run_within, small_run};
 use crate::support::entries;
 
-pub fn cases(matrix: &mut Matrix) {
-    two_runs_at_once(matrix);
-    unmounted_mid_run(matrix);
-}
-
 /// Each run keeps to its own scratch directory: both finish, and nothing is left.
-fn two_runs_at_once(matrix: &mut Matrix) {
+pub fn two_runs_at_once() {
     let destination = tempfile::tempdir().unwrap();
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let mut first = small_run(destination.path(), a.path(), "files-copy,files-delete");
@@ -24,7 +19,7 @@ fn two_runs_at_once(matrix: &mut Matrix) {
     let theirs = other.join().unwrap();
     let left = entries(destination.path());
     let show = |s: Option<std::process::ExitStatus>| s.map_or("hung".into(), ended);
-    matrix.record(
+    record(
         "two runs at once on one destination",
         "both exit 0, nothing left",
         format!("{} and {}; {} left", show(mine), show(theirs), left.len()),
@@ -35,12 +30,12 @@ fn two_runs_at_once(matrix: &mut Matrix) {
 /// The destination's filesystem is detached mid-run (`umount -l`): the run may finish on the
 /// detached filesystem or fail in one line, but it must end, without a signal, and never write
 /// into the directory the mount covered (what a path-based reopen would do).
-fn unmounted_mid_run(matrix: &mut Matrix) {
+pub fn unmounted_mid_run() {
     let place = tempfile::tempdir().unwrap();
     let destination = place.path().join("share");
     let sources = tempfile::tempdir().unwrap();
     if !mount_tmpfs(&destination) {
-        matrix.record(
+        record(
             "destination unmounted mid-run",
             "a tmpfs to unmount",
             "mount failed".into(),
@@ -57,7 +52,7 @@ fn unmounted_mid_run(matrix: &mut Matrix) {
     let status = run_within(&mut run, Duration::from_secs(120), None);
     let unmounted = unmounter.join().unwrap().is_ok_and(|s| s.success());
     let beneath = entries(&destination);
-    matrix.record(
+    record(
         "destination unmounted mid-run",
         "ends, no signal; nothing beneath the mount",
         format!(

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{Matrix, ended, null_run};
+use super::{ended, null_run, record};
 use crate::support::{destbench, destbench_setpriv};
 
 /// What a command did within a time limit: how it ended (None: killed at the limit), its stdout
@@ -110,7 +110,6 @@ fn copy_source(source: &Path, destination: &Path, nobody: bool) -> Command {
 /// itself in time, copy the one file, and name what it skipped (`expected` in its warnings).
 /// `add` returns a mount point it made, unmounted at the end.
 fn skip_case(
-    matrix: &mut Matrix,
     case: &str,
     expected: &str,
     nobody: bool,
@@ -133,7 +132,7 @@ fn skip_case(
     if let Some(at) = mounted {
         umount(&at);
     }
-    matrix.record(
+    record(
         case,
         &format!("exit 0, 1 file copied, \"{expected}\" in the warnings"),
         format!(
@@ -164,15 +163,15 @@ fn umount(at: &Path) {
     let _ = Command::new("umount").arg(at).status();
 }
 
-pub fn cases(matrix: &mut Matrix) {
-    // /proc: refused at once with one line (its files block, never end, or are memory).
+/// `/proc`: refused at once with one line (its files block, never end, or are memory).
+pub fn proc() {
     let destination = tempfile::tempdir().unwrap();
     let ran = output_within(
         &mut copy_source(Path::new("/proc"), destination.path(), false),
         Duration::from_secs(5),
     );
     let lines = ran.stderr.lines().count();
-    matrix.record(
+    record(
         "--source /proc",
         "refused or done within 5 s, one-line error, no signal",
         format!(
@@ -183,7 +182,10 @@ pub fn cases(matrix: &mut Matrix) {
         ),
         ran.code().is_some() && ran.took < Duration::from_secs(5) && lines <= 1,
     );
-    skip_case(matrix, "--source with a FIFO", "1 FIFO", false, |dir| {
+}
+
+pub fn fifo() {
+    skip_case("--source with a FIFO", "1 FIFO", false, |dir| {
         rustix::fs::mknodat(
             rustix::fs::CWD,
             dir.join("pipe"),
@@ -194,32 +196,34 @@ pub fn cases(matrix: &mut Matrix) {
         .unwrap();
         None
     });
+}
+
+pub fn socket() {
     let mut listener = None;
-    skip_case(matrix, "--source with a socket", "1 socket", false, |dir| {
+    skip_case("--source with a socket", "1 socket", false, |dir| {
         listener = Some(std::os::unix::net::UnixListener::bind(dir.join("sock")).unwrap());
         None
     });
     drop(listener);
+}
+
+pub fn device_node() {
+    skip_case("--source with a device node", "1 device", false, |dir| {
+        // /dev/kmsg's numbers: a read of it waits for the next kernel message.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.join("kmsg"),
+            rustix::fs::FileType::CharacterDevice,
+            rustix::fs::Mode::from_raw_mode(0o666),
+            rustix::fs::makedev(1, 11),
+        )
+        .unwrap();
+        None
+    });
+}
+
+pub fn unreadable_files() {
     skip_case(
-        matrix,
-        "--source with a device node",
-        "1 device",
-        false,
-        |dir| {
-            // /dev/kmsg's numbers: a read of it waits for the next kernel message.
-            rustix::fs::mknodat(
-                rustix::fs::CWD,
-                dir.join("kmsg"),
-                rustix::fs::FileType::CharacterDevice,
-                rustix::fs::Mode::from_raw_mode(0o666),
-                rustix::fs::makedev(1, 11),
-            )
-            .unwrap();
-            None
-        },
-    );
-    skip_case(
-        matrix,
         "--source with unreadable files",
         "3 unreadable",
         true,
@@ -232,26 +236,25 @@ pub fn cases(matrix: &mut Matrix) {
             None
         },
     );
+}
+
+pub fn symlink_loops() {
+    skip_case("--source with symlink loops", "5 symlinks", false, |dir| {
+        for (name, target) in [
+            ("loop", "loop"),
+            ("a", "b"),
+            ("b", "a"),
+            ("self", "."),
+            ("up", ".."),
+        ] {
+            std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+        }
+        None
+    });
+}
+
+pub fn mount_point_inside() {
     skip_case(
-        matrix,
-        "--source with symlink loops",
-        "5 symlinks",
-        false,
-        |dir| {
-            for (name, target) in [
-                ("loop", "loop"),
-                ("a", "b"),
-                ("b", "a"),
-                ("self", "."),
-                ("up", ".."),
-            ] {
-                std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
-            }
-            None
-        },
-    );
-    skip_case(
-        matrix,
         "--source with a mount point inside",
         "1 other filesystem",
         false,
@@ -262,12 +265,11 @@ pub fn cases(matrix: &mut Matrix) {
             Some(at)
         },
     );
-    estimate_root(matrix);
 }
 
 /// `estimate /` with a tmpfs mounted below / holding a 1 TiB sparse file: counted as another
 /// filesystem, its file's size never added.
-fn estimate_root(matrix: &mut Matrix) {
+pub fn estimate_root() {
     let root_dev = std::fs::metadata("/")
         .map(|m| std::os::unix::fs::MetadataExt::dev(&m))
         .unwrap();
@@ -302,7 +304,7 @@ fn estimate_root(matrix: &mut Matrix) {
     let source = &doc["source"];
     let bytes = source["bytes"].as_f64().unwrap_or(f64::MAX);
     let others = source["skipped"]["other_filesystems"].as_u64().unwrap_or(0);
-    matrix.record(
+    record(
         "estimate /",
         "stays on /'s filesystem: the mounted 1 TiB not counted",
         format!(

@@ -1,80 +1,24 @@
 //! destbench on real kernel drivers: `scripts/lab` boots Debian's kernel in a qemu guest with the
 //! destination on a USB 2.0 (BOT), UAS, SATA or NVMe bus (docs/lab.md).
 //!
-//! One guest boot per test runs `info`, a `dd` truth and a short `run --json`; the lab script
-//! holds a lock, so the tests' guests run one at a time whatever the test threads. The true
-//! speed is what `dd` measured in the same guest, not the throttle asked of qemu: "a truth is
-//! only a truth where you measured it". Each phase lasts 5-10 s at the throttle, past qemu's
-//! initial burst.
+//! One guest boot per test runs `info`, a truth measured in the same guest (`dd`, `xfs_io`,
+//! `cp`) and destbench beside it; the lab script holds a lock, so the guests run one at a time.
+//! Each phase lasts 5-10 s at the throttle, past qemu's initial burst.
 //!
-//! A test binary of its own, apart from `tests/integration`: cargo runs test binaries one after
-//! another, so the guests never share the host's two cores with the other tests. Every figure
-//! in a guest includes its emulated CPU; run beside the other tests (CI's first lab, in one
-//! binary with them), a 100 Mbit/s cifs share measured 7-10 MB/s where alone it measures the
-//! link, and USB 2.0's emulated controller fell behind its 15 MB/s throttle.
-
-// The shared helpers of the integration tests; the lab uses a few of them.
-#[allow(dead_code)]
-#[path = "../integration/support.rs"]
-mod support;
+//! Every test is `#[ignore]`d, and run alone (`cargo test --test integration lab:: --
+//! --ignored`): a guest's figures include its emulated CPU, so no other test may share the
+//! host's cores with it (docs/lab.md, "The tests").
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-use support::{require_root_and, skip};
+use crate::support::{require_root_and, skip};
 
-/// The guest's commands: sections that `Lab::section` splits again. `$MB` (set by `Lab::run`)
-/// and `$SET_MB` (set by `Lab::run`) are what the phases move, long enough to get past qemu's
-/// initial burst.
-const GUEST: &str = r#"
-# Each section is marked on stderr too, to tell whose complaint a line there is.
-section() { echo "=== $1"; echo "=== $1" >&2; }
-section info
-$DESTBENCH info $DEST
-section dd-write
-dd if=/dev/zero of=$DEST/truth.bin bs=1M count=$MB oflag=direct conv=fsync 2>&1 | tail -n1
-section dd-read
-dd if=$DEST/truth.bin of=/dev/null bs=1M iflag=direct 2>&1 | tail -n1
-section dd-rewrite
-dd if=/dev/zero of=$DEST/truth.bin bs=1M count=$MB oflag=direct conv=notrunc,fsync 2>&1 | tail -n1
-rm -f $DEST/truth.bin
-for i in 1 2 3; do
-  dd if=/dev/zero of=$DEST/warm.bin bs=1M count=4 oflag=direct conv=fsync 2>/dev/null
-  rm -f $DEST/warm.bin
-  sync; sleep 2
-  section xfs-tm$i
-  xfs_io -d -f -c "pwrite -W -b 1m 0 50m" $DEST/tm.bin
-  rm -f $DEST/tm.bin
-  sync; sleep 2
-  section tm$i
-  $DESTBENCH run $DEST --tests tm-check:50MB --runs 1 --no-history --json || echo "exit $?" >&2
-done
-section run
-$DESTBENCH run $DEST --tests seq-write:SEQ1M-Q8T1,seq-read:SEQ1M-Q8T1 --size ${MB}M --duration 10 --runs 1 --no-history --json || echo "exit $?" >&2
-mkdir /tmp/cpset
-for i in 1 2 3 4 5 6 7 8; do
-  dd if=/dev/urandom of=/tmp/cpset/f$i bs=1M count=$((SET_MB / 8)) 2>/dev/null
-done
-# Each side warms up with a copy of one file first: right after a destbench process the
-# emulated CPU copies cold (see copy_and_truth).
-warm_copy() { cp /tmp/cpset/f1 $DEST/warm.bin; rm -f $DEST/warm.bin; sync; sleep 2; }
-for i in $(seq 1 $COPY_ROUNDS); do
-  warm_copy
-  section cp$i
-  t0=$(cut -d' ' -f1 /proc/uptime)
-  cp -r /tmp/cpset $DEST/cp$i
-  sync
-  echo "$((SET_MB / 8 * 8 * 1048576)) $t0 $(cut -d' ' -f1 /proc/uptime)"
-  rm -rf $DEST/cp$i
-  warm_copy
-  section copy$i
-  $DESTBENCH run $DEST --tests files-copy:large-1t-cache-on --sets large --set-size ${SET_MB}M --threads 1 --runs 1 --no-history --json || echo "exit $?" >&2
-done
-rm -rf /tmp/cpset
-section end
-"#;
+/// The guest's commands on a disk: sections that `Lab::section` splits again. `$MB` and `$SET_MB`
+/// (set by `Lab::run`) are what the phases move, long enough to get past qemu's initial burst.
+const GUEST: &str = include_str!("disk.sh");
 
 struct Lab {
     stdout: String,
@@ -136,10 +80,8 @@ impl Lab {
             .arg(&script);
         cmd.args(options).arg(dest);
         let mut out = cmd.output().expect("running scripts/lab");
-        // The emulated disk itself can stop answering: in CI the NVMe guest's journal and
-        // `sync` waited on a request for over 6 minutes, the kernel reporting hung tasks, till
-        // the timeout. That is the emulator, not a figure, so such a guest is booted once more
-        // and the table says so; a second hang fails the test.
+        // The emulated disk itself can stop answering (the guest's kernel reports hung tasks):
+        // the emulator, not a figure, so such a guest is booted once more; a second hang fails.
         let console_text = || std::fs::read_to_string(&console).unwrap_or_default();
         if out.status.code() == Some(125) && console_text().contains("blocked for more than") {
             append_row(&format!(
@@ -211,11 +153,7 @@ impl Lab {
     /// of uptime) and `copy<i>` (one destbench repetition): (destbench, cp) in MB/s.
     ///
     /// Each side first copies one file of the set and waits: under TCG, whatever runs right
-    /// after a destbench process runs cold. On SATA at 5 MB/s `cp -r` of 50 MB spent 0.6-1.2 s
-    /// filling the cache (then 10.1 s in `sync`) except straight after destbench, when it spent
-    /// 3.5-4.8 s (after `destbench info` alone, 2.8; after `--version`, 1.7); so `cp`
-    /// alternating with destbench measured 3.6-3.7 MB/s against destbench's 4.7, and NVMe at
-    /// 40 MB/s 25.0 against 33.6. One file's copy first brought `cp` back to 0.6-1.1 s.
+    /// after a destbench process runs cold (docs/lab.md, "A warm-up before each copy").
     fn copy_and_truth(&self, rounds: usize) -> (f64, f64) {
         let copy: Vec<f64> = (1..=rounds)
             .map(|i| self.median_in(&format!("copy{i}"), "files-copy", Some("large-1t-cache-on")))
@@ -307,13 +245,9 @@ impl Lab {
 }
 
 /// Runs a lab test; when it fails, boots its guest once more and runs it again, and fails
-/// only if that fails too. The first failure's message goes to the table. Under TCG on a
-/// loaded two-core machine every figure in a guest carries the emulated CPU's share, and the
-/// host's load moves it: in four CI runs each held figure passed most times, but every run
-/// missed one or two, each time a different one (a files-copy 9.6% from `cp`'s where the
-/// run before agreed within 2%; a Time Machine check 5.4% from dd's where two runs before
-/// agreed within 2%). A second, independent guest tells the emulator's bad minute from
-/// destbench's error, which misses in both. The table shows both attempts.
+/// only if that fails too. The first failure's message goes to the table. The host's load
+/// moves every figure in a guest; a second, independent guest tells the emulator's bad minute
+/// from destbench's error, which misses in both (docs/lab.md, "A second guest").
 fn held_on_a_second_guest(test: &str, run: impl Fn() + std::panic::RefUnwindSafe) {
     let Err(failure) = std::panic::catch_unwind(&run) else {
         return;
@@ -337,7 +271,7 @@ fn copy_is_held(dest: &str) -> bool {
 }
 
 /// Rounds of the cached copy on each side: three where it is held, one where it is printed
-/// (three rounds at 40 MB/s cost CI about a minute and a half).
+/// (each round costs the lab's time).
 fn copy_rounds(dest: &str) -> usize {
     if copy_is_held(dest) { 3 } else { 1 }
 }
@@ -377,13 +311,9 @@ fn append_row(row: &str) {
         .expect("appending to the lab's table");
 }
 
-/// How far a share's figure may be from xfs_io's in the same guest: the issue's 5%.
-///
-/// Not dd: dd reads every 1 MiB block from /dev/zero before writing it, and on the emulated CPU
-/// that costs several milliseconds a block, time in which the link idles at queue depth 1. Over
-/// the 100 Mbit/s link it left dd 4-7% under destbench on every share (nfs4: 10.7-11.05 MB/s
-/// where xfs_io's pwrite, which sends one buffer filled once, gave 11.45-11.51 and destbench
-/// 11.42-11.44). xfs_io is as independent as dd and does what the figure claims to measure.
+/// How far a share's figure may be from xfs_io's in the same guest: the issue's 5%. Not dd's:
+/// dd fills every block from /dev/zero on the emulated CPU while the link idles (docs/lab.md,
+/// "dd pays for its own buffer on a share").
 const SHARE_TOLERANCE: f64 = 0.05;
 
 fn assert_within(what: &str, got: f64, truth: f64, tolerance: f64) {
@@ -410,12 +340,9 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
     for want in chain {
         assert!(info.contains(want), "{dest}: {want:?} not in\n{info}");
     }
-    // The write truth is dd overwriting its file in place: its first write into a new file
-    // also pays for ext4's allocation and journal, which count against qemu's throttle too
-    // (seen: 2-5% under the throttle new, at it rewritten).
-    // The block tests last 10 s, as long as dd's phases: with the profile's 2 s they took in
-    // qemu's burst and ran 2-4% over dd on every bus (and USB 2.0 reads swung -9% to +5% at
-    // 25-33 MB/s); at 10 s they agree within 1%, USB 2.0 reads included.
+    // The write truth is dd overwriting its file in place: a new file also pays for ext4's
+    // allocation and journal. The block tests last 10 s, as dd's phases: 2 s take in qemu's
+    // burst (docs/lab.md, "A 2 s sample includes the throttle's burst").
     for (dd, test) in [("dd-rewrite", "seq-write"), ("dd-read", "seq-read")] {
         let truth = lab.dd(dd);
         assert_within(
@@ -426,45 +353,17 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
         );
         assert_within(&format!("{dest} {test}"), lab.median(test), truth, 0.05);
         if dd == "dd-rewrite" {
-            // Time Machine's destination check writes one new 50 MB file; its truth is
-            // xfs_io writing a new 50 MB file directly, 1 MiB at a time, with its fsync: 200
-            // MB took 19.5-19.7 MB/s at 20 but a 50 MB write lasts 2.5 s, short enough for
-            // qemu's throttle to let a burst through (destbench measured 20.5-20.6 there, 5%
-            // over the 200 MB figure). One 50 MB sample is short for either side: once dd
-            // wrote 38.5 at 40 MB/s where destbench wrote 42.8 (the run before, 42.6 and
-            // 42.5), so each side is the median of three, alternating, after 2 s idle. A write
-            // right after destbench's run wrote 34.5 where the next wrote 42.8, with the same
-            // requests and an idle device between: the guest's first write after the run pays
-            // a cold start (destbench drops the caches; the emulator's code too), so a 4 MB
-            // write warms up before each truth (then 41.2). The truth was dd until CI saw NVMe
-            // at 40 MB/s give dd 37.96 against destbench's 40.02 (5.4%): dd reads each block
-            // from /dev/zero on the emulated CPU while the disk idles, as on the shares (see
-            // [`SHARE_TOLERANCE`]).
+            // Time Machine's check writes one new 50 MB file; its truth is xfs_io writing a
+            // new 50 MB file directly with its fsync, each side the median of three,
+            // alternating, each after a warm-up write (docs/lab.md, "Time Machine's truth").
             let (tm, truth) = tm_check;
             assert_within(&format!("{dest} tm-check 50MB"), tm, truth, 0.05);
         }
     }
     // A copy of large files through the page cache, timed to the end of a sync: its truth is
-    // `cp -r` and `sync` of a set of the same size in the same guest. dd writing directly is
-    // not the same operation: on the guest's one emulated CPU, filling the cache holds the
-    // device up, which costs more the faster the device (2-3% under dd at 5-20 MB/s, 9% at 40;
-    // `cp` then `sync` lose the same: 36.1 and 37.2 MB/s where destbench copied at 37.2).
-    // (Four threads with fsync per file once ended in an I/O error of the emulated NVMe disk:
-    // left out.) Within 7%, the issue's bound for this copy (it names the copy at 5, 20 and
-    // 40 MB/s). Because the emulated CPU's share of the copy follows the host's load, the two
-    // sides alternate, three rounds each: with three copies by `cp` first and one by destbench
-    // minutes later, CI once saw UAS at 20 MB/s copy 17.39 MB/s by `cp` and 15.73 by destbench
-    // (9.6% apart) where the run before had 15.21 and 14.90. The copy is held on SATA at 5
-    // MB/s only (4.67 vs 4.51 MB/s, alternating and warmed up). At 20 MB/s on UAS, alternating
-    // and warmed up, a guest still gave 16.33 by destbench against 14.84 by `cp` (10.1%); on
-    // USB 2.0 and at 40 MB/s on NVMe it is no better: the truth itself does not hold still
-    // there, and the copy is printed, not held. Through the
-    // emulated EHCI both sides run 8-15% under the throttle, and `cp`'s median moved from 6.96
-    // MB/s in one CI run to 6.78 in the next, while destbench's moved from 6.82 to 7.35. At 40
-    // MB/s, 400 MB pass the guest's page cache, past its dirty limit, and the emulated CPU's
-    // share decides: in four guests, alternating (the first two before the warm-up), `cp`
-    // gave medians of 25.0, 28.5 and 32.0 MB/s and rounds of 33.0 and 31.1, destbench 33.6,
-    // 35.0 and 35.3 and rounds of 31.6 and 32.4.
+    // `cp -r` and `sync` of a set as large in the same guest, the two alternating, within 7%
+    // (the issue's bound). Held on SATA at 5 MB/s only: elsewhere the truth itself does not
+    // hold still (docs/lab.md, "Where the cached copy is held").
     if copy_is_held(dest) {
         let (copy, cp) = copy;
         assert_within(
@@ -510,13 +409,11 @@ fn rate_near_ceiling(lab: &Lab, v: &Value) -> bool {
     lab.median("seq-write").max(lab.median("seq-read")) >= 0.85 * ceiling
 }
 
-/// USB 2.0 (BOT) held to 15 MB/s: the verdict measures it against USB 2.0 (BOT), as the limit
-/// or as how far below its ceiling the disk ran. Unthrottled, qemu's EHCI does not keep to
-/// 480 Mbit/s under TCG: dd measured 47 to 75 MB/s there, and destbench rightly called 90 MB/s
-/// more than USB 2.0 can carry. At 33, 25 and 15 MB/s the emulated bus itself fell behind when
-/// the machine was loaded (reads 9% and a write 5.3% under dd's; at 15, Time Machine's check
-/// and dd's 50 MB write each swung from 11.7 to 15.1 MB/s), so the throttle leaves it room.
+/// USB 2.0 (BOT) held to 8 MB/s: the verdict measures it against USB 2.0 (BOT), as the limit
+/// or as how far below its ceiling the disk ran. The throttle leaves the emulated bus room: it
+/// falls behind on a loaded machine (docs/lab.md, "USB 2.0's throttle").
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_usb2_bot_is_measured_against_usb2() {
     held_on_a_second_guest("lab_usb2_bot_is_measured_against_usb2", || {
         throttled_disk(
@@ -534,10 +431,10 @@ fn lab_usb2_bot_is_measured_against_usb2() {
 }
 
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_uas_throttled_is_the_device() {
     held_on_a_second_guest("lab_uas_throttled_is_the_device", || {
-        // At 40 MB/s the emulated xHCI fell behind when the machine was loaded (reads at 32 MB/s
-        // beside dd's 40.6), so 20.
+        // 20, not 40: the emulated xHCI falls behind on a loaded machine (docs/lab.md).
         throttled_disk(
             "uas",
             20,
@@ -549,6 +446,7 @@ fn lab_uas_throttled_is_the_device() {
 
 /// The slow end: a SATA disk held to 5 MB/s (50 MB phases, 10 s each).
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_sata_at_5_mb_s_is_the_device() {
     held_on_a_second_guest("lab_sata_at_5_mb_s_is_the_device", || {
         throttled_disk(
@@ -561,6 +459,7 @@ fn lab_sata_at_5_mb_s_is_the_device() {
 }
 
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_nvme_throttled_is_the_device() {
     held_on_a_second_guest("lab_nvme_throttled_is_the_device", || {
         throttled_disk("nvme", 40, &["NVMe over pcie", "PCIe Gen1 x1"], "PCIe Gen1");
@@ -586,6 +485,7 @@ fn share_info(dest: &str, options: &[&str], guest: &str, chain: &[&str]) -> Opti
 }
 
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_nfs3_netem_is_limited_by_the_declared_link() {
     held_on_a_second_guest("lab_nfs3_netem_is_limited_by_the_declared_link", || {
         shaped_share(
@@ -609,40 +509,14 @@ fn lab_nfs3_netem_is_limited_by_the_declared_link() {
 /// xfs_io's (also one 1 MiB direct transfer at a time, see [`SHARE_TOLERANCE`]) in the same
 /// guest within 5%, each the median of three, and the verdict names the declared link as the
 /// limit. Like with like: at depth 1 the link idles while each reply comes back, where
-/// SEQ1M-Q8T1 keeps it full (NFS 4.1 writes: 11.4 vs 12.0 MB/s). Before reads were shaped too,
-/// they came back at 48 MB/s, rightly called more than the declared link can carry.
+/// SEQ1M-Q8T1 keeps it full.
 ///
 /// The two sides alternate (xfs_io's rewrite and read, then one destbench repetition of each
-/// variant, three times), each after `sync` and the same 5 s pause: the share's files live on
-/// the host's root filesystem, mounted with `discard`, and a write that followed destbench's
-/// deletion of its 100 MB file straight away ran 3-6% slower. They alternate at all because on
-/// the emulated CPU the guest's own work is part of every figure, and the host's load can
-/// change between one block of runs and the next. One dd rewrite is printed beside them, not
-/// held (see [`SHARE_TOLERANCE`]). (A share in the host's memory, tmpfs, would need no pause;
-/// tried once, Samba's queue-depth-8 figures fell to 40% of the link there, which was most
-/// likely io_uring on cifs, since seen on the disk too and now avoided by the `auto` engine;
-/// tmpfs was not tried again.)
+/// variant, three times), each after `sync` and the same 5 s pause, as the host's load moves
+/// every figure and the share's disk discards (docs/lab.md, "What the lab found"). One dd
+/// rewrite is printed beside them, not held.
 fn shaped_share(dest: &str, options: &[&str], chain: &[&str]) {
-    const GUEST: &str = r#"
-echo "=== info"
-$DESTBENCH info $DEST
-echo "=== write-new"
-xfs_io -d -f -c "pwrite -W -b 1m 0 100m" $DEST/truth.bin
-echo "=== dd-rewrite"
-dd if=/dev/zero of=$DEST/truth.bin bs=1M count=100 oflag=direct conv=notrunc,fsync 2>&1 | tail -n1
-for i in 1 2 3; do
-    sync; sleep 5
-    echo "=== write-$i"
-    xfs_io -d -c "pwrite -W -b 1m 0 100m" $DEST/truth.bin
-    echo "=== read-$i"
-    xfs_io -d -c "pread -b 1m 0 100m" $DEST/truth.bin
-    sync; sleep 5
-    echo "=== run-$i"
-    $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,seq-read:SEQ1M-Q1T1,seq-read:SEQ1M-Q8T1 --size 100M --duration 5 --runs 1 --no-history --json --link-speed 100mbit || echo "exit $?" >&2
-done
-rm -f $DEST/truth.bin
-echo "=== end"
-"#;
+    const GUEST: &str = include_str!("share.sh");
     const ROUNDS: [usize; 3] = [1, 2, 3];
     let options: Vec<&str> = options
         .iter()
@@ -693,7 +567,7 @@ echo "=== end"
         SHARE_TOLERANCE,
     );
     // The shape holds what the guest receives, too: no faster than the wire's 12.5 MB/s, and
-    // not far below it (unshaped, reads came back at 48 MB/s and more).
+    // not far below it.
     assert!(
         (10.0..=12.5 * 1.02).contains(&read_truth),
         "{dest}: xfs_io read {read_truth:.2} MB/s over a 100 Mbit/s shape"
@@ -704,6 +578,7 @@ echo "=== end"
 }
 
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_nfs4_netem_is_limited_by_the_declared_link() {
     held_on_a_second_guest("lab_nfs4_netem_is_limited_by_the_declared_link", || {
         shaped_share(
@@ -716,6 +591,7 @@ fn lab_nfs4_netem_is_limited_by_the_declared_link() {
 
 /// SMB 3.0 with `cache=none` (every read and write goes to the server, as O_DIRECT does).
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_cifs_netem_is_limited_by_the_declared_link() {
     held_on_a_second_guest("lab_cifs_netem_is_limited_by_the_declared_link", || {
         shaped_share(
@@ -739,38 +615,16 @@ fn lab_cifs_netem_is_limited_by_the_declared_link() {
 /// every file waits for the server several times (create, write, flush, close), so each must
 /// cost at least one round trip, 20 ms, more; the verdict must name the cost as round trips,
 /// not bandwidth; the estimate must take the delay in as a per-file cost, at least 20 ms a file
-/// more.
-///
-/// The verdict took the per-file cost from Time Machine's 500 files, 32 in flight, and the
-/// delay was 5 ms: it added about 30 ms a file while io_uring ran those files (23.8 to 54.0
-/// ms). Since `auto` gives cifs 32 worker threads, a file waits mostly for the 31 others on the
-/// guest's one emulated CPU: 85-128 ms a file as it was, 89-92 ms with 20 ms of delay, and in
-/// CI 105.8 and then 94.6 ms with 5 ms. The queue hid the wire, so the verdict now takes the
-/// cost from the copy of one file after another.
+/// more. The cost is taken from the copy of one file after another: with many in flight, the
+/// queue hides the wire (docs/lab.md, "A round trip's cost").
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_cifs_delay_is_a_per_file_cost() {
     held_on_a_second_guest("lab_cifs_delay_is_a_per_file_cost", cifs_delay);
 }
 
 fn cifs_delay() {
-    const GUEST: &str = r#"
-mkdir /tmp/folder
-for d in 1 2 3 4 5; do
-  mkdir /tmp/folder/d$d
-  for f in $(seq 1 40); do head -c 2000 /dev/urandom > /tmp/folder/d$d/f$f; done
-done
-head -c 5000000 /dev/urandom > /tmp/folder/big
-copy_and_estimate() {
-  echo "=== $1"
-  $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q8T1,files-copy --size 50M --sets small,large --set-size 2M --threads 1 --runs 1 --min-time 0 --db /tmp/history.sqlite --json
-  echo "=== $1-estimate"
-  $DESTBENCH estimate /tmp/folder --run latest --db /tmp/history.sqlite --json
-}
-copy_and_estimate plain
-tc qdisc add dev eth0 root netem delay 20ms
-copy_and_estimate delayed
-echo "=== end"
-"#;
+    const GUEST: &str = include_str!("cifs_delay.sh");
     const ROUND_TRIP_MS: f64 = 20.0;
     let Some(lab) = Lab::run_script("cifs", &[], GUEST) else {
         return;
@@ -832,12 +686,11 @@ echo "=== end"
 /// (`direct`, `fsync`). With `cache=none` (the mount sends every write on) both ways are held,
 /// each the median of three rounds: within 5% of xfs_io's writing the same way (see
 /// [`SHARE_TOLERANCE`] for why not dd), and within 5% of each other. With `cache=strict` one
-/// round is printed, not held: through its page cache both tools varied from run to run (`dd`
-/// 6.8-10.3 MB/s, xfs_io 7.2-10.5, destbench once 8.6 where it gave 11.5 three times), and its
-/// direct writes took the same path as `cache=none`'s (10.65-11.26 MB/s against 10.28-11.21 in
-/// two guests); three rounds of it cost CI two minutes a guest. Writes only, as in
-/// `shaped_share`: netem shapes what the guest sends.
+/// round is printed, not held: through its page cache both tools vary from run to run
+/// (docs/lab.md, "cifs cache=strict"). Writes only, as in `shaped_share`: netem shapes what
+/// the guest sends.
 #[test]
+#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
 fn lab_cifs_direct_and_buffered_writes_both_measure_the_link() {
     held_on_a_second_guest(
         "lab_cifs_direct_and_buffered_writes_both_measure_the_link",
@@ -846,31 +699,7 @@ fn lab_cifs_direct_and_buffered_writes_both_measure_the_link() {
 }
 
 fn cifs_direct_and_buffered() {
-    const GUEST: &str = r#"
-for mode in none strict; do
-  umount $DEST
-  $(echo "$LAB_MOUNT" | sed "s/cache=strict/cache=$mode/") || exit 125
-  echo "=== $mode-mount"
-  grep " $DEST " /proc/mounts
-  xfs_io -d -f -c "pwrite -b 1m 0 60m" $DEST/truth.bin >/dev/null
-  rounds="1 2 3"
-  [ $mode = strict ] && rounds=1
-  for i in $rounds; do
-    sync; sleep 5
-    echo "=== $mode-direct-$i"
-    xfs_io -d -c "pwrite -W -b 1m 0 60m" $DEST/truth.bin
-    echo "=== $mode-fsync-$i"
-    xfs_io -c "pwrite -W -b 1m 0 60m" $DEST/truth.bin
-    sync; sleep 5
-    echo "=== $mode-run-direct-$i"
-    $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1 --size 60M --duration 5 --runs 1 --no-history --json --link-speed 100mbit
-    echo "=== $mode-run-fsync-$i"
-    $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1 --size 60M --duration 5 --runs 1 --no-history --json --link-speed 100mbit --buffered
-  done
-  rm -f $DEST/truth.bin
-done
-echo "=== end"
-"#;
+    const GUEST: &str = include_str!("cifs_cache_modes.sh");
     let Some(lab) = Lab::run_script("cifs", &["--netem", "rate 100mbit"], GUEST) else {
         return;
     };
