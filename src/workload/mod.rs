@@ -55,9 +55,32 @@ macro_rules! named_choice {
     };
 }
 
+/// Serde by the same names, for the named values of the run document that are no command-line
+/// choice of their own.
+macro_rules! serde_by_name {
+    ($ty:ty) => {
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let name = String::deserialize(d)?;
+                name.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
 named_choice!(TestId, "test");
 named_choice!(SetKind, "file set");
 named_choice!(ProfileName, "profile");
+named_choice!(SetName, "file set");
+named_choice!(FileOp, "file operation");
+serde_by_name!(SetName);
+serde_by_name!(FileOp);
 
 /// The member of `all` named `s`, or an error listing the known names ("unknown test 'x'
 /// (known: ...)"): how every named choice of the command line parses.

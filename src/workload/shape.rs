@@ -3,7 +3,6 @@
 //! variant's name (`SEQ1M-Q8T1`, `small-1t-cache-on`) is rendered from it and never read back.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -147,8 +146,7 @@ pub fn size_label(bytes: usize) -> String {
 }
 
 /// What a file-set test does with the set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "&'static str", try_from = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileOp {
     /// Copy from the source to the destination. Cache on: buffered writes, one syncfs at the
     /// end inside the timing; cache off: every file fsync'd before its thread moves on.
@@ -160,7 +158,7 @@ pub enum FileOp {
 }
 
 impl FileOp {
-    const ALL: [FileOp; 4] = [
+    pub const ALL: [FileOp; 4] = [
         FileOp::Copy { cache_on: true },
         FileOp::Copy { cache_on: false },
         FileOp::Restore,
@@ -178,55 +176,27 @@ impl FileOp {
     }
 }
 
-impl From<FileOp> for &'static str {
-    fn from(op: FileOp) -> &'static str {
-        op.as_str()
-    }
-}
-
-impl TryFrom<String> for FileOp {
-    type Error = String;
-    fn try_from(s: String) -> Result<FileOp, String> {
-        super::find_named(&FileOp::ALL, FileOp::as_str, &s, "file operation")
-    }
-}
-
 /// Which file set: a generated one, or the user's `--source` folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(into = "&'static str", try_from = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SetName {
     Generated(SetKind),
     Source,
 }
 
 impl SetName {
+    pub const ALL: [SetName; 5] = [
+        SetName::Generated(SetKind::Small),
+        SetName::Generated(SetKind::Medium),
+        SetName::Generated(SetKind::Large),
+        SetName::Generated(SetKind::Mixed),
+        SetName::Source,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             SetName::Generated(kind) => kind.as_str(),
             SetName::Source => "source",
         }
-    }
-}
-
-impl fmt::Display for SetName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl From<SetName> for &'static str {
-    fn from(set: SetName) -> &'static str {
-        set.as_str()
-    }
-}
-
-impl TryFrom<String> for SetName {
-    type Error = String;
-    fn try_from(s: String) -> Result<SetName, String> {
-        if s == "source" {
-            return Ok(SetName::Source);
-        }
-        s.parse().map(SetName::Generated)
     }
 }
 

@@ -46,19 +46,65 @@ const TM_BIG_FILE: &[u64] = &[50_000_000];
 pub const TM_SMALL_FILES: usize = 500;
 pub const TM_SMALL_SIZE: u64 = 4096;
 
-fn block(direction: Direction, pattern: Pattern, block: usize, depth: usize) -> Workload {
-    Workload::Block {
-        direction,
-        pattern,
-        block,
-        depth,
-    }
+/// A block variant's shape and what it does: (pattern, block, depth, about).
+type BlockShape = (Pattern, usize, usize, &'static str);
+
+/// The block variants of `seq-write` and `seq-read`, after their whole-file transfers.
+const SEQUENTIAL_BLOCKS: [BlockShape; 2] = [
+    (
+        Pattern::Sequential,
+        MIB,
+        1,
+        "1 MiB blocks in order, one in flight",
+    ),
+    (
+        Pattern::Sequential,
+        MIB,
+        8,
+        "1 MiB blocks in order, eight in flight",
+    ),
+];
+
+/// The block variants of `4k-write` and `4k-read`.
+const FOUR_K_BLOCKS: [BlockShape; 3] = [
+    (
+        Pattern::Sequential,
+        KIB4,
+        1,
+        "4 KiB blocks in order, one in flight",
+    ),
+    (
+        Pattern::Random,
+        KIB4,
+        1,
+        "4 KiB blocks at random offsets, one in flight",
+    ),
+    (
+        Pattern::Random,
+        KIB4,
+        32,
+        "4 KiB blocks at random offsets, 32 in flight",
+    ),
+];
+
+fn blocks(test: TestId, direction: Direction, shapes: &[BlockShape]) -> Vec<Variant> {
+    shapes
+        .iter()
+        .map(|&(pattern, block, depth, about)| {
+            let workload = Workload::Block {
+                direction,
+                pattern,
+                block,
+                depth,
+            };
+            Variant::new(test, workload, about)
+        })
+        .collect()
 }
 
 /// The whole suite, in run order.
 pub fn suite(options: &SuiteOptions) -> Vec<Variant> {
     use Direction::{Read, Write};
-    use Pattern::{Random, Sequential};
     let mut variants = Vec::new();
     for (test, direction) in [(TestId::SeqWrite, Write), (TestId::SeqRead, Read)] {
         let transfers = Workload::WholeFiles {
@@ -66,42 +112,15 @@ pub fn suite(options: &SuiteOptions) -> Vec<Variant> {
             sizes: Cow::Borrowed(TRANSFER_SIZES),
             block: MIB,
         };
-        variants.extend([
-            Variant::new(
-                test,
-                transfers,
-                "whole files of 20, 40, 60, 80 and 100 MB, 1 MiB blocks; mean of the five rates",
-            ),
-            Variant::new(
-                test,
-                block(direction, Sequential, MIB, 1),
-                "1 MiB blocks in order, one in flight",
-            ),
-            Variant::new(
-                test,
-                block(direction, Sequential, MIB, 8),
-                "1 MiB blocks in order, eight in flight",
-            ),
-        ]);
+        variants.push(Variant::new(
+            test,
+            transfers,
+            "whole files of 20, 40, 60, 80 and 100 MB, 1 MiB blocks; mean of the five rates",
+        ));
+        variants.extend(blocks(test, direction, &SEQUENTIAL_BLOCKS));
     }
     for (test, direction) in [(TestId::FourKWrite, Write), (TestId::FourKRead, Read)] {
-        variants.extend([
-            Variant::new(
-                test,
-                block(direction, Sequential, KIB4, 1),
-                "4 KiB blocks in order, one in flight",
-            ),
-            Variant::new(
-                test,
-                block(direction, Random, KIB4, 1),
-                "4 KiB blocks at random offsets, one in flight",
-            ),
-            Variant::new(
-                test,
-                block(direction, Random, KIB4, 32),
-                "4 KiB blocks at random offsets, 32 in flight",
-            ),
-        ]);
+        variants.extend(blocks(test, direction, &FOUR_K_BLOCKS));
     }
     variants.extend(time_machine_check());
     variants.extend(file_variants(options));

@@ -77,8 +77,8 @@ pub fn case() {
     let doc: serde_json::Value = serde_json::from_slice(&next.stdout).unwrap_or_default();
     let reported = doc["warnings"]
         .as_array()
-        .and_then(|w| w.iter().find(|w| w.to_string().contains("leftover")))
-        .map(|w| w.as_str().unwrap_or_default().to_string())
+        .and_then(|w| w.iter().find(|w| w["kind"] == "leftovers"))
+        .map(|w| w["message"].as_str().unwrap_or_default().to_string())
         .unwrap_or_default();
 
     let clean = |dry: bool| {
