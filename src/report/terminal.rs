@@ -1,10 +1,9 @@
 //! The terminal report: the summary first (verdict, CrystalDiskMark-style headline, backup-shaped
 //! figures), then the details (the results table, file sets, the Time Machine log lines, the
 //! legend of methods, warnings grouped by kind, failures). It fits the terminal's width (80 off a
-//! terminal); colour only on a terminal, and never with NO_COLOR.
+//! terminal); colour as `--color` says (by default on a terminal, never with NO_COLOR).
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style as Ansi};
 
@@ -20,11 +19,12 @@ pub struct Style {
 }
 
 impl Style {
-    /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty.
+    /// Colour as `--color` says; under `auto`, when stdout is a terminal and `NO_COLOR` is
+    /// unset or empty.
     pub fn detect() -> Style {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let choice = anstream::AutoStream::choice(&std::io::stdout());
         Style {
-            color: !no_color && std::io::stdout().is_terminal(),
+            color: choice != anstream::ColorChoice::Never,
         }
     }
 
