@@ -181,8 +181,17 @@ fn wrap(out: &mut String, first: &str, text: &str, width: usize) {
 /// The whole terminal report: the summary first (what the destination is, the verdict, the
 /// headline and backup-shaped figures), then the details.
 pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
-    let width = layout.width;
     let mut out = String::new();
+    title(&mut out, report, style, layout.width);
+    summary(&mut out, report, style, layout.width);
+    details(&mut out, report, style, layout);
+    legend(&mut out, report, layout.width);
+    problems(&mut out, report, style, layout);
+    out
+}
+
+/// What was measured and how: the destination with its filesystem, the settings, the access.
+fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
     let s = &report.settings;
     // The destination with its filesystem's identity (the mount the chain starts from).
     let filesystem = report
@@ -216,16 +225,14 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
             .map(|l| format!(", label \"{}\"", super::escape::terminal(l)))
             .unwrap_or_default()
     );
-    wrap(&mut out, "", &settings, width);
-    wrap(
-        &mut out,
-        "",
-        &format!("access: {}", report.access.note),
-        width,
-    );
+    wrap(out, "", &settings, width);
+    wrap(out, "", &format!("access: {}", report.access.note), width);
+}
 
+/// The verdict, the headline figures and the backup-shaped ones.
+fn summary(out: &mut String, report: &RunReport, style: Style, width: usize) {
     if let Some(v) = &report.verdict {
-        verdict(&mut out, v, style, width);
+        verdict(out, v, style, width);
     }
     if let Some(headline) = super::first_screen::headline(report) {
         let _ = writeln!(out);
@@ -235,10 +242,15 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
     if !backup.is_empty() {
         let _ = writeln!(out);
         for line in backup {
-            wrap(&mut out, "", &line, width);
+            wrap(out, "", &line, width);
         }
     }
+}
 
+/// Every result in a table (narrowed to the width unless asked), the clients, the file sets,
+/// Time Machine's log lines and each result's own details.
+fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
+    let width = layout.width;
     let _ = writeln!(out, "\n{}", style.paint(Ansi::new().bold(), "details:"));
     let bold = |header: &str| style.paint(Ansi::new().bold(), header);
     if report.results.is_empty() {
@@ -257,7 +269,7 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
         }
     }
     out.push_str(&super::clients::text(report.cluster.as_ref(), &bold));
-    file_sets(&mut out, report, width);
+    file_sets(out, report, width);
 
     let tm = &report.time_machine_log;
     if !tm.is_empty() {
@@ -266,7 +278,7 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
             "\nTime Machine's destination check, as backupd would log it:"
         );
         for line in tm {
-            wrap(&mut out, "  ", line, width);
+            wrap(out, "  ", line, width);
         }
     }
 
@@ -278,10 +290,13 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
     if !details.is_empty() {
         let _ = writeln!(out);
         for line in details {
-            wrap(&mut out, "", &line, width);
+            wrap(out, "", &line, width);
         }
     }
+}
 
+/// What each method shown means, and how to read the figures.
+fn legend(out: &mut String, report: &RunReport, width: usize) {
     let mut methods: Vec<Method> = Vec::new();
     for r in &report.results {
         if !methods.contains(&r.method) {
@@ -291,21 +306,20 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
     if !methods.is_empty() {
         let _ = writeln!(out, "\nmethods:");
         for m in methods {
-            wrap(
-                &mut out,
-                &format!("  {:<12} ", m.as_str()),
-                m.explain(),
-                width,
-            );
+            wrap(out, &format!("  {:<12} ", m.as_str()), m.explain(), width);
         }
     }
     wrap(
-        &mut out,
+        out,
         "",
         "MB/s = 10^6 bytes/s; figures are medians of the runs; every write figure includes the flush to stable storage",
         width,
     );
+}
 
+/// The warnings (grouped unless verbose) and the failures.
+fn problems(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
+    let width = layout.width;
     let warnings = if layout.verbose {
         super::warnings::all(report)
     } else {
@@ -318,7 +332,7 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
             style.paint(AnsiColor::Yellow.on_default().bold(), "warnings:")
         );
         for w in warnings {
-            wrap(&mut out, "  - ", &w, width);
+            wrap(out, "  - ", &w, width);
         }
     }
     if !report.failures.is_empty() {
@@ -329,10 +343,9 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
         );
         for f in &report.failures {
             let line = format!("{} {}: {}", f.test, f.variant, f.error);
-            wrap(&mut out, "  - ", &line, width);
+            wrap(out, "  - ", &line, width);
         }
     }
-    out
 }
 
 /// The file sets the tree tests used, each once.
