@@ -27,7 +27,7 @@ pub(super) fn measure_meta(
     let name = ctx.scratch.fresh_name(&format!("meta-{rep}"));
     let scratch = ctx.scratch.root();
     let dir = tree::make_dir(&scratch, &name, ctx.engines)?;
-    let mut engine = ctx.engines.build_tree(false);
+    let mut engine = ctx.engines.build_tree();
     let outcome = engine
         .open_root(&dir)
         .map_err(|e| Error::io(format!("opening {}", dir.path().display()), e))

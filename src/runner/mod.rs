@@ -190,7 +190,7 @@ pub fn run_with(
             left_out.join(", ")
         ));
     }
-    if let Some(problem) = engines.uring_problem() {
+    if let Some(problem) = engines.auto_declines_uring() {
         warnings.push(format!(
             "io_uring is not usable ({problem}): queue depths above 1 use sync worker threads"
         ));
