@@ -150,53 +150,36 @@ pub fn suite_options(
     }
 }
 
-fn run_plan(args: &RunOptions) -> Result<RunPlan> {
-    let profile = Profile::get(args.profile);
-    let runs = args.runs.unwrap_or(profile.runs);
-    if runs == 0 || runs > MAX_RUNS {
-        return Err(Error::Usage(format!(
-            "--runs {runs}: must be between 1 and {MAX_RUNS}"
-        )));
+/// The block tests' file size: `--size` in whole 1 MiB blocks (so every block size divides the
+/// file), else the profile's.
+fn block_file_size(size: Option<ByteSize>, default: u64) -> Result<u64> {
+    match size {
+        Some(size) if size.0 < MIN_FILE_SIZE => Err(Error::Usage(format!(
+            "--size {size}: the block tests need at least {}",
+            format_bytes(MIN_FILE_SIZE)
+        ))),
+        Some(size) => Ok(size.0 / MIN_FILE_SIZE * MIN_FILE_SIZE),
+        None => Ok(default),
     }
-    let file_size = match args.size {
-        Some(size) if size.0 < MIN_FILE_SIZE => {
-            return Err(Error::Usage(format!(
-                "--size {size}: the block tests need at least {}",
-                format_bytes(MIN_FILE_SIZE)
-            )));
-        }
-        // Whole 1 MiB blocks, so every block size divides the file.
-        Some(size) => size.0 / MIN_FILE_SIZE * MIN_FILE_SIZE,
-        None => profile.file_size,
-    };
-    let block_duration = match args.duration_s {
-        Some(s) if !(s > 0.0 && s <= MAX_DURATION_S) => {
-            return Err(Error::Usage(format!(
-                "--duration {s}: must be more than 0 and at most {MAX_DURATION_S} seconds"
-            )));
-        }
-        Some(s) => Duration::from_secs_f64(s),
-        None => profile.block_duration,
-    };
-    let min_time = match args.min_time_s {
-        Some(s) if !(0.0..=MAX_DURATION_S).contains(&s) => {
-            return Err(Error::Usage(format!(
-                "--min-time {s}: must be between 0 and {MAX_DURATION_S} seconds"
-            )));
-        }
-        Some(s) => Duration::from_secs_f64(s),
-        None => profile.min_time,
-    };
-    let sustained_size = args.size.map_or(profile.sustained_size, |s| s.0);
-    let sustained_time = match args.time_s {
-        Some(s) if !(s > 0.0 && s <= MAX_SUSTAINED_S) => {
-            return Err(Error::Usage(format!(
-                "--time {s}: must be more than 0 and at most {MAX_SUSTAINED_S} seconds"
-            )));
-        }
-        Some(s) => Duration::from_secs_f64(s),
-        None => profile.sustained_time,
-    };
+}
+
+/// A flag's seconds, or `default` when it was not given; `rule` says in words what `valid` takes.
+fn seconds(
+    flag: &str,
+    value: Option<f64>,
+    valid: impl Fn(f64) -> bool,
+    rule: &str,
+    default: Duration,
+) -> Result<Duration> {
+    match value {
+        Some(s) if !valid(s) => Err(Error::Usage(format!("{flag} {s}: must be {rule} seconds"))),
+        Some(s) => Ok(Duration::from_secs_f64(s)),
+        None => Ok(default),
+    }
+}
+
+/// The file-set flags that are wrong on their own or together.
+fn check_file_set_flags(args: &RunOptions) -> Result<()> {
     if let Some(&bad) = args.threads.iter().find(|&&t| t == 0 || t > MAX_THREADS) {
         return Err(Error::Usage(format!(
             "--threads {bad}: must be between 1 and {MAX_THREADS}"
@@ -217,17 +200,17 @@ fn run_plan(args: &RunOptions) -> Result<RunPlan> {
             "--source and --sets exclude each other".into(),
         ));
     }
-    let options = suite_options(&profile, &args.sets, &args.threads, args.source.is_some());
-    let variants = workload::select(workload::suite(&options), &args.tests, profile.tests)
-        .map_err(|e| Error::Usage(format!("--tests: {e}")))?;
-    if variants.is_empty() {
-        return Err(Error::Usage("--tests selects no test".into()));
-    }
-    let verify = args.verify.unwrap_or(profile.verify);
-    let destination = args.destination.clone();
-    let file_sets = options
-        .sets
-        .iter()
+    Ok(())
+}
+
+/// Each set's plan: a generated set's size from `--set-size` or the profile, capped files.
+fn set_plans(
+    sets: &[SetName],
+    args: &RunOptions,
+    profile: &Profile,
+    file_size: u64,
+) -> Vec<SetPlan> {
+    sets.iter()
         .map(|&name| SetPlan {
             name,
             total_bytes: match name {
@@ -243,7 +226,50 @@ fn run_plan(args: &RunOptions) -> Result<RunPlan> {
             max_files: args.files.unwrap_or(u64::MAX),
             size_cap: file_size,
         })
-        .collect();
+        .collect()
+}
+
+fn run_plan(args: &RunOptions) -> Result<RunPlan> {
+    let profile = Profile::get(args.profile);
+    let runs = args.runs.unwrap_or(profile.runs);
+    if runs == 0 || runs > MAX_RUNS {
+        return Err(Error::Usage(format!(
+            "--runs {runs}: must be between 1 and {MAX_RUNS}"
+        )));
+    }
+    let file_size = block_file_size(args.size, profile.file_size)?;
+    let block_duration = seconds(
+        "--duration",
+        args.duration_s,
+        |s| s > 0.0 && s <= MAX_DURATION_S,
+        &format!("more than 0 and at most {MAX_DURATION_S}"),
+        profile.block_duration,
+    )?;
+    let min_time = seconds(
+        "--min-time",
+        args.min_time_s,
+        |s| (0.0..=MAX_DURATION_S).contains(&s),
+        &format!("between 0 and {MAX_DURATION_S}"),
+        profile.min_time,
+    )?;
+    let sustained_size = args.size.map_or(profile.sustained_size, |s| s.0);
+    let sustained_time = seconds(
+        "--time",
+        args.time_s,
+        |s| s > 0.0 && s <= MAX_SUSTAINED_S,
+        &format!("more than 0 and at most {MAX_SUSTAINED_S}"),
+        profile.sustained_time,
+    )?;
+    check_file_set_flags(args)?;
+    let options = suite_options(&profile, &args.sets, &args.threads, args.source.is_some());
+    let variants = workload::select(workload::suite(&options), &args.tests, profile.tests)
+        .map_err(|e| Error::Usage(format!("--tests: {e}")))?;
+    if variants.is_empty() {
+        return Err(Error::Usage("--tests selects no test".into()));
+    }
+    let verify = args.verify.unwrap_or(profile.verify);
+    let destination = args.destination.clone();
+    let file_sets = set_plans(&options.sets, args, &profile, file_size);
     Ok(RunPlan {
         destination,
         profile,

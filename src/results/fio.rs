@@ -78,6 +78,35 @@ fn latency(side: &Value) -> Option<LatencySummary> {
     })
 }
 
+/// The test and variant of a job `export --format fio` named `TEST.VARIANT`, for its side
+/// of the same direction.
+fn exported_name(o: &Options<'_>, read: bool) -> Option<(TestId, String)> {
+    o.job["jobname"]
+        .as_str()
+        .and_then(|n| n.split_once('.'))
+        .and_then(|(t, v)| Some((t.parse::<TestId>().ok()?, v.to_string())))
+        .filter(|(t, _)| t.as_str().ends_with(if read { "-read" } else { "-write" }))
+}
+
+/// How a side reached the device, warning of buffered writes fio never flushed.
+fn method(o: &Options<'_>, read: bool, warnings: &mut Vec<String>) -> Method {
+    let direct = o.get("direct").is_some_and(|d| d.trim() == "1");
+    let synced = ["end_fsync", "fsync", "fdatasync", "sync"]
+        .iter()
+        .any(|k| o.get(k).is_some_and(|v| v.trim() != "0"));
+    match (direct, read) {
+        (true, _) => Method::Direct,
+        // fio drops a job's file from the page cache before it starts (invalidate=1).
+        (false, true) => Method::Evict,
+        (false, false) => {
+            if !synced {
+                warnings.push("buffered writes without end_fsync or fsync: fio's figure may be the page cache's".into());
+            }
+            Method::Fsync
+        }
+    }
+}
+
 /// The result of one side of one job, or None when that side moved no data.
 fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
     let side = &o.job[if read { "read" } else { "write" }];
@@ -96,12 +125,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         .unwrap_or(4096);
     let depth = o.number("iodepth", 1) as usize;
     let jobs = o.number("numjobs", 1) as usize;
-    let named = o.job["jobname"]
-        .as_str()
-        .and_then(|n| n.split_once('.'))
-        .and_then(|(t, v)| Some((t.parse::<TestId>().ok()?, v.to_string())))
-        .filter(|(t, _)| t.as_str().ends_with(if read { "-read" } else { "-write" }));
-    let (test, variant) = named.unwrap_or_else(|| {
+    let (test, variant) = exported_name(o, read).unwrap_or_else(|| {
         let test = match (block == 4096, read) {
             (true, true) => TestId::FourKRead,
             (true, false) => TestId::FourKWrite,
@@ -112,25 +136,11 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         let variant = format!("{pattern}{}-Q{depth}T{jobs}", size_label(block));
         (test, variant)
     });
-    let direct = o.get("direct").is_some_and(|d| d.trim() == "1");
-    let synced = ["end_fsync", "fsync", "fdatasync", "sync"]
-        .iter()
-        .any(|k| o.get(k).is_some_and(|v| v.trim() != "0"));
     let mut warnings = vec![format!(
         "imported from fio ({}): one run, no spread",
         o.job["jobname"].as_str().unwrap_or("unnamed job")
     )];
-    let method = match (direct, read) {
-        (true, _) => Method::Direct,
-        // fio drops a job's file from the page cache before it starts (invalidate=1).
-        (false, true) => Method::Evict,
-        (false, false) => {
-            if !synced {
-                warnings.push("buffered writes without end_fsync or fsync: fio's figure may be the page cache's".into());
-            }
-            Method::Fsync
-        }
-    };
+    let method = method(o, read, &mut warnings);
     let engine = match o.get("ioengine") {
         Some("io_uring") => EngineKind::Uring,
         _ => EngineKind::Sync,
