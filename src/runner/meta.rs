@@ -78,6 +78,24 @@ struct MetaTimes {
     warnings: Vec<String>,
 }
 
+/// How the operations reach the filesystem, with a warning where stat is answered from the
+/// inode cache.
+fn method(ctx: &Ctx<'_>, op: MetaOp) -> (Method, Vec<String>) {
+    if op != MetaOp::Stat || !ctx.access.real_io {
+        return (ctx.access.method(Method::Syncfs), Vec::new());
+    }
+    // Inodes just created sit in the inode cache; only dropping it makes stat go to the
+    // filesystem (network filesystems revalidate anyway).
+    if ctx.access.allow_drop_caches && platform::drop_inode_caches().is_ok() {
+        (Method::DropCaches, Vec::new())
+    } else {
+        (
+            Method::PageCache,
+            vec!["stat figures come from the kernel's inode cache (run as root to drop it)".into()],
+        )
+    }
+}
+
 fn meta_ops(
     ctx: &Ctx<'_>,
     engine: &mut dyn TreeEngine,
@@ -107,19 +125,7 @@ fn meta_ops(
         }
         flush(engine)?;
     }
-    let (mut method, mut warnings) = (ctx.access.method(Method::Syncfs), Vec::new());
-    if op == MetaOp::Stat && ctx.access.real_io {
-        // Inodes just created sit in the inode cache; only dropping it makes stat go to the
-        // filesystem (network filesystems revalidate anyway).
-        if ctx.access.allow_drop_caches && platform::drop_inode_caches().is_ok() {
-            method = Method::DropCaches;
-        } else {
-            method = Method::PageCache;
-            warnings.push(
-                "stat figures come from the kernel's inode cache (run as root to drop it)".into(),
-            );
-        }
-    }
+    let (method, warnings) = method(ctx, op);
     let mut latency = LatencyHistogram::default();
     let mut series = ThroughputSeries::new(ctx.series_interval);
     let cpu_start = platform::process_cpu_time();
