@@ -9,7 +9,7 @@ mod run;
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{ColorChoice, Parser, Subcommand};
 
 pub use estimate::EstimateArgs;
 pub use history::{
@@ -26,9 +26,15 @@ use crate::probe::DeclaredLink;
     version,
     about = "Benchmarks backup destinations the way backups use them",
     propagate_version = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    // `--color` is global: it is given after the command as well as before it.
+    override_usage = "destbench <COMMAND>"
 )]
 pub struct Cli {
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -148,6 +154,19 @@ mod tests {
             assert!(long.contains(&format!("{:<7} files of", set.as_str())));
             assert!(short.contains(set.as_str()));
         }
+    }
+
+    #[test]
+    fn color_is_global_and_auto_by_default() {
+        assert_eq!(parse(&["list"]).unwrap().color, ColorChoice::Auto);
+        assert_eq!(
+            parse(&["--color", "never", "list"]).unwrap().color,
+            ColorChoice::Never
+        );
+        assert_eq!(
+            parse(&["history", "--color", "always"]).unwrap().color,
+            ColorChoice::Always
+        );
     }
 
     #[test]

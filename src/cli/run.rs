@@ -47,7 +47,8 @@ pub struct RunArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub time: Option<f64>,
 
-    /// I/O engine: auto (sync at queue depth 1, io_uring above), sync, uring.
+    /// I/O engine of the block tests: auto (sync at queue depth 1, io_uring above), sync, uring
+    /// (the file-set and metadata tests use system calls under each).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 

@@ -200,7 +200,7 @@ proptest! {
             .into_iter()
             .map(String::from)
             .chain(flags.into_iter().flatten());
-        if let Ok(Cli { command: Command::Run(args) }) = Cli::try_parse_from(argv) {
+        if let Ok(Cli { command: Command::Run(args), .. }) = Cli::try_parse_from(argv) {
             match super::run::options(&args).and_then(|o| o.plan()) {
                 Ok(plan) => prop_assert!(!plan.variants.is_empty()),
                 Err(e) => {

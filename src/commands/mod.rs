@@ -50,6 +50,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
+    anstream::ColorChoice::write_global(match cli.color {
+        clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
+        clap::ColorChoice::Always => anstream::ColorChoice::Always,
+        clap::ColorChoice::Never => anstream::ColorChoice::Never,
+    });
     match cli.command {
         // Under an MPI launcher every rank runs rank 0's command line (src/commands/ranks.rs).
         #[cfg(feature = "mpi")]

@@ -201,7 +201,8 @@ impl EngineChoice {
 /// Picks and builds engines for jobs, once io_uring has been probed.
 pub struct EngineFactory {
     choice: EngineChoice,
-    uring_problem: Option<String>,
+    /// Why `auto` does not use io_uring here (not usable, or slow on this filesystem).
+    auto_declines_uring: Option<String>,
     /// The tree every `null` tree engine of the run works on.
     virtual_tree: Arc<Mutex<tree::VirtualTree>>,
 }
@@ -209,18 +210,18 @@ pub struct EngineFactory {
 impl EngineFactory {
     /// Probes io_uring once. Fails when `--engine uring` was asked for and it is not usable.
     pub fn new(choice: EngineChoice) -> Result<Self, String> {
-        let uring_problem = match choice {
+        let auto_declines_uring = match choice {
             EngineChoice::Auto | EngineChoice::Uring => probe_uring().err(),
             _ => None,
         };
-        if let (EngineChoice::Uring, Some(problem)) = (choice, &uring_problem) {
+        if let (EngineChoice::Uring, Some(problem)) = (choice, &auto_declines_uring) {
             return Err(format!(
                 "--engine uring: io_uring is not usable here: {problem}"
             ));
         }
         Ok(EngineFactory {
             choice,
-            uring_problem,
+            auto_declines_uring,
             virtual_tree: Arc::default(),
         })
     }
@@ -230,7 +231,7 @@ impl EngineFactory {
     pub fn null_on(timing: NullTiming, tree: tree::VirtualTree) -> Self {
         EngineFactory {
             choice: EngineChoice::Null(timing),
-            uring_problem: None,
+            auto_declines_uring: None,
             virtual_tree: Arc::new(Mutex::new(tree)),
         }
     }
@@ -239,30 +240,28 @@ impl EngineFactory {
     pub fn system() -> Self {
         EngineFactory {
             choice: EngineChoice::Sync,
-            uring_problem: None,
+            auto_declines_uring: None,
             virtual_tree: Arc::default(),
         }
     }
 
-    /// Under `auto`, queue depths above 1 on a destination of `filesystem` go to worker
-    /// threads where io_uring is known to measure less there than the threads do.
-    ///
-    /// On an SMB share the kernel's cifs client served io_uring's queued direct requests late
-    /// and in bunches: in the lab (Debian 6.1, Samba, 100 Mbit/s) SEQ1M-Q8T1 through io_uring
-    /// wrote 6.4-11.3 MB/s and read 9.5-12.2 with p99 latencies of 1.5-1.7 s, where eight
-    /// worker threads wrote 11.8-11.9 and read 12.5, every time. NFS showed no such gap.
+    /// Under `auto`, deep queues on an SMB share go to worker threads: the cifs client serves
+    /// io_uring's queued direct I/O late and in bunches (see docs/engines.md).
     pub fn suit_filesystem(&mut self, filesystem: &str) {
         let slow_with_uring = matches!(filesystem, "cifs" | "smb3");
-        if slow_with_uring && self.choice == EngineChoice::Auto && self.uring_problem.is_none() {
-            self.uring_problem = Some(format!(
+        if slow_with_uring
+            && self.choice == EngineChoice::Auto
+            && self.auto_declines_uring.is_none()
+        {
+            self.auto_declines_uring = Some(format!(
                 "not on {filesystem}: its queued direct I/O came back late and in bunches"
             ));
         }
     }
 
-    /// Why io_uring is not used under `auto`, if it is not.
-    pub fn uring_problem(&self) -> Option<&str> {
-        self.uring_problem.as_deref()
+    /// Why `auto` gives deep queues to worker threads instead of io_uring, if it does.
+    pub fn auto_declines_uring(&self) -> Option<&str> {
+        self.auto_declines_uring.as_deref()
     }
 
     /// Which backend a job with this queue depth gets.
@@ -271,7 +270,9 @@ impl EngineFactory {
             EngineChoice::Null(_) => EngineKind::Null,
             EngineChoice::Sync => EngineKind::Sync,
             EngineChoice::Uring => EngineKind::Uring,
-            EngineChoice::Auto if depth > 1 && self.uring_problem.is_none() => EngineKind::Uring,
+            EngineChoice::Auto if depth > 1 && self.auto_declines_uring.is_none() => {
+                EngineKind::Uring
+            }
             EngineChoice::Auto => EngineKind::Sync,
         }
     }
@@ -290,20 +291,13 @@ impl EngineFactory {
         })
     }
 
-    /// A fresh file-tree engine for one thread. With `batched_copy`, `--engine uring` copies
-    /// small files in io_uring batches (file by file where the kernel cannot). Only `--engine
-    /// uring` picks the batches: measured on this project's machine (20,000 files of 1-64 KiB,
-    /// ext4 on virtio, 1 and 4 threads, alternating runs), they were no faster and used more CPU
-    /// (creating files blocks, so the kernel hands the opens to its worker threads), so `auto`
-    /// keeps the system calls.
-    pub fn build_tree(&self, batched_copy: bool) -> Box<dyn tree::TreeEngine> {
+    /// A fresh file-tree engine for one thread: system calls whatever `--engine` says (io_uring
+    /// copied small files no faster, for more CPU; see docs/engines.md), `null` under `null`.
+    pub fn build_tree(&self) -> Box<dyn tree::TreeEngine> {
         match self.choice {
             EngineChoice::Null(timing) => {
                 Box::new(tree::NullTree::new(timing, Arc::clone(&self.virtual_tree)))
             }
-            EngineChoice::Uring if batched_copy => Box::new(
-                tree::SystemTree::with_uring_batches().unwrap_or_else(|_| tree::SystemTree::new()),
-            ),
             _ => Box::new(tree::SystemTree::new()),
         }
     }
@@ -318,15 +312,15 @@ mod tests {
         let mut on_cifs = EngineFactory::new(EngineChoice::Auto).unwrap();
         on_cifs.suit_filesystem("cifs");
         assert_eq!(on_cifs.kind_for(8), EngineKind::Sync);
-        assert!(on_cifs.uring_problem().is_some());
+        assert!(on_cifs.auto_declines_uring().is_some());
 
         let mut on_nfs = EngineFactory::new(EngineChoice::Auto).unwrap();
-        let before = on_nfs.uring_problem().map(str::to_owned);
+        let before = on_nfs.auto_declines_uring().map(str::to_owned);
         on_nfs.suit_filesystem("nfs4");
-        assert_eq!(on_nfs.uring_problem().map(str::to_owned), before);
+        assert_eq!(on_nfs.auto_declines_uring().map(str::to_owned), before);
 
         let mut forced = EngineFactory::new(EngineChoice::Sync).unwrap();
         forced.suit_filesystem("cifs");
-        assert!(forced.uring_problem().is_none());
+        assert!(forced.auto_declines_uring().is_none());
     }
 }

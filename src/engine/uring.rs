@@ -202,9 +202,8 @@ impl Engine for UringEngine {
         }
         self.busy[request.slot] = true;
         self.in_flight += 1;
-        // Into the kernel at once, as fio's default (iodepth_batch_submit=1): holding new
-        // requests back until the next reap left the device's queue short while a batch of
-        // completions was processed, and cost about 10% at QD32 on this project's machine.
+        // Into the kernel at once, as fio does by default: held back until the next reap, the
+        // device's queue ran short while a batch of completions was processed.
         self.ring.submit()?;
         Ok(())
     }

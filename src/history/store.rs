@@ -172,87 +172,14 @@ impl Store {
     /// Stores one run (its `destbench.run/2` document and where it ran) in a single
     /// transaction, and returns its id. Either all of it lands or none.
     pub fn insert(&mut self, doc: &RunReport, env: &Environment) -> Result<i64, HistoryError> {
-        let document = doc.to_json();
         let path = self.path.clone();
         let fail = |e: rusqlite::Error| HistoryError::sqlite(&path, e);
-        let stored = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(fail)?;
-        tx.execute(
-            "INSERT INTO runs (stored_unix_s, started_unix_s, label, destination, profile, seed,
-                destbench_version, host, kernel, fs_type, fs_uuid, device, device_model,
-                device_serial, failures, document)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-            params![
-                stored,
-                doc.started_unix_s as i64,
-                doc.settings.label,
-                doc.destination.path.display().to_string(),
-                doc.settings.profile.to_string(),
-                // SQLite integers are signed; the seed's bits are kept, not its sign.
-                doc.settings.seed as i64,
-                env.destbench_version,
-                env.host,
-                env.kernel,
-                env.filesystem.fs_type,
-                env.filesystem.fs_uuid,
-                env.device,
-                env.device_model,
-                env.device_serial,
-                doc.failures.len() as i64,
-                document,
-            ],
-        )
-        .map_err(fail)?;
-        let id = tx.last_insert_rowid();
-        {
-            let mut result = tx
-                .prepare(
-                    "INSERT INTO results (run_id, position, test, variant, unit, median, method, engine)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                )
-                .map_err(fail)?;
-            let mut sample = tx
-                .prepare("INSERT INTO samples (run_id, position, repetition, value) VALUES (?1, ?2, ?3, ?4)")
-                .map_err(fail)?;
-            let mut warning = tx
-                .prepare("INSERT INTO warnings (run_id, position, text) VALUES (?1, ?2, ?3)")
-                .map_err(fail)?;
-            for (index, r) in doc.results.iter().enumerate() {
-                let position = index as i64;
-                result
-                    .execute(params![
-                        id,
-                        position,
-                        r.test.as_str(),
-                        r.variant,
-                        r.unit.as_str(),
-                        r.median,
-                        r.method.as_str(),
-                        r.engine.name()
-                    ])
-                    .map_err(fail)?;
-                for (repetition, value) in r.samples.iter().enumerate() {
-                    sample
-                        .execute(params![id, position, repetition as i64, value])
-                        .map_err(fail)?;
-                }
-                for w in doc.result_warnings(index) {
-                    warning
-                        .execute(params![id, position, w.message])
-                        .map_err(fail)?;
-                }
-            }
-            for w in &doc.warnings {
-                warning
-                    .execute(params![id, None::<i64>, w.message])
-                    .map_err(fail)?;
-            }
-        }
+        let id = insert_run(&tx, doc, env).map_err(fail)?;
+        insert_results(&tx, id, doc).map_err(fail)?;
         tx.commit().map_err(fail)?;
         Ok(id)
     }
@@ -360,4 +287,82 @@ impl Store {
             )
             .map_err(self.fail())
     }
+}
+
+/// The run's own row (where it ran, its document whole); returns its id.
+fn insert_run(
+    tx: &rusqlite::Transaction<'_>,
+    doc: &RunReport,
+    env: &Environment,
+) -> rusqlite::Result<i64> {
+    let stored = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    tx.execute(
+        "INSERT INTO runs (stored_unix_s, started_unix_s, label, destination, profile, seed,
+            destbench_version, host, kernel, fs_type, fs_uuid, device, device_model,
+            device_serial, failures, document)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        params![
+            stored,
+            doc.started_unix_s as i64,
+            doc.settings.label,
+            doc.destination.path.display().to_string(),
+            doc.settings.profile.to_string(),
+            // SQLite integers are signed; the seed's bits are kept, not its sign.
+            doc.settings.seed as i64,
+            env.destbench_version,
+            env.host,
+            env.kernel,
+            env.filesystem.fs_type,
+            env.filesystem.fs_uuid,
+            env.device,
+            env.device_model,
+            env.device_serial,
+            doc.failures.len() as i64,
+            doc.to_json(),
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// The rows the queries read without parsing documents: each result with its samples, and
+/// the warnings (a result's by its position, the run's with none).
+fn insert_results(
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    doc: &RunReport,
+) -> rusqlite::Result<()> {
+    let mut result = tx.prepare(
+        "INSERT INTO results (run_id, position, test, variant, unit, median, method, engine)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    let mut sample = tx.prepare(
+        "INSERT INTO samples (run_id, position, repetition, value) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut warning =
+        tx.prepare("INSERT INTO warnings (run_id, position, text) VALUES (?1, ?2, ?3)")?;
+    for (index, r) in doc.results.iter().enumerate() {
+        let position = index as i64;
+        result.execute(params![
+            id,
+            position,
+            r.test.as_str(),
+            r.variant,
+            r.unit.as_str(),
+            r.median,
+            r.method.as_str(),
+            r.engine.name()
+        ])?;
+        for (repetition, value) in r.samples.iter().enumerate() {
+            sample.execute(params![id, position, repetition as i64, value])?;
+        }
+        for w in doc.result_warnings(index) {
+            warning.execute(params![id, position, w.message])?;
+        }
+    }
+    for w in &doc.warnings {
+        warning.execute(params![id, None::<i64>, w.message])?;
+    }
+    Ok(())
 }

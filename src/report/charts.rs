@@ -67,6 +67,57 @@ pub enum XAxis<'a> {
     Named(&'a [&'a str]),
 }
 
+impl XAxis<'_> {
+    /// The drawn range from `min` to `max`: half a step wider either side for whole numbers, so
+    /// the first and last are not on the edge.
+    fn range(self, min: f64, max: f64) -> std::ops::Range<f64> {
+        match self {
+            XAxis::Continuous if max > min => min..max,
+            _ => min - 0.5..max + 0.5,
+        }
+    }
+
+    /// The label at tick `x` (none between whole numbers, unless continuous).
+    fn label(self, x: f64) -> String {
+        let whole = ((x - x.round()).abs() < 1e-9).then_some(x.round());
+        match self {
+            // Tick positions are sums of floats (0.30000000000000004): two decimals at most.
+            XAxis::Continuous => format!("{x:.2}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string(),
+            XAxis::Integer => whole.map_or(String::new(), |x| format!("{x:.0}")),
+            XAxis::Named(names) => whole
+                .and_then(|x| names.get(x as usize))
+                .map_or(String::new(), |n| n.to_string()),
+        }
+    }
+
+    /// Candidate ticks: enough that every whole number in the range gets one (a damaged
+    /// document's range of millions gets a readable few instead).
+    fn ticks(self, min: f64, max: f64) -> usize {
+        match self {
+            XAxis::Continuous => 10,
+            _ => (((max - min) as usize).min(100) + 2) * 2,
+        }
+    }
+}
+
+/// Each line's points that can be drawn: finite, and on a log scale above zero.
+fn drawable_points(series: &[Line], log_y: bool) -> Vec<Vec<(f64, f64)>> {
+    series
+        .iter()
+        .map(|s| {
+            s.points
+                .iter()
+                .filter_map(|&(x, y)| {
+                    Some((drawable(x)?, drawable(y).filter(|y| !log_y || *y > 0.0)?))
+                })
+                .collect()
+        })
+        .collect()
+}
+
 type Drawn = Result<(), Box<dyn std::error::Error>>;
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
@@ -155,18 +206,7 @@ pub fn lines(
     series: &[Line],
     log_y: bool,
 ) -> String {
-    // Only what can be drawn: on a log scale that excludes zero too.
-    let series: Vec<Vec<(f64, f64)>> = series
-        .iter()
-        .map(|s| {
-            s.points
-                .iter()
-                .filter_map(|&(x, y)| {
-                    Some((drawable(x)?, drawable(y).filter(|y| !log_y || *y > 0.0)?))
-                })
-                .collect()
-        })
-        .collect();
+    let series = drawable_points(series, log_y);
     let points = || series.iter().flatten();
     let xmax = points().fold(0.0f64, |a, p| a.max(p.0)).max(1e-9);
     let xmin = points().fold(xmax, |a, p| a.min(p.0));
@@ -184,30 +224,9 @@ pub fn lines(
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(72);
-        let xrange = match x_axis {
-            // Half a step either side, so the first and last whole numbers are not on the edge.
-            XAxis::Integer | XAxis::Named(_) => xmin - 0.5..xmax + 0.5,
-            XAxis::Continuous if xmax > xmin => xmin..xmax,
-            XAxis::Continuous => xmin - 0.5..xmax + 0.5,
-        };
-        let whole = |x: f64| ((x - x.round()).abs() < 1e-9).then_some(x.round());
-        let x_label = |x: &f64| match x_axis {
-            // Tick positions are sums of floats (0.30000000000000004): two decimals at most.
-            XAxis::Continuous => format!("{x:.2}")
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_string(),
-            XAxis::Integer => whole(*x).map_or(String::new(), |x| format!("{x:.0}")),
-            XAxis::Named(names) => whole(*x)
-                .and_then(|x| names.get(x as usize))
-                .map_or(String::new(), |n| n.to_string()),
-        };
-        // Enough candidate ticks that every whole number in the range gets one (a damaged
-        // document's range of millions gets a readable few instead).
-        let x_ticks = match x_axis {
-            XAxis::Continuous => 10,
-            _ => (((xmax - xmin) as usize).min(100) + 2) * 2,
-        };
+        let xrange = x_axis.range(xmin, xmax);
+        let x_label = |x: &f64| x_axis.label(*x);
+        let x_ticks = x_axis.ticks(xmin, xmax);
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;

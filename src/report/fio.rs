@@ -51,20 +51,11 @@ fn run_jobs(out: &mut String, r: &RunRecord) {
         "; destbench run {} ({}): its block variants as fio jobs, one after another.\n\
          ; Run: fio --output-format=json --output=fio.json THIS_FILE\n\
          ; then: destbench import-fio fio.json, and destbench compare {} ID.\n\
-         ; The first job, {LAY_DOWN_JOB}, writes {FIO_FILE} (the block-test file size) in the\n\
-         ; directory below as destbench lays its test file down before its block tests: 1 MiB\n\
-         ; requests, 8 in flight, direct when the run was, then a flush. destbench import-fio\n\
-         ; leaves it out. The file is deleted after the last job (unlink=1). How the file was\n\
-         ; written matters to what follows: laid down by fio's own buffered layout\n\
-         ; (overwrite=1), 4K random direct writes over it ran at 0.5-0.6x destbench's on a\n\
-         ; host-cached virtual disk. Without either, fio only fallocates, and each direct\n\
-         ; write pays for converting an unwritten extent. destbench's buffers of 512 KiB and\n\
-         ; more are in 2 MiB pages, so a 1 MiB request reaches the device whole; fio's default\n\
-         ; buffers (malloc) split it on queues of few segments (virtio-blk: 1016 KiB + 8 KiB),\n\
-         ; and that too changed what followed: 4K random writes over a file laid down in split\n\
-         ; requests ran 1.2x faster there. To match, reserve huge pages (as root: echo 64 >\n\
-         ; /proc/sys/vm/nr_hugepages) and add --iomem=shmhuge --hugepage-size=2m to fio's\n\
-         ; command line, for every job file, including those of 4K variants.",
+         ; The first job, {LAY_DOWN_JOB}, writes {FIO_FILE} in the directory below as destbench\n\
+         ; lays its test file down (import-fio leaves it out); the last job deletes it.\n\
+         ; destbench's large buffers are in 2 MiB pages; for fio's to match, reserve huge pages\n\
+         ; (as root: echo 64 > /proc/sys/vm/nr_hugepages) and add --iomem=shmhuge\n\
+         ; --hugepage-size=2m to fio's command line.",
         r.id,
         r.name(),
         r.id

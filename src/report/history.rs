@@ -8,36 +8,13 @@ use super::table::{self, Table};
 use super::terminal::{self, Style};
 use crate::history::{Comparison, HistoryEntry, RunRecord};
 
-/// "2026-04-05 13:22 UTC" from Unix seconds (proleptic Gregorian, no leap seconds).
+/// "2026-04-05 13:22 UTC" from Unix seconds (proleptic Gregorian, no leap seconds); a time
+/// out of the calendar's range (a damaged record) as its seconds.
 pub fn utc(unix_s: i64) -> String {
-    let days = unix_s.div_euclid(86_400);
-    let secs = unix_s.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        secs / 3600,
-        secs % 3600 / 60
-    )
-}
-
-/// Calendar date of a day count since 1970-01-01, counting in 400-year eras (146097 days) that
-/// start on 1 March, so the leap day falls at the end of each era's year.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468; // days from 0000-03-01 to 1970-01-01
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    match jiff::Timestamp::from_second(unix_s) {
+        Ok(t) => t.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+        Err(_) => format!("{unix_s} s after 1970 UTC"),
+    }
 }
 
 fn figure(value: Option<f64>) -> String {
@@ -193,5 +170,6 @@ mod tests {
         assert_eq!(utc(1_709_210_096), "2024-02-29 12:34 UTC");
         assert_eq!(utc(4_102_444_799), "2099-12-31 23:59 UTC");
         assert_eq!(utc(-86_400), "1969-12-31 00:00 UTC");
+        assert_eq!(utc(i64::MAX), "9223372036854775807 s after 1970 UTC");
     }
 }

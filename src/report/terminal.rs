@@ -1,10 +1,9 @@
 //! The terminal report: the summary first (verdict, CrystalDiskMark-style headline, backup-shaped
 //! figures), then the details (the results table, file sets, the Time Machine log lines, the
 //! legend of methods, warnings grouped by kind, failures). It fits the terminal's width (80 off a
-//! terminal); colour only on a terminal, and never with NO_COLOR.
+//! terminal); colour as `--color` says (by default on a terminal, never with NO_COLOR).
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style as Ansi};
 
@@ -20,11 +19,12 @@ pub struct Style {
 }
 
 impl Style {
-    /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty.
+    /// Colour as `--color` says; under `auto`, when stdout is a terminal and `NO_COLOR` is
+    /// unset or empty.
     pub fn detect() -> Style {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let choice = anstream::AutoStream::choice(&std::io::stdout());
         Style {
-            color: !no_color && std::io::stdout().is_terminal(),
+            color: choice != anstream::ColorChoice::Never,
         }
     }
 
@@ -181,8 +181,17 @@ fn wrap(out: &mut String, first: &str, text: &str, width: usize) {
 /// The whole terminal report: the summary first (what the destination is, the verdict, the
 /// headline and backup-shaped figures), then the details.
 pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
-    let width = layout.width;
     let mut out = String::new();
+    title(&mut out, report, style, layout.width);
+    summary(&mut out, report, style, layout.width);
+    details(&mut out, report, style, layout);
+    legend(&mut out, report, layout.width);
+    problems(&mut out, report, style, layout);
+    out
+}
+
+/// What was measured and how: the destination with its filesystem, the settings, the access.
+fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
     let s = &report.settings;
     // The destination with its filesystem's identity (the mount the chain starts from).
     let filesystem = report
@@ -216,16 +225,14 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
             .map(|l| format!(", label \"{}\"", super::escape::terminal(l)))
             .unwrap_or_default()
     );
-    wrap(&mut out, "", &settings, width);
-    wrap(
-        &mut out,
-        "",
-        &format!("access: {}", report.access.note),
-        width,
-    );
+    wrap(out, "", &settings, width);
+    wrap(out, "", &format!("access: {}", report.access.note), width);
+}
 
+/// The verdict, the headline figures and the backup-shaped ones.
+fn summary(out: &mut String, report: &RunReport, style: Style, width: usize) {
     if let Some(v) = &report.verdict {
-        verdict(&mut out, v, style, width);
+        verdict(out, v, style, width);
     }
     if let Some(headline) = super::headline::tables(report) {
         let plain = |h: &str| h.to_string();
@@ -236,7 +243,12 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
             out.push_str(&backup.text(&plain));
         }
     }
+}
 
+/// Every result in a table (narrowed to the width unless asked), the clients, the file sets,
+/// Time Machine's log lines and each result's own details.
+fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
+    let width = layout.width;
     let _ = writeln!(out, "\n{}", style.paint(Ansi::new().bold(), "details:"));
     let bold = |header: &str| style.paint(Ansi::new().bold(), header);
     if report.results.is_empty() {
@@ -255,7 +267,7 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
         }
     }
     out.push_str(&super::clients::text(report.cluster.as_ref(), &bold));
-    file_sets(&mut out, report, width);
+    file_sets(out, report, width);
 
     let tm = &report.time_machine_log;
     if !tm.is_empty() {
@@ -264,7 +276,7 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
             "\nTime Machine's destination check, as backupd would log it:"
         );
         for line in tm {
-            wrap(&mut out, "  ", line, width);
+            wrap(out, "  ", line, width);
         }
     }
 
@@ -276,10 +288,13 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
     if !details.is_empty() {
         let _ = writeln!(out);
         for line in details {
-            wrap(&mut out, "", &line, width);
+            wrap(out, "", &line, width);
         }
     }
+}
 
+/// What each method shown means, and how to read the figures.
+fn legend(out: &mut String, report: &RunReport, width: usize) {
     let mut methods: Vec<Method> = Vec::new();
     for r in &report.results {
         if !methods.contains(&r.method) {
@@ -289,21 +304,20 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
     if !methods.is_empty() {
         let _ = writeln!(out, "\nmethods:");
         for m in methods {
-            wrap(
-                &mut out,
-                &format!("  {:<12} ", m.as_str()),
-                m.explain(),
-                width,
-            );
+            wrap(out, &format!("  {:<12} ", m.as_str()), m.explain(), width);
         }
     }
     wrap(
-        &mut out,
+        out,
         "",
         "MB/s = 10^6 bytes/s; figures are medians of the runs; every write figure includes the flush to stable storage",
         width,
     );
+}
 
+/// The warnings (grouped unless verbose) and the failures.
+fn problems(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
+    let width = layout.width;
     let warnings = if layout.verbose {
         super::warnings::all(report)
     } else {
@@ -316,7 +330,7 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
             style.paint(AnsiColor::Yellow.on_default().bold(), "warnings:")
         );
         for w in warnings {
-            wrap(&mut out, "  - ", &w, width);
+            wrap(out, "  - ", &w, width);
         }
     }
     if !report.failures.is_empty() {
@@ -327,10 +341,9 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
         );
         for f in &report.failures {
             let line = format!("{} {}: {}", f.test, f.variant, f.error);
-            wrap(&mut out, "  - ", &line, width);
+            wrap(out, "  - ", &line, width);
         }
     }
-    out
 }
 
 /// The file sets the tree tests used, each once.

@@ -69,6 +69,38 @@ fn latency(side: &Value) -> Option<LatencySummary> {
     })
 }
 
+/// The test and variant of a job `export --format fio` named `TEST.VARIANT`, for its side
+/// of the same direction.
+fn exported_name(o: &Options<'_>, read: bool) -> Option<(TestId, String)> {
+    o.job["jobname"]
+        .as_str()
+        .and_then(|n| n.split_once('.'))
+        .and_then(|(t, v)| Some((t.parse::<TestId>().ok()?, v.to_string())))
+        .filter(|(t, _)| t.as_str().ends_with(if read { "-read" } else { "-write" }))
+}
+
+/// How a side reached the device, warning of buffered writes fio never flushed.
+fn method(o: &Options<'_>, read: bool, warnings: &mut Vec<Warning>) -> Method {
+    let direct = o.get("direct").is_some_and(|d| d.trim() == "1");
+    let synced = ["end_fsync", "fsync", "fdatasync", "sync"]
+        .iter()
+        .any(|k| o.get(k).is_some_and(|v| v.trim() != "0"));
+    match (direct, read) {
+        (true, _) => Method::Direct,
+        // fio drops a job's file from the page cache before it starts (invalidate=1).
+        (false, true) => Method::Evict,
+        (false, false) => {
+            if !synced {
+                warnings.push(Warning::new(
+                    WarningKind::PageCache,
+                    "buffered writes without end_fsync or fsync: fio's figure may be the page cache's",
+                ));
+            }
+            Method::Fsync
+        }
+    }
+}
+
 /// The result of one side of one job, or None when that side moved no data.
 fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
     let side = &o.job[if read { "read" } else { "write" }];
@@ -87,11 +119,6 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         .unwrap_or(4096);
     let depth = o.number("iodepth", 1) as usize;
     let jobs = o.number("numjobs", 1) as usize;
-    let named = o.job["jobname"]
-        .as_str()
-        .and_then(|n| n.split_once('.'))
-        .and_then(|(t, v)| Some((t.parse::<TestId>().ok()?, v.to_string())))
-        .filter(|(t, _)| t.as_str().ends_with(if read { "-read" } else { "-write" }));
     // A destbench block variant issues from one thread; fio's numjobs has no such shape.
     let workload = (jobs == 1).then_some(Workload::Block {
         direction: if read {
@@ -107,7 +134,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         block: block as usize,
         depth,
     });
-    let (test, variant) = named.unwrap_or_else(|| {
+    let (test, variant) = exported_name(o, read).unwrap_or_else(|| {
         let test = match (block == 4096, read) {
             (true, true) => TestId::FourKRead,
             (true, false) => TestId::FourKWrite,
@@ -123,10 +150,6 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         );
         (test, variant)
     });
-    let direct = o.get("direct").is_some_and(|d| d.trim() == "1");
-    let synced = ["end_fsync", "fsync", "fdatasync", "sync"]
-        .iter()
-        .any(|k| o.get(k).is_some_and(|v| v.trim() != "0"));
     let mut warnings = vec![Warning::new(
         WarningKind::Imported,
         format!(
@@ -134,20 +157,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
             o.job["jobname"].as_str().unwrap_or("unnamed job")
         ),
     )];
-    let method = match (direct, read) {
-        (true, _) => Method::Direct,
-        // fio drops a job's file from the page cache before it starts (invalidate=1).
-        (false, true) => Method::Evict,
-        (false, false) => {
-            if !synced {
-                warnings.push(Warning::new(
-                    WarningKind::PageCache,
-                    "buffered writes without end_fsync or fsync: fio's figure may be the page cache's",
-                ));
-            }
-            Method::Fsync
-        }
-    };
+    let method = method(o, read, &mut warnings);
     let engine = match o.get("ioengine") {
         Some("io_uring") => EngineKind::Uring,
         _ => EngineKind::Sync,

@@ -10,7 +10,7 @@ use crate::workload::{Direction, Pattern};
 
 use super::order::RandomOrder;
 use super::stream::{self, Chunk, Recorder};
-use super::{Ctx, Measured};
+use super::{Ctx, Measured, RepetitionHook};
 
 /// The shared file of the block tests, inside the scratch directory.
 pub const TEST_FILE: &str = "blocks.dat";
@@ -75,6 +75,46 @@ pub(super) struct BlockJob {
     pub duration: Duration,
 }
 
+/// The job's blocks in its pattern, over and over with `wrap`, else once; none once another
+/// client has finished its work (stonewalling: this one stops and counts what it did).
+fn chunks<'h>(
+    job: &BlockJob,
+    wrap: bool,
+    seed: u64,
+    hook: &'h dyn RepetitionHook,
+) -> impl FnMut() -> Option<Chunk> + use<'h> {
+    let blocks = job.file_size / job.block as u64;
+    let block = job.block as u64;
+    let mut sequential = 0u64;
+    let mut random = RandomOrder::new(blocks, seed);
+    let pattern = job.pattern;
+    move || {
+        if hook.stop_requested() {
+            return None;
+        }
+        let index = match pattern {
+            Pattern::Sequential => {
+                if !wrap && sequential == blocks {
+                    return None;
+                }
+                sequential += 1;
+                (sequential - 1) % blocks
+            }
+            Pattern::Random => {
+                if !wrap && random.pass_complete() {
+                    return None;
+                }
+                random.next_block()
+            }
+        };
+        Some(Chunk {
+            offset: index * block,
+            len: block as usize,
+            counted: block,
+        })
+    }
+}
+
 /// One timed repetition of a block variant.
 pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<Measured> {
     let mut engine = ctx.build_engine(job.depth)?;
@@ -106,39 +146,7 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<M
     // Buffered runs stop after one pass: a second pass would rewrite or reread pages the
     // first one left in the page cache.
     let wrap = ctx.access.direct || !ctx.access.real_io;
-    let blocks = job.file_size / job.block as u64;
-    let block = job.block as u64;
-    let mut sequential = 0u64;
-    let mut random = RandomOrder::new(blocks, ctx.seed ^ rep as u64);
-    let pattern = job.pattern;
-    // Stonewalling: another client finished its work, so this one stops and counts what it did.
-    let hook = ctx.hook;
-    let next = move || {
-        if hook.stop_requested() {
-            return None;
-        }
-        let index = match pattern {
-            Pattern::Sequential => {
-                if !wrap && sequential == blocks {
-                    return None;
-                }
-                sequential += 1;
-                (sequential - 1) % blocks
-            }
-            Pattern::Random => {
-                if !wrap && random.pass_complete() {
-                    return None;
-                }
-                random.next_block()
-            }
-        };
-        Some(Chunk {
-            offset: index * block,
-            len: block as usize,
-            counted: block,
-        })
-    };
-
+    let next = chunks(job, wrap, ctx.seed ^ rep as u64, ctx.hook);
     let cpu_start = platform::process_cpu_time();
     let start = engine.now();
     let mut recorder = Recorder::new(start, ctx.series_interval);

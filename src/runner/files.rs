@@ -198,6 +198,83 @@ fn worse(current: Method, seen: Method) -> Method {
     }
 }
 
+/// The name of file `i` of the many-files test's repetition `rep`.
+fn many_name(rep: usize, i: usize) -> String {
+    format!("tm-{rep}-{i}.dat")
+}
+
+/// Writes `len` bytes to each of `files` and syncs it, `depth` files in flight: a slot moves to
+/// the next file once its file is durable. Records each file from its write to durable.
+fn write_durably(
+    ctx: &mut Ctx<'_>,
+    engine: &mut dyn Engine,
+    files: &[FileId],
+    depth: usize,
+    len: usize,
+    rep: usize,
+    recorder: &mut Recorder,
+) -> Result<()> {
+    let count = files.len();
+    let name = |i: usize| many_name(rep, i);
+    // Per slot: which file it works on, whether its write is done, when the file started.
+    let mut slot_file: Vec<Option<(usize, bool, Duration)>> = vec![None; depth];
+    let mut next_file = 0usize;
+    let mut in_flight = 0usize;
+    let mut done: Vec<Completion> = Vec::with_capacity(depth);
+    let submit = |engine: &mut dyn Engine, slot: usize, file: FileId, op: Op| {
+        engine.submit(IoRequest {
+            slot,
+            file,
+            op,
+            offset: 0,
+            len,
+        })
+    };
+    for (slot, state) in slot_file.iter_mut().enumerate() {
+        ctx.stamper.stamp(engine.buffer_mut(slot));
+        submit(engine, slot, files[next_file], Op::Write)
+            .map_err(|e| Error::io(format!("writing {}", name(next_file)), e))?;
+        *state = Some((next_file, false, engine.now()));
+        next_file += 1;
+        in_flight += 1;
+    }
+    while in_flight > 0 {
+        interrupt::check()?;
+        done.clear();
+        engine
+            .reap(1, &mut done)
+            .map_err(|e| Error::io("writing the small files", e))?;
+        let now = engine.now();
+        for completion in done.drain(..) {
+            in_flight -= 1;
+            let slot = completion.slot;
+            let (index, written, started) = slot_file[slot].expect("slot in use");
+            let what = || format!("writing {}", name(index));
+            let n = completion.result.map_err(|e| Error::io(what(), e))?;
+            if !written {
+                if n < len {
+                    return Err(Error::io(what(), std::io::ErrorKind::WriteZero.into()));
+                }
+                submit(engine, slot, files[index], Op::Sync).map_err(|e| Error::io(what(), e))?;
+                slot_file[slot] = Some((index, true, started));
+                in_flight += 1;
+                continue;
+            }
+            recorder.record(now, len as u64, now - started);
+            slot_file[slot] = None;
+            if next_file < count {
+                ctx.stamper.stamp(engine.buffer_mut(slot));
+                submit(engine, slot, files[next_file], Op::Write)
+                    .map_err(|e| Error::io(format!("writing {}", name(next_file)), e))?;
+                slot_file[slot] = Some((next_file, false, now));
+                next_file += 1;
+                in_flight += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// One timed repetition of the many-files test: `count` new files of `size` bytes, up to
 /// [`MANY_FILES_DEPTH`] at once, each written then made durable; timed from the first create to
 /// the last close. Ops are files; the latency is per file (write submitted to durable).
@@ -214,7 +291,7 @@ pub(super) fn measure_many(
         .prepare(depth, len)
         .map_err(|e| Error::io("setting up I/O buffers", e))?;
     fill_buffers(ctx, engine.as_mut(), depth);
-    let name = |i: usize| format!("tm-{rep}-{i}.dat");
+    let name = |i: usize| many_name(rep, i);
     let cpu_start = platform::process_cpu_time();
     let start = engine.now();
     let mut recorder = Recorder::new(start, ctx.series_interval);
@@ -227,63 +304,7 @@ pub(super) fn measure_many(
                 .map_err(|e| Error::io(format!("creating {}", name(i)), e))?;
             files.push(file);
         }
-        // Per slot: which file it works on, whether its write is done, when the file started.
-        let mut slot_file: Vec<Option<(usize, bool, Duration)>> = vec![None; depth];
-        let mut next_file = 0usize;
-        let mut in_flight = 0usize;
-        let mut done: Vec<Completion> = Vec::with_capacity(depth);
-        let submit = |engine: &mut dyn Engine, slot: usize, file: FileId, op: Op| {
-            engine.submit(IoRequest {
-                slot,
-                file,
-                op,
-                offset: 0,
-                len,
-            })
-        };
-        for (slot, state) in slot_file.iter_mut().enumerate() {
-            ctx.stamper.stamp(engine.buffer_mut(slot));
-            submit(engine.as_mut(), slot, files[next_file], Op::Write)
-                .map_err(|e| Error::io(format!("writing {}", name(next_file)), e))?;
-            *state = Some((next_file, false, engine.now()));
-            next_file += 1;
-            in_flight += 1;
-        }
-        while in_flight > 0 {
-            interrupt::check()?;
-            done.clear();
-            engine
-                .reap(1, &mut done)
-                .map_err(|e| Error::io("writing the small files", e))?;
-            let now = engine.now();
-            for completion in done.drain(..) {
-                in_flight -= 1;
-                let slot = completion.slot;
-                let (index, written, started) = slot_file[slot].expect("slot in use");
-                let what = || format!("writing {}", name(index));
-                let n = completion.result.map_err(|e| Error::io(what(), e))?;
-                if !written {
-                    if n < len {
-                        return Err(Error::io(what(), std::io::ErrorKind::WriteZero.into()));
-                    }
-                    submit(engine.as_mut(), slot, files[index], Op::Sync)
-                        .map_err(|e| Error::io(what(), e))?;
-                    slot_file[slot] = Some((index, true, started));
-                    in_flight += 1;
-                    continue;
-                }
-                recorder.record(now, size, now - started);
-                slot_file[slot] = None;
-                if next_file < count {
-                    ctx.stamper.stamp(engine.buffer_mut(slot));
-                    submit(engine.as_mut(), slot, files[next_file], Op::Write)
-                        .map_err(|e| Error::io(format!("writing {}", name(next_file)), e))?;
-                    slot_file[slot] = Some((next_file, false, now));
-                    next_file += 1;
-                    in_flight += 1;
-                }
-            }
-        }
+        write_durably(ctx, engine.as_mut(), &files, depth, len, rep, &mut recorder)?;
         for file in files.drain(..) {
             engine
                 .close(file)

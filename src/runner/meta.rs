@@ -28,7 +28,7 @@ pub(super) fn measure_meta(
     let name = ctx.scratch.fresh_name(&format!("meta-{rep}"));
     let scratch = ctx.scratch.root();
     let dir = tree::make_dir(&scratch, &name, ctx.engines)?;
-    let mut engine = ctx.engines.build_tree(false);
+    let mut engine = ctx.engines.build_tree();
     let outcome = engine
         .open_root(&dir)
         .map_err(|e| Error::io(format!("opening {}", dir.path().display()), e))
@@ -79,6 +79,27 @@ struct MetaTimes {
     warnings: Vec<Warning>,
 }
 
+/// How the operations reach the filesystem, with a warning where stat is answered from the
+/// inode cache.
+fn method(ctx: &Ctx<'_>, op: MetaOp) -> (Method, Vec<Warning>) {
+    if op != MetaOp::Stat || !ctx.access.real_io {
+        return (ctx.access.method(Method::Syncfs), Vec::new());
+    }
+    // Inodes just created sit in the inode cache; only dropping it makes stat go to the
+    // filesystem (network filesystems revalidate anyway).
+    if ctx.access.allow_drop_caches && platform::drop_inode_caches().is_ok() {
+        (Method::DropCaches, Vec::new())
+    } else {
+        (
+            Method::PageCache,
+            vec![Warning::new(
+                WarningKind::InodeCache,
+                "stat figures come from the kernel's inode cache (run as root to drop it)",
+            )],
+        )
+    }
+}
+
 fn meta_ops(
     ctx: &Ctx<'_>,
     engine: &mut dyn TreeEngine,
@@ -108,20 +129,7 @@ fn meta_ops(
         }
         flush(engine)?;
     }
-    let (mut method, mut warnings) = (ctx.access.method(Method::Syncfs), Vec::new());
-    if op == MetaOp::Stat && ctx.access.real_io {
-        // Inodes just created sit in the inode cache; only dropping it makes stat go to the
-        // filesystem (network filesystems revalidate anyway).
-        if ctx.access.allow_drop_caches && platform::drop_inode_caches().is_ok() {
-            method = Method::DropCaches;
-        } else {
-            method = Method::PageCache;
-            warnings.push(Warning::new(
-                WarningKind::InodeCache,
-                "stat figures come from the kernel's inode cache (run as root to drop it)",
-            ));
-        }
-    }
+    let (method, warnings) = method(ctx, op);
     let mut latency = LatencyHistogram::default();
     let mut series = ThroughputSeries::new(ctx.series_interval);
     let cpu_start = platform::process_cpu_time();

@@ -29,7 +29,7 @@ use crate::platform;
 use crate::probe::Chain;
 use crate::results::{
     Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport, RunSettings,
-    TestFailure, time_machine_lines,
+    TestFailure, TestResult, time_machine_lines,
 };
 use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
@@ -152,6 +152,64 @@ pub fn run_with(
         plan.force_buffered,
         plan.allow_drop_caches,
     );
+    let mut warnings = warnings_before(plan, &engines, &access);
+    let mut stamper = DataStamper::new(plan.seed);
+    let mut ctx = Ctx {
+        scratch: &scratch,
+        engines: &engines,
+        access: &access,
+        stamper: &mut stamper,
+        series_interval: plan.profile.series_interval,
+        seed: plan.seed,
+        sources: sources::Sources::default(),
+        chain: chain.as_ref(),
+        hook,
+    };
+    progress.begin(plan.planned_total_s());
+    let wall = std::time::Instant::now();
+
+    let block_file_problem = prepare_block_file(&mut ctx, plan, progress)?;
+    let (results, failures) = run_variants(&mut ctx, plan, block_file_problem, progress)?;
+    progress.finish();
+    interrupt::check()?;
+    if !failures.is_empty() {
+        warnings.push(Warning::new(
+            WarningKind::Failures,
+            format!(
+                "{} test variant(s) failed; see the failures",
+                failures.len()
+            ),
+        ));
+    }
+    drop(scratch);
+    Ok(RunReport {
+        schema: RUN_SCHEMA.into(),
+        destbench_version: env!("CARGO_PKG_VERSION").into(),
+        destination: Destination {
+            path: plan.destination.clone(),
+        },
+        settings: settings(plan),
+        access: access.info(),
+        started_unix_s: started
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        duration_s: wall.elapsed().as_secs_f64(),
+        time_machine_log: time_machine_lines(&plan.destination, &results),
+        results,
+        failures,
+        warnings,
+        peak_rss_bytes: platform::peak_rss(),
+        chain,
+        verdict: None,
+        clients: None,
+        cluster: None,
+    })
+}
+
+/// What the run says before it measures: leftovers of killed runs where it works, a memory-backed
+/// destination, tests the engine leaves out, and io_uring not used under `auto`.
+fn warnings_before(plan: &RunPlan, engines: &EngineFactory, access: &Access) -> Vec<Warning> {
     let mut warnings = Vec::new();
     // Leftovers of killed runs where this one works: said once, removed only by `clean`.
     let mut places = vec![plan.destination.clone()];
@@ -177,6 +235,7 @@ pub fn run_with(
     if access.memory_backed {
         warnings.push(Warning::new(WarningKind::MemoryBacked, &access.note));
     }
+    let capabilities = engines.capabilities();
     let mut left_out: Vec<&str> = plan
         .variants
         .iter()
@@ -194,7 +253,7 @@ pub fn run_with(
             ),
         ));
     }
-    if let Some(problem) = engines.uring_problem() {
+    if let Some(problem) = engines.auto_declines_uring() {
         warnings.push(Warning::new(
             WarningKind::NoUring,
             format!(
@@ -202,42 +261,47 @@ pub fn run_with(
             ),
         ));
     }
-    let mut stamper = DataStamper::new(plan.seed);
-    let mut ctx = Ctx {
-        scratch: &scratch,
-        engines: &engines,
-        access: &access,
-        stamper: &mut stamper,
-        series_interval: plan.profile.series_interval,
-        seed: plan.seed,
-        sources: sources::Sources::default(),
-        chain: chain.as_ref(),
-        hook,
-    };
-    progress.begin(plan.planned_total_s());
-    let wall = std::time::Instant::now();
+    warnings
+}
 
-    let mut block_file_problem = None;
-    if plan.has_block_tests() {
-        progress.step(
-            &format!(
-                "preparing the {} test file",
-                units::format_bytes(plan.file_size)
-            ),
-            plan.prepare_planned_s(),
-        );
-        match block::prepare_test_file(&mut ctx, plan.file_size) {
-            Ok(()) => {}
-            Err(e @ Error::Interrupted(_)) => return Err(e),
-            Err(e) if hook.failures_end_run() => return Err(e),
-            Err(e) => {
-                // A partial file would only take space from the tests that can still run.
-                ctx.remove_file(block::TEST_FILE);
-                block_file_problem = Some(e.to_string());
-            }
+/// Writes the block tests' file when the plan has block tests. A failure to write it is
+/// returned as what the block tests will fail with (Err only when it ends the run).
+fn prepare_block_file(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    progress: &mut dyn Progress,
+) -> Result<Option<String>> {
+    if !plan.has_block_tests() {
+        return Ok(None);
+    }
+    progress.step(
+        &format!(
+            "preparing the {} test file",
+            units::format_bytes(plan.file_size)
+        ),
+        plan.prepare_planned_s(),
+    );
+    match block::prepare_test_file(ctx, plan.file_size) {
+        Ok(()) => Ok(None),
+        Err(e @ Error::Interrupted(_)) => Err(e),
+        Err(e) if ctx.hook.failures_end_run() => Err(e),
+        Err(e) => {
+            // A partial file would only take space from the tests that can still run.
+            ctx.remove_file(block::TEST_FILE);
+            Ok(Some(e.to_string()))
         }
     }
+}
 
+/// Runs every variant the engine can, in the plan's order: the results, and the variants that
+/// failed (Err only for what ends the run).
+fn run_variants(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    block_file_problem: Option<String>,
+    progress: &mut dyn Progress,
+) -> Result<(Vec<TestResult>, Vec<TestFailure>)> {
+    let capabilities = ctx.engines.capabilities();
     let mut results = Vec::new();
     let mut failures = Vec::new();
     for variant in &plan.variants {
@@ -255,61 +319,32 @@ pub fn run_with(
         if !can_run(capabilities, variant) {
             continue;
         }
-        match run_variant(&mut ctx, plan, variant, progress) {
+        match run_variant(ctx, plan, variant, progress) {
             Ok((result, integrity)) => {
                 results.extend(result);
                 failures.extend(integrity.map(fail));
             }
             Err(e @ Error::Interrupted(_)) => return Err(e),
-            Err(e) if hook.failures_end_run() => return Err(e),
+            Err(e) if ctx.hook.failures_end_run() => return Err(e),
             Err(e) => failures.push(fail(e.to_string())),
         }
     }
-    progress.finish();
-    interrupt::check()?;
-    if !failures.is_empty() {
-        warnings.push(Warning::new(
-            WarningKind::Failures,
-            format!(
-                "{} test variant(s) failed; see the failures",
-                failures.len()
-            ),
-        ));
+    Ok((results, failures))
+}
+
+/// The settings the run document records.
+fn settings(plan: &RunPlan) -> RunSettings {
+    RunSettings {
+        profile: plan.profile.name,
+        runs: plan.runs,
+        file_size_bytes: plan.file_size,
+        block_duration_s: plan.block_duration.as_secs_f64(),
+        min_time_s: plan.min_time.as_secs_f64(),
+        engine: plan.engine.name().to_string(),
+        seed: plan.seed,
+        label: plan.label.clone(),
+        imported_from: None,
     }
-    drop(scratch);
-    Ok(RunReport {
-        schema: RUN_SCHEMA.into(),
-        destbench_version: env!("CARGO_PKG_VERSION").into(),
-        destination: Destination {
-            path: plan.destination.clone(),
-        },
-        settings: RunSettings {
-            profile: plan.profile.name,
-            runs: plan.runs,
-            file_size_bytes: plan.file_size,
-            block_duration_s: plan.block_duration.as_secs_f64(),
-            min_time_s: plan.min_time.as_secs_f64(),
-            engine: plan.engine.name().to_string(),
-            seed: plan.seed,
-            label: plan.label.clone(),
-            imported_from: None,
-        },
-        access: access.info(),
-        started_unix_s: started
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-        duration_s: wall.elapsed().as_secs_f64(),
-        time_machine_log: time_machine_lines(&plan.destination, &results),
-        results,
-        failures,
-        warnings,
-        peak_rss_bytes: platform::peak_rss(),
-        chain,
-        verdict: None,
-        clients: None,
-        cluster: None,
-    })
 }
 
 /// Whether an engine with these capabilities can run the variant (the file-set tests run on the

@@ -39,23 +39,8 @@ pub(super) fn measure(
     block: usize,
     depth: usize,
 ) -> Result<Measured> {
-    let free = platform::available_space(ctx.scratch.path()).map_err(|e| {
-        Error::io(
-            format!("checking free space on {}", ctx.scratch.path().display()),
-            e,
-        )
-    })?;
     let block_u = block as u64;
-    let cap = (plan.sustained_size.min((free as f64 * SPACE_SHARE) as u64)) / block_u * block_u;
-    if cap < block_u * depth as u64 {
-        return Err(Error::Destination {
-            path: plan.destination.clone(),
-            problem: format!(
-                "not enough free space for the sustained write ({} free)",
-                units::format_bytes(free)
-            ),
-        });
-    }
+    let cap = size_cap(ctx, plan, block_u, depth)?;
     let mut engine = ctx.build_engine(depth)?;
     engine
         .prepare(depth, block)
@@ -69,7 +54,51 @@ pub(super) fn measure(
     let _ = engine.close(file);
     ctx.remove_file(FILE);
     let (recorder, elapsed, cpu, stopped) = outcome?;
+    let details = describe(&recorder, elapsed, stopped);
+    let mut warnings = Vec::new();
+    if stopped != "steady" {
+        warnings.push(Warning::new(WarningKind::NotSteady, format!(
+            "the rate was not yet steady when the {stopped} was reached: the final rate may still change (raise --time or --size)"
+        )));
+    }
+    Ok(Measured {
+        warnings,
+        details: Some(Details::Sustained(details)),
+        ..Measured::streamed(
+            recorder,
+            elapsed,
+            cpu,
+            ctx.access.write_method(),
+            engine.kind(),
+        )
+    })
+}
 
+/// The most the test may write: `--size`, or the share of the free space, in whole blocks; Err
+/// when not even one block per slot fits.
+fn size_cap(ctx: &Ctx<'_>, plan: &RunPlan, block: u64, depth: usize) -> Result<u64> {
+    let free = platform::available_space(ctx.scratch.path()).map_err(|e| {
+        Error::io(
+            format!("checking free space on {}", ctx.scratch.path().display()),
+            e,
+        )
+    })?;
+    let cap = (plan.sustained_size.min((free as f64 * SPACE_SHARE) as u64)) / block * block;
+    if cap < block * depth as u64 {
+        return Err(Error::Destination {
+            path: plan.destination.clone(),
+            problem: format!(
+                "not enough free space for the sustained write ({} free)",
+                units::format_bytes(free)
+            ),
+        });
+    }
+    Ok(cap)
+}
+
+/// The write's figures: its complete intervals' rates, the cliff in them if there is one, and
+/// the rate it settled at (after the cliff, else the second half's mean).
+fn describe(recorder: &Recorder, elapsed: Duration, stopped: &str) -> SustainedDetails {
     let complete = (elapsed.as_nanos() / INTERVAL.as_nanos()) as usize;
     let rates: Vec<f64> = recorder
         .series
@@ -89,13 +118,7 @@ pub(super) fn measure(
         (Some(c), _) => c.after_mb_s,
         (None, n) => rates[n / 2..].iter().sum::<f64>() / (n - n / 2) as f64,
     };
-    let mut warnings = Vec::new();
-    if stopped != "steady" {
-        warnings.push(Warning::new(WarningKind::NotSteady, format!(
-            "the rate was not yet steady when the {stopped} was reached: the final rate may still change (raise --time or --size)"
-        )));
-    }
-    let details = SustainedDetails {
+    SustainedDetails {
         bytes_written: recorder.bytes,
         seconds: elapsed.as_secs_f64(),
         stopped: stopped.to_string(),
@@ -103,18 +126,7 @@ pub(super) fn measure(
         cliff,
         series_interval_s: dt,
         series_mb_s: rates,
-    };
-    Ok(Measured {
-        warnings,
-        details: Some(Details::Sustained(details)),
-        ..Measured::streamed(
-            recorder,
-            elapsed,
-            cpu,
-            ctx.access.write_method(),
-            engine.kind(),
-        )
-    })
+    }
 }
 
 type Written = (Recorder, Duration, Duration, &'static str);

@@ -3,9 +3,10 @@
 
 use std::time::SystemTime;
 
+use crate::engine::EngineKind;
 use crate::error::Result;
 use crate::interrupt;
-use crate::results::{Repetition, TestResult, TestResultParts, Unit};
+use crate::results::{Details, FileSetInfo, Method, Repetition, TestResult, TestResultParts, Unit};
 use crate::results::{Warning, WarningKind};
 use crate::stats::LatencyHistogram;
 use crate::workload::{Direction, FileOp, Variant, Workload};
@@ -21,21 +22,6 @@ pub(super) fn run_variant(
     variant: &Variant,
     progress: &mut dyn Progress,
 ) -> Result<(Option<TestResult>, Option<String>)> {
-    let mut repetitions = Vec::with_capacity(plan.runs);
-    let mut latency = LatencyHistogram::default();
-    let mut warnings: Vec<Warning> = Vec::new();
-    let mut method = None;
-    let mut engine = None;
-    let mut file_set = None;
-    let mut integrity = None;
-    let mut details = None;
-    let runs = if variant.test.single_run() {
-        1
-    } else {
-        plan.runs
-    };
-    let (block_size, queue_depth, op_kind, unit, threads) = shape(variant);
-
     let read_files = match &variant.workload {
         Workload::WholeFiles {
             direction: Direction::Read,
@@ -44,6 +30,7 @@ pub(super) fn run_variant(
         } => Some((&sizes[..], *block)),
         _ => None,
     };
+    let mut gathered = Gathered::default();
     let mut restore = None;
     let outcome = (|| -> Result<()> {
         if let Some((sizes, block)) = read_files {
@@ -57,32 +44,14 @@ pub(super) fn run_variant(
         {
             restore = Some(sets::prepare_restore(ctx, plan, *set, progress)?);
         }
-        for rep in 0..runs {
-            interrupt::check()?;
-            progress.step(
-                &format!("{} {} ({}/{})", variant.test, variant.name, rep + 1, runs),
-                plan.planned_s(variant),
-            );
-            ctx.hook.before(variant, rep)?;
-            let measured = measure(ctx, plan, variant, rep, restore.as_ref(), progress)?;
-            ctx.hook
-                .after(variant, rep, &measured.repetition, SystemTime::now())?;
-            latency += &measured.latency;
-            method = Some(measured.method);
-            engine = Some(measured.engine);
-            file_set = measured.file_set;
-            details = measured.details;
-            if integrity.is_none() {
-                integrity = measured.integrity_error;
-            }
-            for w in measured.warnings {
-                if !warnings.contains(&w) {
-                    warnings.push(w);
-                }
-            }
-            repetitions.push(measured.repetition);
-        }
-        Ok(())
+        repeat(
+            ctx,
+            plan,
+            variant,
+            restore.as_ref(),
+            progress,
+            &mut gathered,
+        )
     })();
     if let Some((sizes, _)) = read_files {
         for index in 0..sizes.len() {
@@ -93,29 +62,103 @@ pub(super) fn run_variant(
         crate::tree::remove_all(&ctx.scratch.root(), &restore.name, ctx.engines);
     }
     outcome?;
-    let (Some(method), Some(engine)) = (method, engine) else {
-        return Ok((None, integrity));
-    };
-    warnings.extend(short_sample(plan, variant, &repetitions));
-    let mut result = TestResult::from_parts(TestResultParts {
-        test: variant.test,
-        workload: variant.workload.clone(),
-        unit,
-        threads,
-        file_set,
-        method,
-        engine,
-        block_size,
-        queue_depth,
-        op_kind,
-        repetitions,
-        latency,
-        warnings,
-    });
-    if let Some(result) = &mut result {
-        result.details = details;
+    Ok(gathered.into_result(plan, variant))
+}
+
+/// What the repetitions of one variant gathered, in the order they ran.
+#[derive(Default)]
+struct Gathered {
+    repetitions: Vec<Repetition>,
+    latency: LatencyHistogram,
+    warnings: Vec<Warning>,
+    method: Option<Method>,
+    engine: Option<EngineKind>,
+    file_set: Option<FileSetInfo>,
+    integrity: Option<String>,
+    details: Option<Details>,
+}
+
+impl Gathered {
+    /// Adds a repetition: the last one's method, engine, set and details stand for all, the
+    /// first integrity failure is kept, and each warning is said once.
+    fn add(&mut self, measured: Measured) {
+        self.latency += &measured.latency;
+        self.method = Some(measured.method);
+        self.engine = Some(measured.engine);
+        self.file_set = measured.file_set;
+        self.details = measured.details;
+        if self.integrity.is_none() {
+            self.integrity = measured.integrity_error;
+        }
+        for w in measured.warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+        self.repetitions.push(measured.repetition);
     }
-    Ok((result, integrity))
+
+    /// The variant's result (None when no repetition ran), and its integrity failure.
+    fn into_result(
+        mut self,
+        plan: &RunPlan,
+        variant: &Variant,
+    ) -> (Option<TestResult>, Option<String>) {
+        let (Some(method), Some(engine)) = (self.method, self.engine) else {
+            return (None, self.integrity);
+        };
+        let (block_size, queue_depth, op_kind, unit, threads) = shape(variant);
+        self.warnings
+            .extend(short_sample(plan, variant, &self.repetitions));
+        let mut result = TestResult::from_parts(TestResultParts {
+            test: variant.test,
+            workload: variant.workload.clone(),
+            unit,
+            threads,
+            file_set: self.file_set,
+            method,
+            engine,
+            block_size,
+            queue_depth,
+            op_kind,
+            repetitions: self.repetitions,
+            latency: self.latency,
+            warnings: self.warnings,
+        });
+        if let Some(result) = &mut result {
+            result.details = self.details;
+        }
+        (result, self.integrity)
+    }
+}
+
+/// Runs the variant's repetitions (one for a single-run test), each between the hook's calls.
+fn repeat(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    variant: &Variant,
+    restore: Option<&sets::RestoreCopy>,
+    progress: &mut dyn Progress,
+    gathered: &mut Gathered,
+) -> Result<()> {
+    let runs = if variant.test.single_run() {
+        1
+    } else {
+        plan.runs
+    };
+    for rep in 0..runs {
+        interrupt::check()?;
+        progress.step(
+            &format!("{} {} ({}/{})", variant.test, variant.name, rep + 1, runs),
+            plan.planned_s(variant),
+        );
+        ctx.hook.before(variant, rep)?;
+        let measured = measure(ctx, plan, variant, rep, restore, progress)?;
+        ctx.hook
+            .after(variant, rep, &measured.repetition, SystemTime::now())?;
+        gathered.add(measured);
+    }
+    Ok(())
 }
 
 /// The `short-sample` warning when a repetition lasted less than the minimum time: it then

@@ -65,7 +65,6 @@ pub enum Task {
     /// Copy into `dst` (which must exist and be empty), keeping mode and times. With
     /// `durable_each`, every file is fsync'd before its thread takes the next ("write cache
     /// off"); otherwise one syncfs at the end makes the whole copy durable ("cache on").
-    /// Under `--engine uring`, small files go through io_uring in batches.
     Copy { dst: Root, durable_each: bool },
     /// Read every file to the end.
     Read,
@@ -169,10 +168,9 @@ struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// The engines of one worker: copies may use the engine's batches.
+    /// The engines of one worker.
     fn worker_engines(&self) -> file::Engines {
-        let batched_copy = matches!(self.task, Task::Copy { .. });
-        file::Engines::new(self.task, self.engines.build_tree(batched_copy))
+        file::Engines::new(self.task, self.engines.build_tree())
     }
 }
 
@@ -262,7 +260,7 @@ pub fn run(
 /// pages still resident afterwards (None if nothing could be checked).
 pub fn evict(root: &Root, engines: &EngineFactory) -> Result<Option<f64>> {
     let reading = |e| Error::io(format!("reading {}", root.path().display()), e);
-    let mut engine = engines.build_tree(false);
+    let mut engine = engines.build_tree();
     let dir = engine.open_root(root).map_err(reading)?;
     let mut walk = walk::Walk::new(engine.as_mut(), dir, None).map_err(reading)?;
     let (mut checked, mut resident, mut sampled) = (0u32, 0.0, 0u32);
@@ -298,7 +296,7 @@ pub fn evict(root: &Root, engines: &EngineFactory) -> Result<Option<f64>> {
 /// Makes the directory `name` in `parent`, through the run's engine.
 pub fn make_dir(parent: &Root, name: &str, engines: &EngineFactory) -> Result<Root> {
     let made = parent.join(name);
-    let mut engine = engines.build_tree(false);
+    let mut engine = engines.build_tree();
     engine
         .open_root(parent)
         .and_then(|dir| engine.mkdir(&dir, name.as_ref()))
@@ -327,7 +325,7 @@ pub fn remove_all(parent: &Root, name: &str, engines: &EngineFactory) {
             let _ = engine.unlink(parent, name);
         }
     }
-    let mut engine = engines.build_tree(false);
+    let mut engine = engines.build_tree();
     if let Ok(dir) = engine.open_root(parent) {
         remove(engine.as_mut(), &dir, name.as_ref());
         let _ = engine.syncfs(&dir);

@@ -10,12 +10,6 @@ fn run_task(task: &Task, root: &Path, threads: usize) -> Outcome {
     run_on(&EngineFactory::system(), task, root, threads)
 }
 
-/// Under io_uring batches where the kernel has them, file by file otherwise.
-fn uring() -> EngineFactory {
-    EngineFactory::new(crate::engine::EngineChoice::Uring)
-        .unwrap_or_else(|_| EngineFactory::system())
-}
-
 /// The directory at `path`, opened as a task's root.
 fn at(path: &Path) -> Root {
     Root::open(path).unwrap()
@@ -68,12 +62,7 @@ fn copy_keeps_content_mode_times_and_links_and_lists_special_files() {
             dst: at(&copy),
             durable_each: threads == 1,
         };
-        let engines = if threads == 4 {
-            uring()
-        } else {
-            EngineFactory::system()
-        };
-        let out = run_on(&engines, &task, src.path(), threads);
+        let out = run_on(&EngineFactory::system(), &task, src.path(), threads);
         assert_eq!(
             (out.files, out.bytes, out.dirs),
             (set.files, set.bytes, set.dirs)
@@ -107,7 +96,7 @@ fn verify_finds_a_changed_byte() {
     let dst = tempfile::tempdir().unwrap();
     small_set(src.path(), 50);
     run_on(
-        &uring(),
+        &EngineFactory::system(),
         &Task::Copy {
             dst: at(dst.path()),
             durable_each: false,

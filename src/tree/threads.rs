@@ -7,18 +7,18 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::engine::tree::{Batch, BatchFile, Copied, MAX_BATCH};
 use crate::error::{Error, Result};
 use crate::interrupt;
-use crate::platform;
 
-use super::file::{self, Done, Engines};
+use super::file::{self, Engines};
 use super::walk::Place;
 use super::walker::Walker;
 use super::{Job, Live, Ran, Task, WorkerResult};
 
 /// Batches waiting for a worker, at most.
 const QUEUE: usize = 64;
+/// Files in one batch, at most (all from one directory).
+const BATCH: usize = 8;
 /// How often progress is shown and interruption checked; no time is measured with it.
 const TICK: Duration = Duration::from_millis(50);
 
@@ -45,32 +45,7 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
     let workers = std::thread::scope(|scope| {
         let walker_ended = ended.clone();
         let walking = scope.spawn(|| {
-            let mut batch: Vec<Place> = Vec::with_capacity(MAX_BATCH);
-            while !stop.load(Ordering::Relaxed) {
-                let place = match walker.next_file(task) {
-                    Ok(Some(place)) => place,
-                    Ok(None) => break,
-                    Err(e) => {
-                        fail(e);
-                        break;
-                    }
-                };
-                // A batch holds files of one directory, so threads mostly work in different
-                // directories instead of queueing on one directory's lock.
-                let other_dir = batch
-                    .last()
-                    .is_some_and(|last| last.rel.parent() != place.rel.parent());
-                if (other_dir || batch.len() == MAX_BATCH)
-                    && sender.send(std::mem::take(&mut batch)).is_err()
-                {
-                    break;
-                }
-                batch.push(place);
-            }
-            if !batch.is_empty() {
-                let _ = sender.send(batch);
-            }
-            drop(sender);
+            feed(&mut walker, task, sender, &stop, &fail);
             let _ = walker_ended.send(Instant::now());
             drop(walker_ended);
         });
@@ -99,24 +74,7 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
             .collect();
         drop(receiver);
         drop(ended);
-        let mut running = job.threads + 1;
-        while running > 0 {
-            match ends.recv_timeout(TICK) {
-                Ok(at) => {
-                    running -= 1;
-                    last_end = last_end.max(at);
-                }
-                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                    tick(&live);
-                    if let Err(e) = interrupt::check() {
-                        fail(e);
-                    }
-                }
-                // A thread that panicked sends nothing; joining it below says so.
-                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
-            }
-        }
-        tick(&live);
+        last_end = supervise(&ends, job.threads + 1, start, &live, tick, &fail);
         walking.join().expect("walker thread");
         handles
             .into_iter()
@@ -145,6 +103,70 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
     Ok((ran, last_end.duration_since(start) + flushed))
 }
 
+/// The walker's side: sends the files in batches until the walk ends or the task stops.
+fn feed(
+    walker: &mut Walker,
+    task: &Task,
+    sender: crossbeam_channel::Sender<Vec<Place>>,
+    stop: &AtomicBool,
+    fail: &(dyn Fn(Error) + Sync),
+) {
+    let mut batch: Vec<Place> = Vec::with_capacity(BATCH);
+    while !stop.load(Ordering::Relaxed) {
+        let place = match walker.next_file(task) {
+            Ok(Some(place)) => place,
+            Ok(None) => break,
+            Err(e) => {
+                fail(e);
+                break;
+            }
+        };
+        // A batch holds files of one directory, so threads mostly work in different
+        // directories instead of queueing on one directory's lock.
+        let other_dir = batch
+            .last()
+            .is_some_and(|last| last.rel.parent() != place.rel.parent());
+        if (other_dir || batch.len() == BATCH) && sender.send(std::mem::take(&mut batch)).is_err() {
+            return;
+        }
+        batch.push(place);
+    }
+    if !batch.is_empty() {
+        let _ = sender.send(batch);
+    }
+}
+
+/// Waits until `running` threads have said they ended, showing progress and checking for an
+/// interruption meanwhile; returns the last instant one ended (`start` when none said).
+fn supervise(
+    ends: &crossbeam_channel::Receiver<Instant>,
+    mut running: usize,
+    start: Instant,
+    live: &Live,
+    tick: &mut dyn FnMut(&Live),
+    fail: &(dyn Fn(Error) + Sync),
+) -> Instant {
+    let mut last_end = start;
+    while running > 0 {
+        match ends.recv_timeout(TICK) {
+            Ok(at) => {
+                running -= 1;
+                last_end = last_end.max(at);
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                tick(live);
+                if let Err(e) = interrupt::check() {
+                    fail(e);
+                }
+            }
+            // A thread that panicked sends nothing; joining it shows it.
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    tick(live);
+    last_end
+}
+
 #[allow(clippy::too_many_arguments)]
 fn worker(
     task: &Task,
@@ -158,21 +180,13 @@ fn worker(
 ) -> WorkerResult {
     let mut result = WorkerResult::new(series_interval);
     'batches: for batch in queue.iter() {
-        // Small files of a copy go through the engine's batches where it has them; the latency
-        // of each is its batch's. None: the file takes the ordinary path below.
-        let batched = copy_batch(task, engines, &batch);
-        for (place, pre) in batch.iter().zip(batched) {
+        for place in &batch {
             if stop.load(Ordering::Relaxed) {
                 break 'batches;
             }
-            let (done, latency) = match pre {
-                Some(pre) => pre,
-                None => {
-                    let began = Instant::now();
-                    let done = file::handle(task, engines, place);
-                    (done, began.elapsed())
-                }
-            };
+            let began = Instant::now();
+            let done = file::handle(task, engines, place);
+            let latency = began.elapsed();
             if let Err(e) = result.record(&place.rel, done, latency, start.elapsed(), live) {
                 fail(e);
                 break 'batches;
@@ -180,44 +194,4 @@ fn worker(
         }
     }
     result
-}
-
-type Pre = Option<(
-    std::result::Result<Done, crate::engine::tree::CopyError>,
-    Duration,
-)>;
-
-/// The batch copied in one go, where the engine can.
-fn copy_batch(task: &Task, engines: &mut Engines, batch: &[Place]) -> Vec<Pre> {
-    let ordinary = || batch.iter().map(|_| None).collect();
-    let (Task::Copy { durable_each, .. }, Some(first)) = (task, batch.first()) else {
-        return ordinary();
-    };
-    if batch.len() > MAX_BATCH {
-        return ordinary();
-    }
-    let (Ok(source), Some(target)) = (first.dir.fd(), first.twin.as_ref()) else {
-        return ordinary();
-    };
-    let files: Vec<BatchFile<'_>> = batch
-        .iter()
-        .map(|place| BatchFile { name: &place.name })
-        .collect();
-    let began = Instant::now();
-    let outcomes = engines.tree.copy_batch(&Batch {
-        source,
-        target,
-        files: &files,
-        durable: *durable_each,
-        umask: platform::umask(),
-    });
-    let took = began.elapsed();
-    outcomes
-        .into_iter()
-        .map(|copied| match copied {
-            Copied::Done(n) => Some((Ok(Done::Bytes(n)), took)),
-            Copied::Ordinary => None,
-            Copied::Failed(e) => Some((Err(e), took)),
-        })
-        .collect()
 }

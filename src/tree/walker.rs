@@ -40,9 +40,9 @@ impl Walker {
     pub fn new(task: &Task, root: &Root, engines: &EngineFactory) -> Result<Walker> {
         let reading = |e| Error::io(format!("reading {}", root.path().display()), e);
         let (mut walking, other): (Box<dyn TreeEngine>, Option<Box<dyn TreeEngine>>) = match task {
-            Task::Copy { .. } => (Box::new(SystemTree::new()), Some(engines.build_tree(false))),
-            Task::Verify { .. } => (engines.build_tree(false), Some(Box::new(SystemTree::new()))),
-            Task::Read | Task::Delete => (engines.build_tree(false), None),
+            Task::Copy { .. } => (Box::new(SystemTree::new()), Some(engines.build_tree())),
+            Task::Verify { .. } => (engines.build_tree(), Some(Box::new(SystemTree::new()))),
+            Task::Read | Task::Delete => (engines.build_tree(), None),
         };
         let root_dir = walking.open_root(root).map_err(reading)?;
         let mut other = other;

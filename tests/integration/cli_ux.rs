@@ -315,6 +315,28 @@ fn wide_and_verbose_show_every_column_and_warning() {
     assert!(verbose.contains("repetitions, in the order they ran:"));
 }
 
+/// `--color` decides over the terminal check and NO_COLOR (which `destbench()` sets).
+#[test]
+fn color_flag_colours_a_pipe_or_never() {
+    let report = |when: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, _) = exits(
+            destbench()
+                .args(["run", dir.path().to_str().unwrap(), "--engine", "null"])
+                .args(["--tests", "seq-write:SEQ1M-Q1T1", "--duration", "0.2"])
+                .args(["--size", "16MiB", "--no-history", "--color", when]),
+            0,
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(report("always").contains("\x1b["));
+    assert!(!report("never").contains("\x1b["));
+    assert!(
+        !report("auto").contains("\x1b["),
+        "a pipe is not a terminal"
+    );
+}
+
 #[test]
 fn list_has_a_header_aligned_columns_and_the_profiles() {
     let (out, _) = exits(destbench().arg("list"), 0);

@@ -8,13 +8,11 @@
 //! engines of one run share what they must (the `null` engine its virtual tree) through
 //! [`EngineFactory::build_tree`](super::EngineFactory::build_tree).
 //!
-//! Implementations: `system` (ordinary system calls), the same with small files copied in
-//! io_uring batches (`uring_batch`, `--engine uring`), and `null` (a virtual tree on a virtual
+//! Implementations: `system` (ordinary system calls) and `null` (a virtual tree on a virtual
 //! clock, for exact figures in tests).
 
 mod null;
 mod system;
-mod uring_batch;
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -25,7 +23,6 @@ use std::time::Duration;
 
 pub use null::{NullTree, VirtualTree};
 pub use system::SystemTree;
-pub use uring_batch::MAX_BATCH;
 
 use super::{Capabilities, EngineKind, FileId};
 
@@ -180,30 +177,6 @@ pub enum CopyError {
     Destination(io::Error),
 }
 
-/// What happened to one file of a batched copy ([`TreeEngine::copy_batch`]).
-#[derive(Debug)]
-pub enum Copied {
-    Done(u64),
-    /// Not copied (too large for a batch, or the engine has no batches): copy it file by file.
-    Ordinary,
-    Failed(CopyError),
-}
-
-/// One file of a batched copy: its name (the same in the source and destination directories).
-pub struct BatchFile<'a> {
-    pub name: &'a OsStr,
-}
-
-/// A batch of files to copy from `source` (a directory outside the engine) into `target`, with
-/// an fsync each when `durable`; `umask` decides whether a mode needs setting again.
-pub struct Batch<'a> {
-    pub source: BorrowedFd<'a>,
-    pub target: &'a Dir,
-    pub files: &'a [BatchFile<'a>],
-    pub durable: bool,
-    pub umask: u32,
-}
-
 /// Opens the directory `rel` below `root` one component at a time, each relative to the last.
 pub fn open_components<E: TreeEngine + ?Sized>(
     engine: &mut E,
@@ -310,10 +283,4 @@ pub trait TreeEngine: Send {
     /// Drops `file`'s pages from the page cache; returns the fraction still resident, as
     /// `mincore` sees it (None when it cannot be checked).
     fn evict(&mut self, file: FileId) -> io::Result<Option<f64>>;
-
-    /// Copies a batch of files in one go where the engine can; a file the batch does not take
-    /// comes back as [`Copied::Ordinary`].
-    fn copy_batch(&mut self, batch: &Batch<'_>) -> Vec<Copied> {
-        batch.files.iter().map(|_| Copied::Ordinary).collect()
-    }
 }

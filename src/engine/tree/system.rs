@@ -1,7 +1,6 @@
 //! The `system` tree engine: one ordinary system call per operation, from the calling thread,
 //! relative to an open directory and never following a symlink. It is also how destbench reads a
-//! backup's source, whatever engine the destination gets. Under `--engine uring` it copies small
-//! files in io_uring batches (`uring_batch`) and is reported as the `uring` engine.
+//! backup's source, whatever engine the destination gets.
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -13,8 +12,7 @@ use std::time::{Duration, Instant};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Timespec, Timestamps};
 
-use super::uring_batch::UringCopier;
-use super::{Batch, Copied, CopyError, Dir, Entry, Kind, Stat, TreeEngine};
+use super::{CopyError, Dir, Entry, Kind, Stat, TreeEngine};
 use crate::engine::{EngineKind, FileId, FileTable};
 use crate::platform::{self, SpliceError, SplicePipe};
 
@@ -27,7 +25,6 @@ pub struct SystemTree {
     /// Made on the first copy: a pipe for `splice`, and a buffer where splice cannot go.
     pipe: Option<SplicePipe>,
     buffer: Vec<u8>,
-    batches: Option<UringCopier>,
 }
 
 impl Default for SystemTree {
@@ -43,17 +40,7 @@ impl SystemTree {
             files: FileTable::default(),
             pipe: None,
             buffer: Vec::new(),
-            batches: None,
         }
-    }
-
-    /// The same engine with small files copied in io_uring batches; Err where the kernel cannot
-    /// (the caller then copies file by file).
-    pub fn with_uring_batches() -> io::Result<Self> {
-        Ok(SystemTree {
-            batches: Some(UringCopier::new()?),
-            ..Self::new()
-        })
     }
 
     /// The descriptor of an open file (a copy's source is handed to another engine this way).
@@ -149,10 +136,7 @@ fn timestamps(meta: &Stat) -> Timestamps {
 
 impl TreeEngine for SystemTree {
     fn kind(&self) -> EngineKind {
-        match self.batches {
-            Some(_) => EngineKind::Uring,
-            None => EngineKind::Sync,
-        }
+        EngineKind::Sync
     }
 
     fn now(&self) -> Duration {
@@ -337,13 +321,6 @@ impl TreeEngine for SystemTree {
             return Ok(None);
         }
         self.files.evict(file, len)
-    }
-
-    fn copy_batch(&mut self, batch: &Batch<'_>) -> Vec<Copied> {
-        match (&mut self.batches, batch.target.fd()) {
-            (Some(copier), Ok(target)) => copier.copy_batch(batch.source, target, batch),
-            _ => batch.files.iter().map(|_| Copied::Ordinary).collect(),
-        }
     }
 }
 

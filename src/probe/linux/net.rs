@@ -4,6 +4,7 @@
 //! is unknown, never trusted.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::path::Path;
 
 use super::mountinfo::MountEntry;
 use super::{SysRoots, link_name, read};
@@ -236,59 +237,71 @@ fn interface(name: &str, roots: &SysRoots) -> Node {
     if let Some(d) = &driver {
         n.fact("driver", d, format!("{shown}/device/driver"));
     }
-    let canonical = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
-    let wifi = dir.join("wireless").is_dir() || dir.join("phy80211").exists();
+    if dir.join("wireless").is_dir() || dir.join("phy80211").exists() {
+        wifi_link(&mut n, name, roots);
+    } else if let Some(kind) = virtual_kind(name, &dir, driver.as_deref()) {
+        virtual_link(&mut n, name, &kind, speed.as_deref());
+    } else {
+        ethernet_link(&mut n, name, speed.as_deref());
+    }
+    n
+}
+
+/// What kind of virtual interface the one at `dir` is, if it is one.
+fn virtual_kind(name: &str, dir: &Path, driver: Option<&str>) -> Option<String> {
+    let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let loopback = read(&dir.join("type")).as_deref() == Some("772") || name == "lo";
-    let virtual_kind = if loopback {
+    if loopback {
         Some("loopback".to_string())
     } else if dir.join("tun_flags").is_file() {
         Some("tun/tap".to_string())
-    } else if let Some(d) = driver.as_deref().filter(|d| VIRTUAL_DRIVERS.contains(d)) {
+    } else if let Some(d) = driver.filter(|d| VIRTUAL_DRIVERS.contains(d)) {
         Some(d.to_string())
     } else if canonical.components().any(|c| c.as_os_str() == "virtual") {
         Some("virtual".to_string())
     } else {
         None
-    };
-    if wifi {
-        n.label = format!("interface {name} (Wi-Fi)");
-        match wifi_bitrate(name, roots) {
-            Some((mbit, src)) => {
-                n.fact("PHY bitrate", format!("{} Mbit/s", trim_number(mbit)), src);
-                let c = row("wifi").ceiling_of_rate(mbit);
-                n.label = format!("interface {name} (Wi-Fi, {} Mbit/s PHY)", trim_number(mbit));
-                n.bandwidth = Bandwidth::Known(c);
-            }
-            None => {
-                n.bandwidth = Bandwidth::Unknown {
-                    why: "Wi-Fi: the PHY bitrate is not in sysfs, and `iw` did not report it"
-                        .into(),
-                };
-            }
+    }
+}
+
+/// A Wi-Fi interface: its ceiling from the PHY bitrate, where `iw` tells it.
+fn wifi_link(n: &mut Node, name: &str, roots: &SysRoots) {
+    n.label = format!("interface {name} (Wi-Fi)");
+    match wifi_bitrate(name, roots) {
+        Some((mbit, src)) => {
+            n.fact("PHY bitrate", format!("{} Mbit/s", trim_number(mbit)), src);
+            let c = row("wifi").ceiling_of_rate(mbit);
+            n.label = format!("interface {name} (Wi-Fi, {} Mbit/s PHY)", trim_number(mbit));
+            n.bandwidth = Bandwidth::Known(c);
         }
-        return n;
+        None => {
+            n.bandwidth = Bandwidth::Unknown {
+                why: "Wi-Fi: the PHY bitrate is not in sysfs, and `iw` did not report it".into(),
+            };
+        }
     }
-    if let Some(kind) = virtual_kind {
-        n.label = if kind == "virtual" {
-            format!("interface {name} (virtual)")
-        } else {
-            format!("interface {name} ({kind}, virtual)")
-        };
-        n.bandwidth = Bandwidth::Unknown {
-            why: match speed.as_deref() {
-                Some(s) => format!(
-                    "{name} is virtual ({kind}): the speed it reports ({s}) describes no wire"
-                ),
-                None => format!("{name} is virtual ({kind}) and reports no speed"),
-            },
-        };
-        return n;
-    }
-    match speed
-        .as_deref()
-        .and_then(|s| s.parse::<i64>().ok())
-        .filter(|s| *s > 0)
-    {
+}
+
+/// A virtual interface: whatever speed it reports describes no wire.
+fn virtual_link(n: &mut Node, name: &str, kind: &str, speed: Option<&str>) {
+    n.label = if kind == "virtual" {
+        format!("interface {name} (virtual)")
+    } else {
+        format!("interface {name} ({kind}, virtual)")
+    };
+    n.bandwidth = Bandwidth::Unknown {
+        why: match speed {
+            Some(s) => {
+                format!("{name} is virtual ({kind}): the speed it reports ({s}) describes no wire")
+            }
+            None => format!("{name} is virtual ({kind}) and reports no speed"),
+        },
+    };
+}
+
+/// An Ethernet interface: its ceiling from the link speed, when the link is up and says.
+fn ethernet_link(n: &mut Node, name: &str, speed: Option<&str>) {
+    match speed.and_then(|s| s.parse::<i64>().ok()).filter(|s| *s > 0) {
         Some(mbit) => {
             let c = row("ethernet").ceiling_of_rate(mbit as f64);
             n.label = format!("interface {name} (Ethernet, {mbit} Mbit/s)");
@@ -298,12 +311,11 @@ fn interface(name: &str, roots: &SysRoots) -> Node {
             n.bandwidth = Bandwidth::Unknown {
                 why: format!(
                     "{name} reports no link speed ({}): link down, or the driver does not say",
-                    speed.as_deref().unwrap_or("no speed file")
+                    speed.unwrap_or("no speed file")
                 ),
             };
         }
     }
-    n
 }
 
 /// The Wi-Fi PHY (tx) bitrate from `iw dev IFACE link` (nl80211 only: sysfs lacks it).
