@@ -163,15 +163,6 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    /// The runner's name for it (`"io"`, `"file"`, `"op"`); anything else counts requests.
-    pub fn from_name(name: &str) -> OpKind {
-        match name {
-            "file" => OpKind::File,
-            "op" => OpKind::Op,
-            _ => OpKind::Io,
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             OpKind::Io => "io",
@@ -321,7 +312,7 @@ pub struct TestResultParts {
     pub engine: EngineKind,
     pub block_size: u64,
     pub queue_depth: usize,
-    pub op_kind: &'static str,
+    pub op_kind: OpKind,
     pub repetitions: Vec<Repetition>,
     pub latency: LatencyHistogram,
     pub warnings: Vec<Warning>,
@@ -371,7 +362,7 @@ impl TestResult {
             cv: summary.cv,
             samples,
             ops_per_s_median: ops_per_s.median,
-            op_kind: OpKind::from_name(parts.op_kind),
+            op_kind: parts.op_kind,
             latency_us: parts.latency.summary(),
             method: parts.method,
             engine: parts.engine,

@@ -10,7 +10,8 @@ use crate::workload::{Direction, Pattern};
 
 use super::order::RandomOrder;
 use super::stream::{self, Chunk, Recorder};
-use super::{Ctx, Measured, RepetitionHook};
+use super::test::{Shape, Test};
+use super::{Ctx, Measured, Progress, RepetitionHook, RunPlan};
 
 /// The shared file of the block tests, inside the scratch directory.
 pub const TEST_FILE: &str = "blocks.dat";
@@ -65,6 +66,47 @@ pub(super) fn prepare_test_file(ctx: &mut Ctx<'_>, size: u64) -> Result<()> {
     engine.close(file).map_err(|e| Error::io(what(), e))
 }
 
+/// A block variant: `block`-byte requests over the shared test file for the block duration.
+pub(super) struct BlockTest {
+    pub direction: Direction,
+    pub pattern: Pattern,
+    pub block: usize,
+    pub depth: usize,
+}
+
+impl Test for BlockTest {
+    fn shape(&self) -> Shape {
+        Shape::io(self.block, self.depth)
+    }
+
+    /// The shared test file is the plan's, counted once for all block variants.
+    fn space_needed(&self, _plan: &RunPlan) -> u64 {
+        0
+    }
+
+    fn planned_s(&self, plan: &RunPlan) -> f64 {
+        plan.block_duration.as_secs_f64()
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        plan: &RunPlan,
+        rep: usize,
+        _progress: &mut dyn Progress,
+    ) -> Result<Measured> {
+        let job = BlockJob {
+            direction: self.direction,
+            pattern: self.pattern,
+            block: self.block,
+            depth: self.depth,
+            file_size: plan.file_size,
+            duration: plan.block_duration,
+        };
+        measure(ctx, &job, rep)
+    }
+}
+
 /// The parameters of one block variant.
 pub(super) struct BlockJob {
     pub direction: Direction,
@@ -116,7 +158,7 @@ fn chunks<'h>(
 }
 
 /// One timed repetition of a block variant.
-pub(super) fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<Measured> {
+fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<Measured> {
     let mut engine = ctx.build_engine(job.depth)?;
     engine
         .prepare(job.depth, job.block)

@@ -1,28 +1,119 @@
 //! The whole-file tests (20-100 MB transfers, Time Machine's 50 MB file) and the many-files test
 //! (Time Machine's 500 files of 4 KB written at once).
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::engine::{Completion, Engine, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
-use crate::results::Method;
+use crate::results::{Method, OpKind};
 use crate::units;
 use crate::workload::Direction;
 
 use super::block::fill_buffers;
 use super::stream::{self, Chunk, Recorder};
-use super::{Ctx, Measured};
+use super::test::{Shape, Test, least_planned_s};
+use super::{Ctx, Measured, Progress, RunPlan};
 
 /// Requests in flight for whole-file transfers: enough to stream like kernel writeback and
 /// readahead do, few enough to stay a single sequential stream.
-pub const WHOLE_FILE_DEPTH: usize = 4;
+const WHOLE_FILE_DEPTH: usize = 4;
 /// Files in flight in the many-files test.
-pub const MANY_FILES_DEPTH: usize = 32;
+const MANY_FILES_DEPTH: usize = 32;
+
+/// Whole new files, one after another (QuickBench's transfers, Time Machine's big file); the
+/// read variant reads back files laid down before its first repetition.
+pub(super) struct WholeFilesTest {
+    pub direction: Direction,
+    pub sizes: Cow<'static, [u64]>,
+    pub block: usize,
+}
+
+impl Test for WholeFilesTest {
+    fn shape(&self) -> Shape {
+        Shape::io(self.block, WHOLE_FILE_DEPTH)
+    }
+
+    /// A read keeps every file it reads back; a write keeps one file at a time.
+    fn space_needed(&self, _plan: &RunPlan) -> u64 {
+        match self.direction {
+            Direction::Read => self.sizes.iter().sum(),
+            Direction::Write => self.sizes.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    fn planned_s(&self, plan: &RunPlan) -> f64 {
+        least_planned_s(plan)
+    }
+
+    fn prepare(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        _plan: &RunPlan,
+        _progress: &mut dyn Progress,
+    ) -> Result<()> {
+        match self.direction {
+            Direction::Read => prepare_read_files(ctx, &self.sizes, self.block),
+            Direction::Write => Ok(()),
+        }
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        _plan: &RunPlan,
+        rep: usize,
+        _progress: &mut dyn Progress,
+    ) -> Result<Measured> {
+        measure_whole(ctx, self.direction, &self.sizes, self.block, rep)
+    }
+
+    fn clean_up(&mut self, ctx: &mut Ctx<'_>) {
+        if self.direction == Direction::Read {
+            for index in 0..self.sizes.len() {
+                ctx.remove_file(&read_file_name(index));
+            }
+        }
+    }
+}
+
+/// Many small new files written at once (Time Machine's check).
+pub(super) struct ManyFilesTest {
+    pub count: usize,
+    pub size: u64,
+}
+
+impl Test for ManyFilesTest {
+    fn shape(&self) -> Shape {
+        Shape {
+            op_kind: OpKind::File,
+            ..Shape::io(self.size as usize, MANY_FILES_DEPTH.min(self.count))
+        }
+    }
+
+    fn space_needed(&self, _plan: &RunPlan) -> u64 {
+        self.count as u64 * self.size.next_multiple_of(4096)
+    }
+
+    fn planned_s(&self, plan: &RunPlan) -> f64 {
+        least_planned_s(plan)
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        _plan: &RunPlan,
+        rep: usize,
+        _progress: &mut dyn Progress,
+    ) -> Result<Measured> {
+        measure_many(ctx, self.count, self.size, rep)
+    }
+}
 
 /// Names of the files read back by the whole-file read test.
-pub(super) fn read_file_name(index: usize) -> String {
+fn read_file_name(index: usize) -> String {
     format!("transfer-{index}.dat")
 }
 
@@ -84,7 +175,7 @@ fn write_file(
 }
 
 /// Writes the files the whole-file read test reads, untimed.
-pub(super) fn prepare_read_files(ctx: &mut Ctx<'_>, sizes: &[u64], block: usize) -> Result<()> {
+fn prepare_read_files(ctx: &mut Ctx<'_>, sizes: &[u64], block: usize) -> Result<()> {
     let mut engine = ctx.build_engine(WHOLE_FILE_DEPTH)?;
     engine
         .prepare(WHOLE_FILE_DEPTH, block)
@@ -106,7 +197,7 @@ pub(super) fn prepare_read_files(ctx: &mut Ctx<'_>, sizes: &[u64], block: usize)
 
 /// One timed repetition of a whole-file variant: each file timed on its own, the figure the mean
 /// of the files' rates.
-pub(super) fn measure_whole(
+fn measure_whole(
     ctx: &mut Ctx<'_>,
     direction: Direction,
     sizes: &[u64],
@@ -278,12 +369,7 @@ fn write_durably(
 /// One timed repetition of the many-files test: `count` new files of `size` bytes, up to
 /// [`MANY_FILES_DEPTH`] at once, each written then made durable; timed from the first create to
 /// the last close. Ops are files; the latency is per file (write submitted to durable).
-pub(super) fn measure_many(
-    ctx: &mut Ctx<'_>,
-    count: usize,
-    size: u64,
-    rep: usize,
-) -> Result<Measured> {
+fn measure_many(ctx: &mut Ctx<'_>, count: usize, size: u64, rep: usize) -> Result<Measured> {
     let depth = MANY_FILES_DEPTH.min(count);
     let len = size as usize;
     let mut engine = ctx.build_engine(depth)?;

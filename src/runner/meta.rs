@@ -9,22 +9,54 @@ use crate::engine::tree::{Dir, TreeEngine};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
-use crate::results::{FileSetInfo, FileSizes, Method, Unit};
+use crate::results::{FileSetInfo, FileSizes, Method, OpKind, Unit};
 use crate::results::{Warning, WarningKind};
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::tree::{self, Outcome};
 use crate::workload::MetaOp;
 
 use super::sets::measured;
-use super::{Ctx, Measured};
+use super::test::{Shape, Test, least_planned_s};
+use super::{Ctx, Measured, Progress, RunPlan};
+
+/// A metadata variant: one operation on `count` empty files, one thread.
+pub(super) struct MetaTest {
+    pub op: MetaOp,
+    pub count: usize,
+}
+
+impl Test for MetaTest {
+    fn shape(&self) -> Shape {
+        Shape {
+            block_size: 0,
+            queue_depth: 1,
+            op_kind: OpKind::Op,
+            unit: Unit::OpsPerSecond,
+            threads: 1,
+        }
+    }
+
+    fn space_needed(&self, _plan: &RunPlan) -> u64 {
+        0
+    }
+
+    fn planned_s(&self, plan: &RunPlan) -> f64 {
+        least_planned_s(plan)
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        _plan: &RunPlan,
+        rep: usize,
+        _progress: &mut dyn Progress,
+    ) -> Result<Measured> {
+        measure_meta(ctx, self.op, self.count, rep)
+    }
+}
 
 /// One timed repetition of a metadata variant on `count` empty files.
-pub(super) fn measure_meta(
-    ctx: &mut Ctx<'_>,
-    op: MetaOp,
-    count: usize,
-    rep: usize,
-) -> Result<Measured> {
+fn measure_meta(ctx: &mut Ctx<'_>, op: MetaOp, count: usize, rep: usize) -> Result<Measured> {
     let name = ctx.scratch.fresh_name(&format!("meta-{rep}"));
     let scratch = ctx.scratch.root();
     let dir = tree::make_dir(&scratch, &name, ctx.engines)?;

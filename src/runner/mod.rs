@@ -4,6 +4,7 @@ mod access;
 mod block;
 mod files;
 mod hook;
+mod kinds;
 mod meta;
 mod order;
 mod plan;
@@ -12,6 +13,7 @@ mod sets;
 mod sources;
 mod stream;
 mod sustained;
+mod test;
 mod throttled;
 mod variant;
 

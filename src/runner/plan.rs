@@ -5,9 +5,9 @@ use crate::error::{Error, Result};
 use crate::platform;
 use crate::settings::RunPlan;
 use crate::units;
-use crate::workload::{Direction, Variant, Workload};
+use crate::workload::{Variant, Workload};
 
-use super::throttled;
+use super::kinds::test_for;
 
 impl RunPlan {
     pub(super) fn has_block_tests(&self) -> bool {
@@ -27,44 +27,17 @@ impl RunPlan {
         let largest_variant = self
             .variants
             .iter()
-            .map(|v| match &v.workload {
-                Workload::Block { .. } => 0,
-                Workload::WholeFiles {
-                    direction: Direction::Read,
-                    sizes,
-                    ..
-                } => sizes.iter().sum(),
-                Workload::WholeFiles { sizes, .. } => sizes.iter().copied().max().unwrap_or(0),
-                Workload::ManyFiles { count, size } => *count as u64 * size.next_multiple_of(4096),
-                // One copy of the set at a time (restore and delete keep one while they run).
-                Workload::FileSet { set, .. } => self
-                    .file_sets
-                    .iter()
-                    .find(|p| p.name == *set)
-                    .map_or(0, |p| p.total_bytes),
-                Workload::Meta { .. } => 0,
-                // Sized at run time to what the free space allows.
-                Workload::Sustained { .. } => 0,
-                Workload::Throttled { .. } => throttled::space_needed(self.file_size),
-            })
+            .map(|v| test_for(&v.workload).space_needed(self))
             .max()
             .unwrap_or(0);
         // 5% for filesystem metadata and rounding.
         (block_file + largest_variant) / 20 * 21
     }
 
-    /// The seconds one repetition of `variant` is planned to take: a block test its duration,
-    /// the sustained test its time limit, every other at least the minimum time (`--min-time`,
-    /// a quarter second when there is none). Only an estimate for the progress bar's ETA.
+    /// The seconds one repetition of `variant` is planned to take, as its test plans it. Only
+    /// an estimate for the progress bar's ETA.
     pub(super) fn planned_s(&self, variant: &Variant) -> f64 {
-        let least = self.min_time.as_secs_f64().max(0.25);
-        match variant.workload {
-            Workload::Block { .. } => self.block_duration.as_secs_f64(),
-            Workload::Sustained { .. } => self.sustained_time.as_secs_f64(),
-            // The reader alone, then beside the writer at two priorities.
-            Workload::Throttled { .. } => 3.0 * self.block_duration.as_secs_f64().max(least),
-            _ => least,
-        }
+        test_for(&variant.workload).planned_s(self)
     }
 
     /// The planned seconds of preparing the block tests' file (written once, untimed): as long

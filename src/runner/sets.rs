@@ -5,13 +5,14 @@
 use crate::engine::tree::Root;
 use crate::error::Result;
 use crate::platform;
-use crate::results::{FileSetInfo, Method, Repetition, Unit};
+use crate::results::{FileSetInfo, Method, OpKind, Repetition, Unit};
 use crate::results::{Warning, WarningKind};
 use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
 use crate::workload::{FileOp, SetName};
 
 use super::sources::{PREP_THREADS, SourceSet, skipped};
+use super::test::{Shape, Test, least_planned_s};
 use super::{Ctx, Measured, Progress, RunPlan};
 
 /// Residency above this after eviction means the eviction did not work.
@@ -71,6 +72,69 @@ pub(super) fn measured(
     }
 }
 
+/// A file-set variant; a restore reads a copy of the set made before its first repetition.
+pub(super) struct FileSetTest {
+    pub job: FileSetJob,
+    pub restore: Option<RestoreCopy>,
+}
+
+impl Test for FileSetTest {
+    fn shape(&self) -> Shape {
+        let unit = if self.job.op == FileOp::Delete {
+            Unit::FilesPerSecond
+        } else {
+            Unit::MegabytesPerSecond
+        };
+        Shape {
+            block_size: 0,
+            queue_depth: self.job.threads,
+            op_kind: OpKind::File,
+            unit,
+            threads: self.job.threads,
+        }
+    }
+
+    /// One copy of the set at a time (restore and delete keep one while they run).
+    fn space_needed(&self, plan: &RunPlan) -> u64 {
+        plan.file_sets
+            .iter()
+            .find(|p| p.name == self.job.set)
+            .map_or(0, |p| p.total_bytes)
+    }
+
+    fn planned_s(&self, plan: &RunPlan) -> f64 {
+        least_planned_s(plan)
+    }
+
+    fn prepare(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        plan: &RunPlan,
+        progress: &mut dyn Progress,
+    ) -> Result<()> {
+        if self.job.op == FileOp::Restore {
+            self.restore = Some(prepare_restore(ctx, plan, self.job.set, progress)?);
+        }
+        Ok(())
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        plan: &RunPlan,
+        rep: usize,
+        progress: &mut dyn Progress,
+    ) -> Result<Measured> {
+        measure_file_set(ctx, plan, self.job, rep, self.restore.as_ref(), progress)
+    }
+
+    fn clean_up(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(restore) = self.restore.take() {
+            tree::remove_all(&ctx.scratch.root(), &restore.name, ctx.engines);
+        }
+    }
+}
+
 /// The copied set a restore variant reads, made once for all its repetitions.
 pub(super) struct RestoreCopy {
     pub root: Root,
@@ -78,7 +142,7 @@ pub(super) struct RestoreCopy {
     pub name: String,
 }
 
-pub(super) fn prepare_restore(
+fn prepare_restore(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
     set: SetName,
@@ -112,7 +176,7 @@ pub(super) const WALL_BUDGET: u32 = 5;
 /// [`MAX_PASSES`] and the time budget; one copy of the set at a time on the destination. The
 /// figure is every pass's files or bytes over their summed time; what is prepared or cleaned up
 /// between passes is synced and untimed.
-pub(super) fn measure_file_set(
+fn measure_file_set(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
     job: FileSetJob,

@@ -20,7 +20,8 @@ use crate::units;
 
 use super::block::fill_buffers;
 use super::stream::{self, Chunk, Recorder};
-use super::{Ctx, Measured, RunPlan};
+use super::test::{Shape, Test};
+use super::{Ctx, Measured, Progress, RunPlan};
 
 const FILE: &str = "sustained.dat";
 /// Width of one point of the series the steady state and the cliff are found in: fine enough
@@ -33,12 +34,38 @@ const SEGMENT: Duration = Duration::from_millis(1000);
 /// Share of the free space the test may fill.
 const SPACE_SHARE: f64 = 0.9;
 
-pub(super) fn measure(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    block: usize,
-    depth: usize,
-) -> Result<Measured> {
+/// The sustained write: one new file, `block`-byte requests, `depth` in flight, until steady.
+pub(super) struct SustainedTest {
+    pub block: usize,
+    pub depth: usize,
+}
+
+impl Test for SustainedTest {
+    fn shape(&self) -> Shape {
+        Shape::io(self.block, self.depth)
+    }
+
+    /// Sized at run time to what the free space allows.
+    fn space_needed(&self, _plan: &RunPlan) -> u64 {
+        0
+    }
+
+    fn planned_s(&self, plan: &RunPlan) -> f64 {
+        plan.sustained_time.as_secs_f64()
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        plan: &RunPlan,
+        _rep: usize,
+        _progress: &mut dyn Progress,
+    ) -> Result<Measured> {
+        measure(ctx, plan, self.block, self.depth)
+    }
+}
+
+fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize, depth: usize) -> Result<Measured> {
     let block_u = block as u64;
     let cap = size_cap(ctx, plan, block_u, depth)?;
     let mut engine = ctx.build_engine(depth)?;

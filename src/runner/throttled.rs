@@ -23,16 +23,52 @@ use crate::results::{Warning, WarningKind};
 use crate::stats::ThroughputSeries;
 use crate::workload::DataStamper;
 
-use super::{Ctx, Measured, RunPlan};
+use super::test::{Shape, Test};
+use super::{Ctx, Measured, Progress, RunPlan};
 
 const READ_FILE: &str = "throttled-read.dat";
 const WRITE_FILE: &str = "throttled-write.dat";
 /// Schedulers that act on I/O priority classes.
 const HONOURING: [&str; 3] = ["bfq", "mq-deadline", "cfq"];
 
-/// Space the test keeps: the reader's file and the writer's, each the block-test file size.
-pub(super) fn space_needed(file_size: u64) -> u64 {
-    2 * file_size
+/// The phases, each of the block duration, as (writer, reader, writer in the idle class): the
+/// backup alone, the reader alone, both at normal priority, both with the backup in the idle
+/// class. The plan's time and the run take them from here.
+const PHASES: [(bool, bool, bool); 4] = [
+    (true, false, false),
+    (false, true, false),
+    (true, true, false),
+    (true, true, true),
+];
+
+/// The throttled test: a `block`-byte backup write beside a foreground reader.
+pub(super) struct ThrottledTest {
+    pub block: usize,
+}
+
+impl Test for ThrottledTest {
+    fn shape(&self) -> Shape {
+        Shape::io(self.block, 1)
+    }
+
+    /// The reader's file and the writer's, each the block-test file size.
+    fn space_needed(&self, plan: &RunPlan) -> u64 {
+        2 * plan.file_size
+    }
+
+    fn planned_s(&self, plan: &RunPlan) -> f64 {
+        PHASES.len() as f64 * plan.block_duration.as_secs_f64()
+    }
+
+    fn measure(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        plan: &RunPlan,
+        _rep: usize,
+        _progress: &mut dyn Progress,
+    ) -> Result<Measured> {
+        measure(ctx, plan, self.block)
+    }
 }
 
 /// Whether background priority can act on this destination, from the device the filesystem
@@ -219,7 +255,7 @@ fn phase(
     })
 }
 
-pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result<Measured> {
+fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result<Measured> {
     let effect = priority_effect(ctx.chain, ctx.access.direct);
     let len = plan.file_size / block as u64 * block as u64;
     let target = |name| Target {
@@ -238,11 +274,19 @@ pub(super) fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result
         let d = plan.block_duration;
         let io = |e| Error::io("running the throttled test", e);
         let fds = (target(WRITE_FILE), target(READ_FILE));
-        let run = |roles| phase(fds, len, block, d, roles, ctx.seed).map_err(io);
-        let (write_alone, _) = run((true, false, false))?;
-        let (read_alone, _) = run((false, true, false))?;
-        let (normal, _) = run((true, true, false))?;
-        let (background, requests) = run((true, true, true))?;
+        let mut phases = Vec::with_capacity(PHASES.len());
+        for roles in PHASES {
+            phases.push(phase(fds, len, block, d, roles, ctx.seed).map_err(io)?);
+        }
+        let [
+            (write_alone, _),
+            (read_alone, _),
+            (normal, _),
+            (background, requests),
+        ] = phases[..]
+        else {
+            unreachable!("one result per phase")
+        };
         let alone = PairRates {
             write_mb_s: write_alone.write_mb_s,
             read_mb_s: read_alone.read_mb_s,

@@ -6,13 +6,15 @@ use std::time::SystemTime;
 use crate::engine::EngineKind;
 use crate::error::Result;
 use crate::interrupt;
-use crate::results::{Details, FileSetInfo, Method, Repetition, TestResult, TestResultParts, Unit};
+use crate::results::{Details, FileSetInfo, Method, Repetition, TestResult, TestResultParts};
 use crate::results::{Warning, WarningKind};
 use crate::stats::LatencyHistogram;
-use crate::workload::{Direction, FileOp, Variant, Workload};
+use crate::workload::{Variant, Workload};
 
+use super::kinds::test_for;
+use super::sets;
+use super::test::{Shape, Test};
 use super::{Ctx, Measured, Progress, RunPlan};
-use super::{block, files, meta, sets, sustained, throttled};
 
 /// All repetitions of one variant, and a data-integrity failure if its data did not survive. A
 /// repetition that fails ends the variant with that error.
@@ -22,47 +24,14 @@ pub(super) fn run_variant(
     variant: &Variant,
     progress: &mut dyn Progress,
 ) -> Result<(Option<TestResult>, Option<String>)> {
-    let read_files = match &variant.workload {
-        Workload::WholeFiles {
-            direction: Direction::Read,
-            sizes,
-            block,
-        } => Some((&sizes[..], *block)),
-        _ => None,
-    };
+    let mut test = test_for(&variant.workload);
     let mut gathered = Gathered::default();
-    let mut restore = None;
-    let outcome = (|| -> Result<()> {
-        if let Some((sizes, block)) = read_files {
-            files::prepare_read_files(ctx, sizes, block)?;
-        }
-        if let Workload::FileSet {
-            op: FileOp::Restore,
-            set,
-            ..
-        } = &variant.workload
-        {
-            restore = Some(sets::prepare_restore(ctx, plan, *set, progress)?);
-        }
-        repeat(
-            ctx,
-            plan,
-            variant,
-            restore.as_ref(),
-            progress,
-            &mut gathered,
-        )
-    })();
-    if let Some((sizes, _)) = read_files {
-        for index in 0..sizes.len() {
-            ctx.remove_file(&files::read_file_name(index));
-        }
-    }
-    if let Some(restore) = &restore {
-        crate::tree::remove_all(&ctx.scratch.root(), &restore.name, ctx.engines);
-    }
+    let outcome = test
+        .prepare(ctx, plan, progress)
+        .and_then(|()| repeat(ctx, plan, variant, test.as_mut(), progress, &mut gathered));
+    test.clean_up(ctx);
     outcome?;
-    Ok(gathered.into_result(plan, variant))
+    Ok(gathered.into_result(plan, variant, test.shape()))
 }
 
 /// What the repetitions of one variant gathered, in the order they ran.
@@ -103,24 +72,24 @@ impl Gathered {
         mut self,
         plan: &RunPlan,
         variant: &Variant,
+        shape: Shape,
     ) -> (Option<TestResult>, Option<String>) {
         let (Some(method), Some(engine)) = (self.method, self.engine) else {
             return (None, self.integrity);
         };
-        let (block_size, queue_depth, op_kind, unit, threads) = shape(variant);
         self.warnings
             .extend(short_sample(plan, variant, &self.repetitions));
         let mut result = TestResult::from_parts(TestResultParts {
             test: variant.test,
             workload: variant.workload.clone(),
-            unit,
-            threads,
+            unit: shape.unit,
+            threads: shape.threads,
             file_set: self.file_set,
             method,
             engine,
-            block_size,
-            queue_depth,
-            op_kind,
+            block_size: shape.block_size,
+            queue_depth: shape.queue_depth,
+            op_kind: shape.op_kind,
             repetitions: self.repetitions,
             latency: self.latency,
             warnings: self.warnings,
@@ -137,7 +106,7 @@ fn repeat(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
     variant: &Variant,
-    restore: Option<&sets::RestoreCopy>,
+    test: &mut dyn Test,
     progress: &mut dyn Progress,
     gathered: &mut Gathered,
 ) -> Result<()> {
@@ -150,10 +119,10 @@ fn repeat(
         interrupt::check()?;
         progress.step(
             &format!("{} {} ({}/{})", variant.test, variant.name, rep + 1, runs),
-            plan.planned_s(variant),
+            test.planned_s(plan),
         );
         ctx.hook.before(variant, rep)?;
-        let measured = measure(ctx, plan, variant, rep, restore, progress)?;
+        let measured = test.measure(ctx, plan, rep, progress)?;
         ctx.hook
             .after(variant, rep, &measured.repetition, SystemTime::now())?;
         gathered.add(measured);
@@ -188,73 +157,4 @@ fn short_sample(plan: &RunPlan, variant: &Variant, repetitions: &[Repetition]) -
             plan.min_time.as_secs_f64()
         ),
     ))
-}
-
-/// Block size, queue depth, what an op is, the unit and the threads, for the report.
-fn shape(variant: &Variant) -> (u64, usize, &'static str, Unit, usize) {
-    let mb = Unit::MegabytesPerSecond;
-    match &variant.workload {
-        Workload::Block { block, depth, .. } => (*block as u64, *depth, "io", mb, 1),
-        Workload::WholeFiles { block, .. } => (*block as u64, files::WHOLE_FILE_DEPTH, "io", mb, 1),
-        Workload::ManyFiles { count, size } => {
-            (*size, files::MANY_FILES_DEPTH.min(*count), "file", mb, 1)
-        }
-        Workload::FileSet { op, threads, .. } => {
-            let unit = if *op == FileOp::Delete {
-                Unit::FilesPerSecond
-            } else {
-                mb
-            };
-            (0, *threads, "file", unit, *threads)
-        }
-        Workload::Meta { .. } => (0, 1, "op", Unit::OpsPerSecond, 1),
-        Workload::Sustained { block, depth } => (*block as u64, *depth, "io", mb, 1),
-        Workload::Throttled { block } => (*block as u64, 1, "io", mb, 1),
-    }
-}
-
-fn measure(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    variant: &Variant,
-    rep: usize,
-    restore: Option<&sets::RestoreCopy>,
-    progress: &mut dyn Progress,
-) -> Result<Measured> {
-    match &variant.workload {
-        Workload::Block {
-            direction,
-            pattern,
-            block,
-            depth,
-        } => block::measure(
-            ctx,
-            &block::BlockJob {
-                direction: *direction,
-                pattern: *pattern,
-                block: *block,
-                depth: *depth,
-                file_size: plan.file_size,
-                duration: plan.block_duration,
-            },
-            rep,
-        ),
-        Workload::WholeFiles {
-            direction,
-            sizes,
-            block,
-        } => files::measure_whole(ctx, *direction, sizes, *block, rep),
-        Workload::ManyFiles { count, size } => files::measure_many(ctx, *count, *size, rep),
-        Workload::FileSet { op, set, threads } => {
-            let job = sets::FileSetJob {
-                op: *op,
-                set: *set,
-                threads: *threads,
-            };
-            sets::measure_file_set(ctx, plan, job, rep, restore, progress)
-        }
-        Workload::Meta { op, count } => meta::measure_meta(ctx, *op, *count, rep),
-        Workload::Sustained { block, depth } => sustained::measure(ctx, plan, *block, *depth),
-        Workload::Throttled { block } => throttled::measure(ctx, plan, *block),
-    }
 }

@@ -48,7 +48,7 @@ pub fn result(test: TestId, variant: &str, rate: f64) -> TestResult {
         engine: EngineKind::Sync,
         block_size: 1 << 20,
         queue_depth: 8,
-        op_kind: "io",
+        op_kind: crate::results::OpKind::Io,
         repetitions: vec![Repetition {
             rate,
             bytes: 1 << 30,

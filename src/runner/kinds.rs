@@ -1,0 +1,40 @@
+//! The one place the runner turns a workload into the test that plans and runs it.
+
+use crate::workload::Workload;
+
+use super::test::Test;
+use super::{block, files, meta, sets, sustained, throttled};
+
+/// The test that runs `workload`: the one place the runner turns a workload into its test.
+pub(super) fn test_for(workload: &Workload) -> Box<dyn Test> {
+    match workload.clone() {
+        Workload::Block {
+            direction,
+            pattern,
+            block,
+            depth,
+        } => Box::new(block::BlockTest {
+            direction,
+            pattern,
+            block,
+            depth,
+        }),
+        Workload::WholeFiles {
+            direction,
+            sizes,
+            block,
+        } => Box::new(files::WholeFilesTest {
+            direction,
+            sizes,
+            block,
+        }),
+        Workload::ManyFiles { count, size } => Box::new(files::ManyFilesTest { count, size }),
+        Workload::FileSet { op, set, threads } => Box::new(sets::FileSetTest {
+            job: sets::FileSetJob { op, set, threads },
+            restore: None,
+        }),
+        Workload::Meta { op, count } => Box::new(meta::MetaTest { op, count }),
+        Workload::Sustained { block, depth } => Box::new(sustained::SustainedTest { block, depth }),
+        Workload::Throttled { block } => Box::new(throttled::ThrottledTest { block }),
+    }
+}
