@@ -14,18 +14,7 @@ trap 'rm -rf "$BASE"' EXIT
 export XDG_DATA_HOME=$BASE/data DESTBENCH_DB=$BASE/data/history.sqlite
 mkdir "$BASE/src" "$BASE/dst"
 echo "making $FILES files of 1-4 KiB in $BASE/src ..." >&2
-python3 - "$BASE/src" "$FILES" <<'PY'
-import os, random, sys
-root, n = sys.argv[1], int(sys.argv[2])
-rng = random.Random(1)
-data = os.urandom(4096)
-for i in range(n):
-    d = os.path.join(root, f"d{i // 1000:04}")
-    if i % 1000 == 0:
-        os.mkdir(d)
-    with open(os.path.join(d, f"f{i:07}"), "wb") as f:
-        f.write(data[: rng.randint(1024, 4096)])
-PY
+python3 "$ROOT/bench/make-files.py" "$BASE/src" "$FILES" 4 1000 1
 "$ROOT/target/release/destbench" run "$BASE/dst" --json --no-history --runs 1 --threads 4 \
     --no-verify --source "$BASE/src" --tests files-copy:source-4t-cache-on > "$BASE/run.json"
 python3 - "$BASE/run.json" <<'PY'

@@ -35,17 +35,7 @@ trap 'rm -rf "$BASE" "$SET"' EXIT
 export XDG_DATA_HOME=$BASE/data DESTBENCH_DB=$BASE/data/history.sqlite
 
 echo "making $FILES files of 1-64 KiB in $SET ..." >&2
-python3 - "$SET" "$FILES" <<'PY'
-import os, random, sys
-root, n = sys.argv[1], int(sys.argv[2])
-rng = random.Random(11)
-data = os.urandom(65536)
-for i in range(n):
-    d = os.path.join(root, f"d{i // 500:03}")
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, f"f{i:05}.bin"), "wb") as f:
-        f.write(data[: rng.randint(1024, 65536)])
-PY
+python3 "$ROOT/bench/make-files.py" "$SET" "$FILES" 64 500 11
 sync
 
 # One run of the three tests with engine $1; its JSON goes to $2.

@@ -98,11 +98,10 @@ fn sample_sizes(histogram: &SizeHistogram, fraction: f64) -> Vec<u64> {
 mod tests {
     use super::*;
 
+    /// `count` files of each `size` in `(size, count)`.
     fn histogram(sizes: &[(u64, u64)]) -> SizeHistogram {
-        sizes
-            .iter()
-            .flat_map(|&(size, count)| std::iter::repeat_n(size, count as usize))
-            .collect()
+        let counts: Vec<(u64, u64)> = sizes.iter().map(|&(size, count)| (count, size)).collect();
+        SizeHistogram::of_counts(&counts)
     }
 
     /// A tree of /usr/include's shape (8,000 files, 120 MB, 850 directories) is scaled to the

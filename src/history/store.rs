@@ -140,15 +140,22 @@ impl Store {
             .map_err(self.fail())
     }
 
-    fn migrate(&mut self) -> Result<(), HistoryError> {
+    /// A transaction that takes the write lock first (IMMEDIATE), so two processes cannot both
+    /// decide on what they read before writing; with the path its errors name.
+    fn write_transaction(&mut self) -> Result<(rusqlite::Transaction<'_>, PathBuf), HistoryError> {
         let path = self.path.clone();
-        let fail = |e: rusqlite::Error| HistoryError::sqlite(&path, e);
-        // IMMEDIATE takes the write lock first, so two processes opening a new file at once
-        // cannot both apply the same migration; the version is read again under the lock.
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(fail)?;
+            .map_err(|e| HistoryError::sqlite(&path, e))?;
+        Ok((tx, path))
+    }
+
+    fn migrate(&mut self) -> Result<(), HistoryError> {
+        // Two processes opening a new file at once cannot both apply the same migration: the
+        // version is read again under the write lock.
+        let (tx, path) = self.write_transaction()?;
+        let fail = |e: rusqlite::Error| HistoryError::sqlite(&path, e);
         // Checked again under the write lock: another process may have set the file up since.
         let version = match open::owner(&tx, &path)? {
             Owner::Blank => 0,
@@ -172,12 +179,8 @@ impl Store {
     /// Stores one run (its `destbench.run/2` document and where it ran) in a single
     /// transaction, and returns its id. Either all of it lands or none.
     pub fn insert(&mut self, doc: &RunReport, env: &Environment) -> Result<i64, HistoryError> {
-        let path = self.path.clone();
+        let (tx, path) = self.write_transaction()?;
         let fail = |e: rusqlite::Error| HistoryError::sqlite(&path, e);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(fail)?;
         let id = insert_run(&tx, doc, env).map_err(fail)?;
         insert_results(&tx, id, doc).map_err(fail)?;
         tx.commit().map_err(fail)?;

@@ -223,41 +223,59 @@ mod tests {
         }
     }
 
+    /// The conclusion's idle-class verdict and its words, for the slowdowns at normal and at
+    /// background priority.
+    fn concluded(normal: Slowdown, background: Slowdown) -> (Option<bool>, String) {
+        let c = Conclusion::of(&effective(), normal, background);
+        (c.idle_class_helped(), c.to_string())
+    }
+
     #[test]
     fn the_conclusion_follows_the_figures_not_the_scheduler() {
-        let of = |n, b| Conclusion::of(&effective(), n, b);
-        // The reader suffered more beside the idle-class writer.
-        let c = of(slowdowns(0.28, 0.1), slowdowns(0.42, 0.1));
-        let text = c.to_string();
-        assert_eq!(c.idle_class_helped(), Some(false), "{text}");
-        assert!(
-            text.contains("made no difference") && text.contains("-42%") && text.contains("-28%"),
-            "{text}"
-        );
-        assert!(text.contains("the backup did not yield"), "{text}");
-        // Within the noise margin is no effect either.
-        let c = of(slowdowns(0.28, 0.1), slowdowns(0.25, 0.1));
-        assert_eq!(c.idle_class_helped(), Some(false));
-        // The idle class shielding the reader, at the backup's expense.
-        let c = of(slowdowns(0.40, 0.1), slowdowns(0.10, 0.9));
-        let text = c.to_string();
-        assert_eq!(c.idle_class_helped(), Some(true), "{text}");
-        assert!(
-            text.contains("helped") && text.contains("-10%") && text.contains("-40%"),
-            "{text}"
-        );
-        assert!(
-            text.contains("the backup yielded (-90% in the idle class against -10%"),
-            "{text}"
-        );
+        // (read and write slowdowns at normal and at background priority, helped, words)
+        let cases: [(Slowdown, Slowdown, Option<bool>, &[&str]); 3] = [
+            // The reader suffered more beside the idle-class writer.
+            (
+                slowdowns(0.28, 0.1),
+                slowdowns(0.42, 0.1),
+                Some(false),
+                &[
+                    "made no difference",
+                    "-42%",
+                    "-28%",
+                    "the backup did not yield",
+                ],
+            ),
+            // Within the noise margin is no effect either.
+            (slowdowns(0.28, 0.1), slowdowns(0.25, 0.1), Some(false), &[]),
+            // The idle class shielding the reader, at the backup's expense.
+            (
+                slowdowns(0.40, 0.1),
+                slowdowns(0.10, 0.9),
+                Some(true),
+                &[
+                    "helped",
+                    "-10%",
+                    "-40%",
+                    "the backup yielded (-90% in the idle class against -10%",
+                ],
+            ),
+        ];
+        for (normal, background, helped, words) in cases {
+            let (got, text) = concluded(normal, background);
+            assert_eq!(got, helped, "{text}");
+            assert!(
+                words.iter().all(|w| text.contains(w)),
+                "{words:?} in {text}"
+            );
+        }
     }
 
     #[test]
     fn no_conclusion_without_contention_or_a_priority_that_can_act() {
         // The reader never slowed, the idle-class writer gave way.
-        let c = Conclusion::of(&effective(), slowdowns(0.01, -0.01), slowdowns(0.01, 0.97));
-        let text = c.to_string();
-        assert_eq!(c.idle_class_helped(), None);
+        let (helped, text) = concluded(slowdowns(0.01, -0.01), slowdowns(0.01, 0.97));
+        assert_eq!(helped, None);
         assert!(
             text.contains("nothing for the idle class to shield"),
             "{text}"

@@ -10,8 +10,8 @@ use crate::workload::{Direction, Pattern};
 
 use super::order::RandomOrder;
 use super::stream::{self, Chunk, Recorder};
-use super::test::{Shape, Test};
-use super::{Ctx, Measured, Progress, RepetitionHook, RunPlan};
+use super::test::{Rep, Shape, Test};
+use super::{Ctx, Measured, RepetitionHook, RunPlan};
 
 /// The shared file of the block tests, inside the scratch directory.
 pub const TEST_FILE: &str = "blocks.dat";
@@ -79,53 +79,26 @@ impl Test for BlockTest {
         Shape::io(self.block, self.depth)
     }
 
-    /// The shared test file is the plan's, counted once for all block variants.
-    fn space_needed(&self, _plan: &RunPlan) -> u64 {
-        0
-    }
-
     fn planned_s(&self, plan: &RunPlan) -> f64 {
         plan.block_duration.as_secs_f64()
     }
 
-    fn measure(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        plan: &RunPlan,
-        rep: usize,
-        _progress: &mut dyn Progress,
-    ) -> Result<Measured> {
-        let job = BlockJob {
-            direction: self.direction,
-            pattern: self.pattern,
-            block: self.block,
-            depth: self.depth,
-            file_size: plan.file_size,
-            duration: plan.block_duration,
-        };
-        measure(ctx, &job, rep)
+    fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
+        measure(rep.ctx, self, rep.plan, rep.index)
     }
 }
 
-/// The parameters of one block variant.
-pub(super) struct BlockJob {
-    pub direction: Direction,
-    pub pattern: Pattern,
-    pub block: usize,
-    pub depth: usize,
-    pub file_size: u64,
-    pub duration: Duration,
-}
-
-/// The job's blocks in its pattern, over and over with `wrap`, else once; none once another
-/// client has finished its work (stonewalling: this one stops and counts what it did).
+/// The job's blocks of a `file_size`-byte file in its pattern, over and over with `wrap`, else
+/// once; none once another client has finished its work (stonewalling: this one stops and
+/// counts what it did).
 fn chunks<'h>(
-    job: &BlockJob,
+    job: &BlockTest,
+    file_size: u64,
     wrap: bool,
     seed: u64,
     hook: &'h dyn RepetitionHook,
 ) -> impl FnMut() -> Option<Chunk> + use<'h> {
-    let blocks = job.file_size / job.block as u64;
+    let blocks = file_size / job.block as u64;
     let block = job.block as u64;
     let mut sequential = 0u64;
     let mut random = RandomOrder::new(blocks, seed);
@@ -158,7 +131,7 @@ fn chunks<'h>(
 }
 
 /// One timed repetition of a block variant.
-fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<Measured> {
+fn measure(ctx: &mut Ctx<'_>, job: &BlockTest, plan: &RunPlan, rep: usize) -> Result<Measured> {
     let mut engine = ctx.build_engine(job.depth)?;
     engine
         .prepare(job.depth, job.block)
@@ -182,13 +155,13 @@ fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<Measured> {
         (ctx.access.write_method(), None)
     } else {
         ctx.access
-            .prepare_read(engine.as_mut(), file, job.file_size)?
+            .prepare_read(engine.as_mut(), file, plan.file_size)?
     };
 
     // Buffered runs stop after one pass: a second pass would rewrite or reread pages the
     // first one left in the page cache.
     let wrap = ctx.access.direct || !ctx.access.real_io;
-    let next = chunks(job, wrap, ctx.seed ^ rep as u64, ctx.hook);
+    let next = chunks(job, plan.file_size, wrap, ctx.seed ^ rep as u64, ctx.hook);
     let cpu_start = platform::process_cpu_time();
     let start = engine.now();
     let mut recorder = Recorder::new(start, ctx.series_interval);
@@ -200,7 +173,7 @@ fn measure(ctx: &mut Ctx<'_>, job: &BlockJob, rep: usize) -> Result<Measured> {
         op,
         job.depth,
         next,
-        Some(start + job.duration),
+        Some(start + plan.block_duration),
         stamper,
         &mut recorder,
         &what,

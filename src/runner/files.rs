@@ -14,8 +14,8 @@ use crate::workload::Direction;
 
 use super::block::fill_buffers;
 use super::stream::{self, Chunk, Recorder};
-use super::test::{Shape, Test, least_planned_s};
-use super::{Ctx, Measured, Progress, RunPlan};
+use super::test::{Rep, Shape, Test};
+use super::{Ctx, Measured, RunPlan};
 
 /// Requests in flight for whole-file transfers: enough to stream like kernel writeback and
 /// readahead do, few enough to stay a single sequential stream.
@@ -44,30 +44,15 @@ impl Test for WholeFilesTest {
         }
     }
 
-    fn planned_s(&self, plan: &RunPlan) -> f64 {
-        least_planned_s(plan)
-    }
-
-    fn prepare(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        _plan: &RunPlan,
-        _progress: &mut dyn Progress,
-    ) -> Result<()> {
+    fn prepare(&mut self, rep: Rep<'_, '_>) -> Result<()> {
         match self.direction {
-            Direction::Read => prepare_read_files(ctx, &self.sizes, self.block),
+            Direction::Read => prepare_read_files(rep.ctx, &self.sizes, self.block),
             Direction::Write => Ok(()),
         }
     }
 
-    fn measure(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        _plan: &RunPlan,
-        rep: usize,
-        _progress: &mut dyn Progress,
-    ) -> Result<Measured> {
-        measure_whole(ctx, self.direction, &self.sizes, self.block, rep)
+    fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
+        measure_whole(rep.ctx, self.direction, &self.sizes, self.block, rep.index)
     }
 
     fn clean_up(&mut self, ctx: &mut Ctx<'_>) {
@@ -97,18 +82,8 @@ impl Test for ManyFilesTest {
         self.count as u64 * self.size.next_multiple_of(4096)
     }
 
-    fn planned_s(&self, plan: &RunPlan) -> f64 {
-        least_planned_s(plan)
-    }
-
-    fn measure(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        _plan: &RunPlan,
-        rep: usize,
-        _progress: &mut dyn Progress,
-    ) -> Result<Measured> {
-        measure_many(ctx, self.count, self.size, rep)
+    fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
+        measure_many(rep.ctx, self.count, self.size, rep.index)
     }
 }
 

@@ -16,8 +16,8 @@ use crate::tree::{self, Outcome};
 use crate::workload::MetaOp;
 
 use super::sets::measured;
-use super::test::{Shape, Test, least_planned_s};
-use super::{Ctx, Measured, Progress, RunPlan};
+use super::test::{Rep, Shape, Test};
+use super::{Ctx, Measured};
 
 /// A metadata variant: one operation on `count` empty files, one thread.
 pub(super) struct MetaTest {
@@ -36,22 +36,8 @@ impl Test for MetaTest {
         }
     }
 
-    fn space_needed(&self, _plan: &RunPlan) -> u64 {
-        0
-    }
-
-    fn planned_s(&self, plan: &RunPlan) -> f64 {
-        least_planned_s(plan)
-    }
-
-    fn measure(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        _plan: &RunPlan,
-        rep: usize,
-        _progress: &mut dyn Progress,
-    ) -> Result<Measured> {
-        measure_meta(ctx, self.op, self.count, rep)
+    fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
+        measure_meta(rep.ctx, self.op, self.count, rep.index)
     }
 }
 

@@ -12,7 +12,7 @@ use crate::units::{self, format_bytes};
 use crate::workload::{FileOp, SetName};
 
 use super::sources::{PREP_THREADS, SourceSet, skipped};
-use super::test::{Shape, Test, least_planned_s};
+use super::test::{Rep, Shape, Test};
 use super::{Ctx, Measured, Progress, RunPlan};
 
 /// Residency above this after eviction means the eviction did not work.
@@ -102,30 +102,23 @@ impl Test for FileSetTest {
             .map_or(0, |p| p.total_bytes)
     }
 
-    fn planned_s(&self, plan: &RunPlan) -> f64 {
-        least_planned_s(plan)
-    }
-
-    fn prepare(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        plan: &RunPlan,
-        progress: &mut dyn Progress,
-    ) -> Result<()> {
+    fn prepare(&mut self, rep: Rep<'_, '_>) -> Result<()> {
         if self.job.op == FileOp::Restore {
-            self.restore = Some(prepare_restore(ctx, plan, self.job.set, progress)?);
+            let copy = prepare_restore(rep.ctx, rep.plan, self.job.set, rep.progress)?;
+            self.restore = Some(copy);
         }
         Ok(())
     }
 
-    fn measure(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        plan: &RunPlan,
-        rep: usize,
-        progress: &mut dyn Progress,
-    ) -> Result<Measured> {
-        measure_file_set(ctx, plan, self.job, rep, self.restore.as_ref(), progress)
+    fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
+        measure_file_set(
+            rep.ctx,
+            rep.plan,
+            self.job,
+            rep.index,
+            self.restore.as_ref(),
+            rep.progress,
+        )
     }
 
     fn clean_up(&mut self, ctx: &mut Ctx<'_>) {

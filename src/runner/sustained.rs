@@ -20,8 +20,8 @@ use crate::units;
 
 use super::block::fill_buffers;
 use super::stream::{self, Chunk, Recorder};
-use super::test::{Shape, Test};
-use super::{Ctx, Measured, Progress, RunPlan};
+use super::test::{Rep, Shape, Test};
+use super::{Ctx, Measured, RunPlan};
 
 const FILE: &str = "sustained.dat";
 /// Width of one point of the series the steady state and the cliff are found in: fine enough
@@ -45,23 +45,12 @@ impl Test for SustainedTest {
         Shape::io(self.block, self.depth)
     }
 
-    /// Sized at run time to what the free space allows.
-    fn space_needed(&self, _plan: &RunPlan) -> u64 {
-        0
-    }
-
     fn planned_s(&self, plan: &RunPlan) -> f64 {
         plan.sustained_time.as_secs_f64()
     }
 
-    fn measure(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        plan: &RunPlan,
-        _rep: usize,
-        _progress: &mut dyn Progress,
-    ) -> Result<Measured> {
-        measure(ctx, plan, self.block, self.depth)
+    fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
+        measure(rep.ctx, rep.plan, self.block, self.depth)
     }
 }
 

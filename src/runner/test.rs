@@ -34,6 +34,15 @@ impl Shape {
     }
 }
 
+/// What one repetition works with: the run's context and plan, which repetition it is, and
+/// where it reports progress.
+pub(super) struct Rep<'r, 'c> {
+    pub ctx: &'r mut Ctx<'c>,
+    pub plan: &'r RunPlan,
+    pub index: usize,
+    pub progress: &'r mut dyn Progress,
+}
+
 /// One kind of test: what it plans and how it runs. A variant's test object lives for all its
 /// repetitions, so what `prepare` makes, `measure` uses and `clean_up` removes.
 pub(super) trait Test {
@@ -41,29 +50,23 @@ pub(super) trait Test {
     fn shape(&self) -> Shape;
 
     /// Bytes it keeps on the destination at its peak, beside the block tests' shared file.
-    fn space_needed(&self, plan: &RunPlan) -> u64;
+    fn space_needed(&self, _plan: &RunPlan) -> u64 {
+        0
+    }
 
-    /// The seconds one repetition is planned to take (for the progress bar's ETA).
-    fn planned_s(&self, plan: &RunPlan) -> f64;
+    /// The seconds one repetition is planned to take (for the progress bar's ETA); a test
+    /// whose work is fixed plans the least a repetition lasts.
+    fn planned_s(&self, plan: &RunPlan) -> f64 {
+        least_planned_s(plan)
+    }
 
     /// Untimed work before the first repetition.
-    fn prepare(
-        &mut self,
-        _ctx: &mut Ctx<'_>,
-        _plan: &RunPlan,
-        _progress: &mut dyn Progress,
-    ) -> Result<()> {
+    fn prepare(&mut self, _rep: Rep<'_, '_>) -> Result<()> {
         Ok(())
     }
 
     /// One timed repetition.
-    fn measure(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        plan: &RunPlan,
-        rep: usize,
-        progress: &mut dyn Progress,
-    ) -> Result<Measured>;
+    fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured>;
 
     /// Removes what `prepare` made; runs whether the repetitions succeeded or not.
     fn clean_up(&mut self, _ctx: &mut Ctx<'_>) {}
@@ -71,6 +74,6 @@ pub(super) trait Test {
 
 /// The least a repetition of a test whose work is fixed is planned to take: the minimum time,
 /// a quarter second when there is none.
-pub(super) fn least_planned_s(plan: &RunPlan) -> f64 {
+fn least_planned_s(plan: &RunPlan) -> f64 {
     plan.min_time.as_secs_f64().max(0.25)
 }

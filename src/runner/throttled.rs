@@ -23,8 +23,8 @@ use crate::results::{Warning, WarningKind};
 use crate::stats::ThroughputSeries;
 use crate::workload::DataStamper;
 
-use super::test::{Shape, Test};
-use super::{Ctx, Measured, Progress, RunPlan};
+use super::test::{Rep, Shape, Test};
+use super::{Ctx, Measured, RunPlan};
 
 const READ_FILE: &str = "throttled-read.dat";
 const WRITE_FILE: &str = "throttled-write.dat";
@@ -60,14 +60,8 @@ impl Test for ThrottledTest {
         PHASES.len() as f64 * plan.block_duration.as_secs_f64()
     }
 
-    fn measure(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        plan: &RunPlan,
-        _rep: usize,
-        _progress: &mut dyn Progress,
-    ) -> Result<Measured> {
-        measure(ctx, plan, self.block)
+    fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
+        measure(rep.ctx, rep.plan, self.block)
     }
 }
 

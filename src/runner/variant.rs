@@ -13,7 +13,7 @@ use crate::workload::{Variant, Workload};
 
 use super::kinds::test_for;
 use super::sets;
-use super::test::{Shape, Test};
+use super::test::{Rep, Shape, Test};
 use super::{Ctx, Measured, Progress, RunPlan};
 
 /// All repetitions of one variant, and a data-integrity failure if its data did not survive. A
@@ -26,8 +26,14 @@ pub(super) fn run_variant(
 ) -> Result<(Option<TestResult>, Option<String>)> {
     let mut test = test_for(&variant.workload);
     let mut gathered = Gathered::default();
+    let prepare = Rep {
+        ctx: &mut *ctx,
+        plan,
+        index: 0,
+        progress: &mut *progress,
+    };
     let outcome = test
-        .prepare(ctx, plan, progress)
+        .prepare(prepare)
         .and_then(|()| repeat(ctx, plan, variant, test.as_mut(), progress, &mut gathered));
     test.clean_up(ctx);
     outcome?;
@@ -122,7 +128,12 @@ fn repeat(
             test.planned_s(plan),
         );
         ctx.hook.before(variant, rep)?;
-        let measured = test.measure(ctx, plan, rep, progress)?;
+        let measured = test.measure(Rep {
+            ctx: &mut *ctx,
+            plan,
+            index: rep,
+            progress: &mut *progress,
+        })?;
         ctx.hook
             .after(variant, rep, &measured.repetition, SystemTime::now())?;
         gathered.add(measured);

@@ -50,6 +50,15 @@ pub struct SizeHistogram {
 }
 
 impl SizeHistogram {
+    /// `count` files of each `size` in `(count, size)`: the shape tests describe trees in.
+    #[cfg(test)]
+    pub(crate) fn of_counts(counts: &[(u64, u64)]) -> SizeHistogram {
+        counts
+            .iter()
+            .flat_map(|&(count, size)| std::iter::repeat_n(size, count as usize))
+            .collect()
+    }
+
     pub fn add(&mut self, size: u64) {
         let class = CLASS_BOUNDS
             .iter()

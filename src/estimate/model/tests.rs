@@ -50,11 +50,8 @@ fn shape(histogram: &SizeHistogram, dirs: u64, symlinks: u64) -> TreeShape<'_> {
     }
 }
 
-fn tree(sizes: &[(u64, u64)]) -> SizeHistogram {
-    sizes
-        .iter()
-        .flat_map(|&(count, size)| std::iter::repeat_n(size, count as usize))
-        .collect()
+fn tree(counts: &[(u64, u64)]) -> SizeHistogram {
+    SizeHistogram::of_counts(counts)
 }
 
 /// The five costs come back from the calibration shapes, and the tree's time is theirs

@@ -184,16 +184,15 @@ pub fn proc() {
     );
 }
 
+/// A special file at `path`, readable and writable by all.
+fn mknod(path: &std::path::Path, kind: rustix::fs::FileType, dev: rustix::fs::Dev) {
+    let mode = rustix::fs::Mode::from_raw_mode(0o666);
+    rustix::fs::mknodat(rustix::fs::CWD, path, kind, mode, dev).unwrap();
+}
+
 pub fn fifo() {
     skip_case("--source with a FIFO", "1 FIFO", false, |dir| {
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            dir.join("pipe"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o666),
-            0,
-        )
-        .unwrap();
+        mknod(&dir.join("pipe"), rustix::fs::FileType::Fifo, 0);
         None
     });
 }
@@ -210,14 +209,11 @@ pub fn socket() {
 pub fn device_node() {
     skip_case("--source with a device node", "1 device", false, |dir| {
         // /dev/kmsg's numbers: a read of it waits for the next kernel message.
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            dir.join("kmsg"),
+        mknod(
+            &dir.join("kmsg"),
             rustix::fs::FileType::CharacterDevice,
-            rustix::fs::Mode::from_raw_mode(0o666),
             rustix::fs::makedev(1, 11),
-        )
-        .unwrap();
+        );
         None
     });
 }
