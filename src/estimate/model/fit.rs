@@ -83,28 +83,26 @@ mod tests {
             .collect()
     }
 
-    /// The three costs solved from `samples`, each within `tolerance` of `truth` (relative).
-    fn recovered(truth: &[f64; 3], samples: &[Sample], tolerance: f64) -> Vec<f64> {
-        let got = solve(samples, &[0, 1, 2], 3).unwrap();
+    /// The three costs solved from exact samples of `truth` at `rows`, each within `tolerance`
+    /// of the truth (relative); with the samples.
+    fn recovered(truth: [f64; 3], rows: &[[f64; 3]], tolerance: f64) -> (Vec<f64>, Vec<Sample>) {
+        let samples = exact(&truth, rows);
+        let got = solve(&samples, &[0, 1, 2], 3).unwrap();
         for (g, t) in got.iter().zip(truth) {
             assert!((g / t - 1.0).abs() < tolerance, "{got:?}");
         }
-        got
+        (got, samples)
     }
 
     #[test]
     fn recovers_three_known_costs_and_refuses_collinear_samples() {
-        let truth = [0.004, 0.001, 2.5e-8];
-        let samples = exact(
-            &truth,
-            &[
-                [400.0, 0.0, 0.0],
-                [40.0, 1600.0, 2.4e6],
-                [12.0, 600.0, 2.0e7],
-                [1.0, 4.0, 4.8e7],
-            ],
-        );
-        let got = recovered(&truth, &samples, 1e-6);
+        let rows = [
+            [400.0, 0.0, 0.0],
+            [40.0, 1600.0, 2.4e6],
+            [12.0, 600.0, 2.0e7],
+            [1.0, 4.0, 4.8e7],
+        ];
+        let (got, samples) = recovered([0.004, 0.001, 2.5e-8], &rows, 1e-6);
         assert!(relative_rms(&got, &samples) < 1e-9);
         // Two terms always in the same proportion cannot be told apart.
         let collinear: Vec<Sample> = (1..4)
@@ -132,17 +130,13 @@ mod tests {
     /// normal equations would square a condition of 10^9.
     #[test]
     fn terms_of_very_different_scales_are_recovered() {
-        let truth = [0.2, 0.002, 1.0 / 40e6];
-        let samples = exact(
-            &truth,
-            &[
-                [1.0, 0.0, 0.0],
-                [1.0, 1600.0, 2.4e6],
-                [1.0, 600.0, 2.0e7],
-                [1.0, 4.0, 4.8e7],
-                [1.0, 2.0, 2.1e9],
-            ],
-        );
-        recovered(&truth, &samples, 1e-12);
+        let rows = [
+            [1.0, 0.0, 0.0],
+            [1.0, 1600.0, 2.4e6],
+            [1.0, 600.0, 2.0e7],
+            [1.0, 4.0, 4.8e7],
+            [1.0, 2.0, 2.1e9],
+        ];
+        recovered([0.2, 0.002, 1.0 / 40e6], &rows, 1e-12);
     }
 }
