@@ -17,7 +17,7 @@ pub struct Options {
     pub cross_filesystems: bool,
     /// Destinations to measure now.
     pub to: Vec<PathBuf>,
-    /// Whether the caller gives stored runs to estimate from (it loads them: see [`run`]).
+    /// Whether the caller gives stored runs to estimate from (it loads them: see [`run`](super::run)).
     pub from_stored_runs: bool,
     /// The copy threads a stored run's results are taken for.
     pub threads: usize,
