@@ -17,6 +17,7 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::engine::tree::Root;
 use crate::error::{Error, Result};
@@ -25,6 +26,9 @@ use crate::platform::{self, Handle, HandleRef};
 
 /// The prefix of every scratch directory, so a leftover can be recognised.
 pub const PREFIX: &str = ".destbench-";
+
+/// How long the removal keeps trying while something else changes the directory under it.
+const REMOVE_PATIENCE: Duration = Duration::from_secs(2);
 
 pub struct Scratch {
     fd: Arc<Handle>,
@@ -150,10 +154,11 @@ impl Scratch {
 impl Scratch {
     /// Empties the directory through its own descriptor (wherever it is now), never following
     /// a symlink or crossing into another filesystem, then removes its name if that is still
-    /// this directory. Something that keeps adding entries meanwhile (another user renaming in it) gets up to 50
-    /// more tries.
+    /// this directory. Something that keeps renaming or adding entries meanwhile (another user
+    /// swapping a directory for a symlink and back) is outlasted: the removal tries again, a
+    /// millisecond apart, for up to [`REMOVE_PATIENCE`].
     fn remove(&self) -> io::Result<()> {
-        let mut tries = 0;
+        let deadline = Instant::now() + REMOVE_PATIENCE;
         loop {
             let done = platform::remove_contents(self.fd.as_fd())?;
             if !self.still_there() {
@@ -161,7 +166,12 @@ impl Scratch {
             }
             match platform::remove_dir_in(self.parent.as_fd(), OsStr::new(&self.name)) {
                 Ok(()) => return Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::DirectoryNotEmpty && tries < 50 => tries += 1,
+                Err(e)
+                    if e.kind() == io::ErrorKind::DirectoryNotEmpty
+                        && Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
                 Err(e) if done.kept > 0 => {
                     return Err(io::Error::other(format!(
                         "{} entries could not be removed ({e})",
