@@ -134,7 +134,9 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
                 let r = find(record, test, &variant)?;
                 unit = r.unit;
                 threads = threads.or((r.threads > 0).then_some(r.threads));
-                workload = workload.take().or_else(|| r.workload.clone());
+                if workload.is_none() {
+                    workload = r.workload.clone();
+                }
                 let significance = base
                     .filter(|_| index > 0)
                     .map(|b| stats::welch(&b.samples, &r.samples));

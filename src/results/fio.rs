@@ -101,55 +101,97 @@ fn method(o: &Options<'_>, read: bool, warnings: &mut Vec<Warning>) -> Method {
     }
 }
 
-/// The result of one side of one job, or None when that side moved no data.
-fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
-    let side = &o.job[if read { "read" } else { "write" }];
-    let bytes = side["io_bytes"].as_u64().filter(|&b| b > 0)?;
-    let rw = o.get("rw").or_else(|| o.get("readwrite")).unwrap_or("read");
-    let random = rw.starts_with("rand");
-    // `bs=4k,64k` sets reads and writes apart.
-    let sizes: Vec<u64> = o
-        .get("bs")
-        .map(|b| b.split(',').filter_map(fio_size).collect())
-        .unwrap_or_default();
-    let block = sizes
-        .get(usize::from(!read))
-        .or(sizes.first())
-        .copied()
-        .unwrap_or(4096);
-    let depth = o.number("iodepth", 1) as usize;
-    let jobs = o.number("numjobs", 1) as usize;
-    // A destbench block variant issues from one thread; fio's numjobs has no such shape.
-    let workload = (jobs == 1).then_some(Workload::Block {
-        direction: if read {
-            Direction::Read
-        } else {
-            Direction::Write
-        },
-        pattern: if random {
-            Pattern::Random
-        } else {
-            Pattern::Sequential
-        },
-        block: block as usize,
-        depth,
-    });
-    let (test, variant) = exported_name(o, read).unwrap_or_else(|| {
-        let test = match (block == 4096, read) {
+/// The I/O shape of one side of one job, from its options.
+struct SideShape {
+    read: bool,
+    random: bool,
+    block: u64,
+    depth: usize,
+    jobs: usize,
+}
+
+impl SideShape {
+    fn of(o: &Options<'_>, read: bool) -> SideShape {
+        let rw = o.get("rw").or_else(|| o.get("readwrite")).unwrap_or("read");
+        // `bs=4k,64k` sets reads and writes apart.
+        let sizes: Vec<u64> = o
+            .get("bs")
+            .map(|b| b.split(',').filter_map(fio_size).collect())
+            .unwrap_or_default();
+        SideShape {
+            read,
+            random: rw.starts_with("rand"),
+            block: sizes
+                .get(usize::from(!read))
+                .or(sizes.first())
+                .copied()
+                .unwrap_or(4096),
+            depth: o.number("iodepth", 1) as usize,
+            jobs: o.number("numjobs", 1) as usize,
+        }
+    }
+
+    /// The destbench workload of this shape: a block variant issues from one thread, so
+    /// fio's numjobs above 1 has none.
+    fn workload(&self) -> Option<Workload> {
+        (self.jobs == 1).then_some(Workload::Block {
+            direction: if self.read {
+                Direction::Read
+            } else {
+                Direction::Write
+            },
+            pattern: if self.random {
+                Pattern::Random
+            } else {
+                Pattern::Sequential
+            },
+            block: self.block as usize,
+            depth: self.depth,
+        })
+    }
+
+    /// The test and variant a job of this shape not exported by destbench is filed under.
+    fn named(&self, workload: Option<&Workload>) -> (TestId, String) {
+        let test = match (self.block == 4096, self.read) {
             (true, true) => TestId::FourKRead,
             (true, false) => TestId::FourKWrite,
             (false, true) => TestId::SeqRead,
             (false, false) => TestId::SeqWrite,
         };
-        let variant = workload.as_ref().map_or_else(
+        let variant = workload.map_or_else(
             || {
-                let pattern = if random { "RND" } else { "SEQ" };
-                format!("{pattern}{}-Q{depth}T{jobs}", size_label(block as usize))
+                let pattern = if self.random { "RND" } else { "SEQ" };
+                let size = size_label(self.block as usize);
+                format!("{pattern}{size}-Q{}T{}", self.depth, self.jobs)
             },
             Workload::name,
         );
         (test, variant)
-    });
+    }
+}
+
+/// The one repetition an fio side is: its rate, bytes, requests, time and the job's CPU.
+fn repetition(o: &Options<'_>, side: &Value, bytes: u64, rate: f64) -> RepetitionRecord {
+    let cpu_share = (f64_at(o.job, "usr_cpu") + f64_at(o.job, "sys_cpu")) / 100.0;
+    RepetitionRecord {
+        rate,
+        bytes,
+        ops: side["total_ios"].as_u64().unwrap_or(0),
+        elapsed_s: f64_at(side, "runtime") / 1e3,
+        cpu_s: cpu_share * f64_at(o.job, "job_runtime") / 1e3,
+        series_mb_s: Vec::new(),
+        series_last_partial: false,
+        passes: None,
+    }
+}
+
+/// The result of one side of one job, or None when that side moved no data.
+fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
+    let side = &o.job[if read { "read" } else { "write" }];
+    let bytes = side["io_bytes"].as_u64().filter(|&b| b > 0)?;
+    let shape = SideShape::of(o, read);
+    let workload = shape.workload();
+    let (test, variant) = exported_name(o, read).unwrap_or_else(|| shape.named(workload.as_ref()));
     let mut warnings = vec![Warning::new(
         WarningKind::Imported,
         format!(
@@ -163,8 +205,6 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         _ => EngineKind::Sync,
     };
     let rate = f64_at(side, "bw_bytes") / 1e6;
-    let elapsed_s = f64_at(side, "runtime") / 1e3;
-    let cpu_share = (f64_at(o.job, "usr_cpu") + f64_at(o.job, "sys_cpu")) / 100.0;
     Some(TestResult {
         test,
         variant,
@@ -181,36 +221,77 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         latency_us: latency(side),
         method,
         engine,
-        block_size_bytes: block,
-        queue_depth: depth,
+        block_size_bytes: shape.block,
+        queue_depth: shape.depth,
         series_interval_s: 0.0,
-        threads: jobs,
+        threads: shape.jobs,
         file_set: None,
-        repetitions: vec![RepetitionRecord {
-            rate,
-            bytes,
-            ops: side["total_ios"].as_u64().unwrap_or(0),
-            elapsed_s,
-            cpu_s: cpu_share * f64_at(o.job, "job_runtime") / 1e3,
-            series_mb_s: Vec::new(),
-            series_last_partial: false,
-            passes: None,
-        }],
+        repetitions: vec![repetition(o, side, bytes, rate)],
         warnings,
         details: None,
     })
 }
 
-/// The run document of an fio JSON result; `Err` says in a few words what is wrong with it.
-pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, String> {
-    // fio writes its errors and warnings ("fio: pid=..., err=...") into the output file ahead of
-    // the JSON document; the document starts at the first line that opens an object.
+/// The JSON document of fio's output, after the errors and warnings fio may write ahead of it
+/// ("fio: pid=..., err="): the document starts at the first line that opens an object.
+fn fio_document(text: &str) -> Result<Value, String> {
     let json = text
         .find("\n{")
         .filter(|_| !text.starts_with('{'))
         .map_or(text, |i| &text[i + 1..]);
-    let doc: Value = serde_json::from_str(json)
-        .map_err(|e| format!("not fio JSON output (--output-format=json): {e}"))?;
+    serde_json::from_str(json)
+        .map_err(|e| format!("not fio JSON output (--output-format=json): {e}"))
+}
+
+/// What the jobs of one fio result gave: their results, the engines they named, their summed
+/// run time, and the warnings (jobs that failed are left out with one).
+struct Imported {
+    results: Vec<TestResult>,
+    engines: Vec<String>,
+    duration_s: f64,
+    warnings: Vec<Warning>,
+}
+
+fn import_jobs(jobs: &[&Value], global: &Value, version: &str) -> Imported {
+    let mut imported = Imported {
+        results: Vec::new(),
+        engines: Vec::new(),
+        duration_s: 0.0,
+        warnings: vec![Warning::new(
+            WarningKind::Imported,
+            format!(
+                "imported from {version} JSON: its figures are fio's, each job measured once; latencies are fio's completion latencies (clat)"
+            ),
+        )],
+    };
+    for &job in jobs {
+        let o = Options { job, global };
+        // A job that failed measured nothing worth keeping.
+        if let Some(error) = job["error"].as_i64().filter(|&e| e != 0) {
+            imported.warnings.push(Warning::new(
+                WarningKind::Failures,
+                format!(
+                    "fio job {} failed (error {error}): left out",
+                    job["jobname"].as_str().unwrap_or("unnamed")
+                ),
+            ));
+            continue;
+        }
+        if let Some(e) = o.get("ioengine").map(str::to_string)
+            && !imported.engines.contains(&e)
+        {
+            imported.engines.push(e);
+        }
+        imported.duration_s += f64_at(job, "job_runtime") / 1e3;
+        let sides = [true, false].into_iter().filter_map(|r| side_result(&o, r));
+        imported.results.extend(sides);
+    }
+    imported
+}
+
+/// The run document of an fio JSON result; `Err` says in a few words what is wrong with it.
+pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, String> {
+    let doc = fio_document(text)?;
     let version = doc["fio version"]
         .as_str()
         .ok_or("not fio JSON output: no \"fio version\" field")?;
@@ -221,54 +302,24 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
         .filter(|job| job["jobname"] != LAY_DOWN_JOB)
         .collect();
     let global = &doc["global options"];
-    let mut results = Vec::new();
-    let mut engines: Vec<String> = Vec::new();
-    let mut duration_s = 0.0;
-    let mut warnings = vec![Warning::new(
-        WarningKind::Imported,
-        format!(
-            "imported from {version} JSON: its figures are fio's, each job measured once; latencies are fio's completion latencies (clat)"
-        ),
-    )];
-    for &job in &jobs {
-        let o = Options { job, global };
-        // A job that failed measured nothing worth keeping.
-        if let Some(error) = job["error"].as_i64().filter(|&e| e != 0) {
-            warnings.push(Warning::new(
-                WarningKind::Failures,
-                format!(
-                    "fio job {} failed (error {error}): left out",
-                    job["jobname"].as_str().unwrap_or("unnamed")
-                ),
-            ));
-            continue;
-        }
-        if let Some(e) = o.get("ioengine").map(str::to_string)
-            && !engines.contains(&e)
-        {
-            engines.push(e);
-        }
-        duration_s += f64_at(job, "job_runtime") / 1e3;
-        results.extend([true, false].into_iter().filter_map(|r| side_result(&o, r)));
-    }
-    if results.is_empty() {
+    let imported = import_jobs(&jobs, global, version);
+    if imported.results.is_empty() {
         return Err("the fio result has no job that read or wrote anything".into());
     }
     let first = Options {
         job: jobs[0],
         global,
     };
-    let directory = first.get("directory").unwrap_or_default();
-    let engine = if engines.is_empty() {
+    let engine = if imported.engines.is_empty() {
         version.to_string()
     } else {
-        format!("{version} {}", engines.join(","))
+        format!("{version} {}", imported.engines.join(","))
     };
     Ok(RunReport {
         schema: RUN_SCHEMA.into(),
         destbench_version: env!("CARGO_PKG_VERSION").into(),
         destination: Destination {
-            path: directory.into(),
+            path: first.get("directory").unwrap_or_default().into(),
         },
         settings: RunSettings {
             runs: 1,
@@ -280,9 +331,9 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
             ..RunSettings::default()
         },
         started_unix_s: doc["timestamp"].as_u64().unwrap_or(0),
-        duration_s,
-        results,
-        warnings,
+        duration_s: imported.duration_s,
+        results: imported.results,
+        warnings: imported.warnings,
         ..RunReport::default()
     })
 }

@@ -133,10 +133,7 @@ pub fn run_with(
     hook: &dyn RepetitionHook,
 ) -> Result<RunReport> {
     let started = SystemTime::now();
-    let mut engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
-    if let Some(filesystem) = chain.as_ref().and_then(|c| c.root.get("filesystem")) {
-        engines.suit_filesystem(filesystem);
-    }
+    let engines = engines_for(plan, chain.as_ref())?;
     scratch::check_destination(&plan.destination)?;
     if let Some(source) = &plan.source {
         sources::check_source(source)?;
@@ -185,28 +182,48 @@ pub fn run_with(
     }
     drop(scratch);
     Ok(RunReport {
+        started_unix_s: started
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        duration_s: wall.elapsed().as_secs_f64(),
+        access: access.info(),
+        warnings,
+        ..document(plan, chain, results, failures)
+    })
+}
+
+/// The engines the plan asks for, suited to the destination's filesystem.
+fn engines_for(plan: &RunPlan, chain: Option<&Chain>) -> Result<EngineFactory> {
+    let mut engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
+    if let Some(filesystem) = chain.and_then(|c| c.root.get("filesystem")) {
+        engines.suit_filesystem(filesystem);
+    }
+    Ok(engines)
+}
+
+/// The run document of the plan's results, with the chain probed before it; when and how the
+/// run went are the caller's to fill in.
+fn document(
+    plan: &RunPlan,
+    chain: Option<Chain>,
+    results: Vec<TestResult>,
+    failures: Vec<TestFailure>,
+) -> RunReport {
+    RunReport {
         schema: RUN_SCHEMA.into(),
         destbench_version: env!("CARGO_PKG_VERSION").into(),
         destination: Destination {
             path: plan.destination.clone(),
         },
         settings: settings(plan),
-        access: access.info(),
-        started_unix_s: started
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-        duration_s: wall.elapsed().as_secs_f64(),
         time_machine_log: time_machine_lines(&plan.destination, &results),
         results,
         failures,
-        warnings,
         peak_rss_bytes: platform::peak_rss(),
         chain,
-        verdict: None,
-        clients: None,
-        cluster: None,
-    })
+        ..RunReport::default()
+    }
 }
 
 /// What the run says before it measures: leftovers of killed runs where it works, a memory-backed
