@@ -217,9 +217,7 @@ proptest! {
                 destination: args.path.unwrap_or_default().display().to_string(),
                 host: None,
                 failures: 0,
-                seq_write_mb_s: None,
-                seq_read_mb_s: None,
-                headline_variant: None,
+                sequential: Default::default(),
                 filesystem: Default::default(),
             }]);
             prop_assert!(!listed.chars().any(|c| c.is_control() && c != '\n'), "{listed:?}");

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 pub use compare::{Cell, Comparison, Group, Row, RunColumn};
 pub use migrations::latest as latest_schema_version;
 pub use open::APPLICATION_ID;
-pub use record::{Environment, Filesystem, HistoryEntry, RunRecord};
+pub use record::{Environment, Filesystem, HistoryEntry, RunRecord, Sequential};
 pub use store::Store;
 
 /// The history's errors; the type lives with the crate's errors (so that `error` needs nothing

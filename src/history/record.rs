@@ -45,10 +45,18 @@ pub struct HistoryEntry {
     pub filesystem: Filesystem,
     pub host: Option<String>,
     pub failures: i64,
-    /// Sequential write / read medians (MB/s), when the run measured them.
+    #[serde(flatten)]
+    pub sequential: Sequential,
+}
+
+/// The large sequential medians (MB/s) of a listed run, when it measured them: the results the
+/// verdict judges (`verdict::large_sequential_results`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Sequential {
     pub seq_write_mb_s: Option<f64>,
     pub seq_read_mb_s: Option<f64>,
-    /// Which variant the headline figures are: `SEQ1M-Q8T1` when measured, else `20-100MB`.
+    /// Which variant the figures are (the write's, else the read's).
     pub headline_variant: Option<String>,
 }
 

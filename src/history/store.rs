@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::HistoryError;
 use super::migrations::MIGRATIONS;
 use super::open::{self, Header, Owner};
-use super::record::{Environment, HistoryEntry, RunRecord};
+use super::record::{Environment, HistoryEntry, RunRecord, Sequential};
 use crate::results::RunReport;
 
 /// An open history database.
@@ -187,28 +187,27 @@ impl Store {
         Ok(id)
     }
 
-    /// Every stored run, newest first, with its headline figures.
+    /// Every stored run, newest first, with its headline figures: the large sequential results
+    /// the verdict judges, read from each run's document (a damaged one lists without them).
     pub fn list(&self) -> Result<Vec<HistoryEntry>, HistoryError> {
-        // The headline: the QD8 1 MiB stream when measured, else the 20-100 MB file average.
-        const HEADLINE: &str =
-            "(SELECT median FROM results r WHERE r.run_id = runs.id AND r.test = ?1
-              AND r.variant IN ('SEQ1M-Q8T1', '20-100MB')
-              ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1)";
-        let sql = format!(
-            "SELECT id, stored_unix_s, started_unix_s, label, destination, host, failures,
-                {write} AS seq_write_mb_s, {read} AS seq_read_mb_s,
-                (SELECT variant FROM results r WHERE r.run_id = runs.id
-                   AND r.test IN ('seq-write', 'seq-read') AND r.variant IN ('SEQ1M-Q8T1', '20-100MB')
-                   ORDER BY r.variant = 'SEQ1M-Q8T1' DESC LIMIT 1) AS headline_variant,
-                fs_type, fs_uuid
-             FROM runs ORDER BY id DESC",
-            write = HEADLINE.replace("?1", "'seq-write'"),
-            read = HEADLINE.replace("?1", "'seq-read'"),
-        );
-        let mut stmt = self.conn.prepare(&sql).map_err(self.fail())?;
+        #[derive(Deserialize)]
+        struct Row {
+            #[serde(flatten)]
+            entry: HistoryEntry,
+            document: String,
+        }
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, stored_unix_s, started_unix_s, label, destination, host, failures,
+                    fs_type, fs_uuid, document
+                 FROM runs ORDER BY id DESC",
+            )
+            .map_err(self.fail())?;
         let rows = stmt.query([]).map_err(self.fail())?;
         // Columns are matched to fields by name, so the SELECT list is the one place to keep.
-        serde_rusqlite::from_rows::<HistoryEntry>(rows)
+        serde_rusqlite::from_rows::<Row>(rows)
+            .map(|row| row.map(|r| with_headline(r.entry, &r.document)))
             .collect::<Result<_, _>>()
             .map_err(|e| self.row_fail(e))
     }
@@ -290,6 +289,20 @@ impl Store {
             )
             .map_err(self.fail())
     }
+}
+
+/// `entry` with the headline figures of its stored document.
+fn with_headline(mut entry: HistoryEntry, document: &str) -> HistoryEntry {
+    let Ok(run) = serde_json::from_str::<RunReport>(document) else {
+        return entry;
+    };
+    let [write, read] = crate::verdict::large_sequential_results(&run.results);
+    entry.sequential = Sequential {
+        seq_write_mb_s: write.map(|r| r.median),
+        seq_read_mb_s: read.map(|r| r.median),
+        headline_variant: write.or(read).map(|r| r.variant.clone()),
+    };
+    entry
 }
 
 /// The run's own row (where it ran, its document whole); returns its id.

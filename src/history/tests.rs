@@ -118,12 +118,16 @@ fn stores_lists_gets_and_forgets() {
     );
     assert_eq!(list[1].label.as_deref(), Some("usb2"));
     assert_eq!(
-        list[1].seq_write_mb_s,
+        list[1].sequential.seq_write_mb_s,
         Some(36.0),
         "SEQ1M-Q8T1 is the headline"
     );
-    assert_eq!(list[1].seq_read_mb_s, Some(41.0), "else 20-100MB");
-    assert_eq!(list[0].seq_write_mb_s, None);
+    assert_eq!(
+        list[1].sequential.seq_read_mb_s,
+        Some(41.0),
+        "else 20-100MB"
+    );
+    assert_eq!(list[0].sequential.seq_write_mb_s, None);
 
     let record = store.get(first).unwrap();
     assert_eq!(record.name(), "usb2");
@@ -363,4 +367,30 @@ fn a_foreign_database_with_its_tables_in_the_wal_is_refused_unchanged() {
     let err = Store::open(&path).err().expect("refused").to_string();
     assert!(err.contains("not a destbench history"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), before, "the file changed");
+}
+
+#[test]
+fn a_damaged_document_is_listed_without_its_figures() {
+    let (_dir, path, mut store) = new_store();
+    let seq = result("seq-write", "SEQ1M-Q8T1", &[35.0, 36.0, 37.0]);
+    let damaged = store
+        .insert(&doc("damaged", serde_json::json!([seq.clone()])), &env())
+        .unwrap();
+    let whole = store
+        .insert(&doc("whole", serde_json::json!([seq])), &env())
+        .unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("UPDATE runs SET document = '{' WHERE id = ?1", [damaged])
+        .unwrap();
+    let list = store.list().unwrap();
+    let figures = |id| {
+        let e = list.iter().find(|e| e.id == id).unwrap();
+        (
+            e.sequential.seq_write_mb_s,
+            e.sequential.headline_variant.clone(),
+        )
+    };
+    assert_eq!(figures(damaged), (None, None));
+    assert_eq!(figures(whole), (Some(36.0), Some("SEQ1M-Q8T1".into())));
 }

@@ -39,9 +39,9 @@ pub fn list(entries: &[HistoryEntry]) -> String {
                 &e.destination,
                 &e.filesystem,
             )),
-            figure(e.seq_write_mb_s),
-            figure(e.seq_read_mb_s),
-            e.headline_variant.clone().unwrap_or_default(),
+            figure(e.sequential.seq_write_mb_s),
+            figure(e.sequential.seq_read_mb_s),
+            e.sequential.headline_variant.clone().unwrap_or_default(),
             if e.failures > 0 {
                 format!("{} failed", e.failures)
             } else {

@@ -49,14 +49,30 @@ fn large_sequential(direction: Direction) -> [Workload; 2] {
     ]
 }
 
-/// The median of the preferred large sequential result of `test`, with its name.
-fn sequential(results: &[TestResult], test: TestId, direction: Direction) -> Option<(f64, String)> {
+/// The preferred large sequential result of `test`.
+fn sequential(results: &[TestResult], test: TestId, direction: Direction) -> Option<&TestResult> {
     large_sequential(direction).into_iter().find_map(|w| {
         results
             .iter()
             .find(|r| r.test == test && r.workload.as_ref() == Some(&w))
-            .map(|r| (r.median, format!("{} {}", r.test, r.variant)))
     })
+}
+
+/// The large sequential results a run is judged by, write and read: the verdict's figures, and
+/// the history list's.
+pub fn large_sequential_results(results: &[TestResult]) -> [Option<&TestResult>; 2] {
+    [
+        sequential(results, TestId::SeqWrite, Direction::Write),
+        sequential(results, TestId::SeqRead, Direction::Read),
+    ]
+}
+
+/// The result the verdict judges: the better of the large sequential write and read.
+fn judged(results: &[TestResult]) -> Option<&TestResult> {
+    match large_sequential_results(results) {
+        [Some(w), Some(r)] => Some(if r.median > w.median { r } else { w }),
+        [w, r] => w.or(r),
+    }
 }
 
 /// What the verdict's words need beyond the verdict itself.
@@ -80,17 +96,13 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
 
 /// The large sequential figures judged: the better of write and read, and each.
 fn measured(results: &[TestResult]) -> Verdict {
-    let write = sequential(results, TestId::SeqWrite, Direction::Write);
-    let read = sequential(results, TestId::SeqRead, Direction::Read);
-    let best = match (&write, &read) {
-        (Some(w), Some(r)) => Some(if r.0 > w.0 { r.clone() } else { w.clone() }),
-        (w, r) => w.clone().or(r.clone()),
-    };
+    let best = judged(results);
+    let [write, read] = large_sequential_results(results);
     Verdict {
-        measured_mb_s: best.as_ref().map(|b| b.0),
-        measured_by: best.map(|b| b.1),
-        write_mb_s: write.map(|w| w.0),
-        read_mb_s: read.map(|r| r.0),
+        measured_mb_s: best.map(|b| b.median),
+        measured_by: best.map(|b| format!("{} {}", b.test, b.variant)),
+        write_mb_s: write.map(|w| w.median),
+        read_mb_s: read.map(|r| r.median),
         ..Verdict::default()
     }
 }
@@ -246,19 +258,25 @@ impl PerFile {
 pub fn of(run: &RunReport) -> Verdict {
     let mut verdict = judge(run.chain.as_ref(), &run.results);
     if let Some(info) = run.cluster.as_ref().filter(|c| c.clients > 1) {
-        verdict.details.insert(0, clients_detail(&verdict, info));
+        let aggregate = judged(&run.results).and_then(|r| {
+            info.aggregates
+                .iter()
+                .find(|a| a.test == r.test && a.variant == r.variant)
+        });
+        verdict
+            .details
+            .insert(0, clients_detail(&verdict, info, aggregate));
     }
     verdict
 }
 
 /// "3 clients share it: ..." with the judged result's per-client rates.
-fn clients_detail(v: &Verdict, info: &crate::results::ClusterInfo) -> String {
-    let per_client = v.measured_by.as_ref().and_then(|by| {
-        info.aggregates
-            .iter()
-            .find(|a| format!("{} {}", a.test, a.variant) == *by)
-            .map(|a| &a.per_client)
-    });
+fn clients_detail(
+    v: &Verdict,
+    info: &crate::results::ClusterInfo,
+    judged: Option<&crate::results::Aggregate>,
+) -> String {
+    let per_client = judged.map(|a| &a.per_client);
     let mut line = format!(
         "{} clients on {} host(s) share the destination: the figure judged is their aggregate (all bytes over the earliest start to the latest end)",
         info.clients,
