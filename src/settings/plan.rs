@@ -48,6 +48,7 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
             .size
             .as_ref()
             .map_or(profile.sustained_size, |s| s.value.0),
+        band_size: band_size(o)?,
         profile,
     })
 }
@@ -90,6 +91,26 @@ fn file_size(o: &RunOptions, profile: &Profile) -> Result<u64> {
         // Whole 1 MiB blocks, so every block size divides the file.
         Some(g) => Ok(g.value.0 / MIN_FILE_SIZE * MIN_FILE_SIZE),
         None => Ok(profile.file_size),
+    }
+}
+
+/// `--band-size`: whole 4 KiB blocks (every band write is), within the sizes Time Machine has
+/// used (8 MiB in the HFS+ era, 8 GiB on the largest shares).
+fn band_size(o: &RunOptions) -> Result<Option<u64>> {
+    use crate::workload::tm_pattern::{ALIGN, MAX_BAND, MIN_BAND};
+    match &o.band_size {
+        Some(g) if g.value.0 % ALIGN != 0 || !(MIN_BAND..=MAX_BAND).contains(&g.value.0) => {
+            Err(g.refuse(
+                format_args!("--band-size {}", g.value),
+                format_args!(
+                    "must be whole 4 KiB blocks from {} to {}",
+                    format_bytes(MIN_BAND),
+                    format_bytes(MAX_BAND)
+                ),
+            ))
+        }
+        Some(g) => Ok(Some(g.value.0)),
+        None => Ok(None),
     }
 }
 
