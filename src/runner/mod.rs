@@ -15,6 +15,7 @@ mod stream;
 mod sustained;
 mod test;
 mod throttled;
+mod tm_backup;
 mod variant;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

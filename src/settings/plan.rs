@@ -99,16 +99,15 @@ fn file_size(o: &RunOptions, profile: &Profile) -> Result<u64> {
 fn band_size(o: &RunOptions) -> Result<Option<u64>> {
     use crate::workload::tm_pattern::{ALIGN, MAX_BAND, MIN_BAND};
     match &o.band_size {
-        Some(g) if g.value.0 % ALIGN != 0 || !(MIN_BAND..=MAX_BAND).contains(&g.value.0) => {
-            Err(g.refuse(
+        Some(g) if g.value.0 % ALIGN != 0 || !(MIN_BAND..=MAX_BAND).contains(&g.value.0) => Err(g
+            .refuse(
                 format_args!("--band-size {}", g.value),
                 format_args!(
                     "must be whole 4 KiB blocks from {} to {}",
                     format_bytes(MIN_BAND),
                     format_bytes(MAX_BAND)
                 ),
-            ))
-        }
+            )),
         Some(g) => Ok(Some(g.value.0)),
         None => Ok(None),
     }

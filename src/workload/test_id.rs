@@ -86,7 +86,10 @@ impl TestId {
     /// Tests measured once whatever `--runs` says: one long time series (or replay, whose
     /// rounds are its samples) is the measurement.
     pub fn single_run(self) -> bool {
-        matches!(self, TestId::Sustained | TestId::Throttled | TestId::TmBackup)
+        matches!(
+            self,
+            TestId::Sustained | TestId::Throttled | TestId::TmBackup
+        )
     }
 
     /// Tests that take minutes: run by `--tests` and the full profile, not by the others.
@@ -151,10 +154,7 @@ mod tests {
     /// The named groups say what they hold, whatever the order of `ALL`.
     #[test]
     fn the_groups_are_what_their_names_say() {
-        let standard: Vec<TestId> = TestId::ALL
-            .into_iter()
-            .filter(|t| !t.is_long())
-            .collect();
+        let standard: Vec<TestId> = TestId::ALL.into_iter().filter(|t| !t.is_long()).collect();
         assert_eq!(TestId::STANDARD, standard);
         let block: Vec<TestId> = standard
             .into_iter()
