@@ -511,6 +511,23 @@ fn lab_nfs3_netem_is_limited_by_the_declared_link() {
 /// limit. Like with like: at depth 1 the link idles while each reply comes back, where
 /// SEQ1M-Q8T1 keeps it full.
 ///
+/// The lab table's line for tm-backup's replay on a share: printed beside the figures held, not
+/// held itself (the plain copy in it is its own reference).
+fn tm_backup_row(dest: &str, report: &Value) -> String {
+    let d = &report["results"][0]["details"];
+    let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    format!(
+        "{:<20} tm-backup 64 MiB: user data {:6.2} MB/s, {:.1} barriers/s, bands of {} MiB, full flush {}; plain copy {:6.2} MB/s; ratio {:.2}\n",
+        format!("{dest} netem 100mbit"),
+        f(&d["user_data_mb_s"]),
+        f(&d["barriers_per_s"]),
+        d["band_size_bytes"].as_u64().unwrap_or(0) >> 20,
+        d["full_flush"].as_str().unwrap_or("?"),
+        f(&d["copy"]["mb_s"]),
+        f(&d["ratio_to_copy"]),
+    )
+}
+
 /// The two sides alternate (xfs_io's rewrite and read, then one destbench repetition of each
 /// variant, three times), each after `sync` and the same 5 s pause, as the host's load moves
 /// every figure and the share's disk discards (docs/lab.md, "What the lab found"). One dd
@@ -554,6 +571,7 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str]) {
         format!("{dest} netem 100mbit"),
         lab.xfs_io("write-new"),
     ));
+    append_row(&tm_backup_row(dest, &lab.report_in("tm-backup")));
     assert_within(
         &format!("{dest} seq-write SEQ1M-Q1T1 vs xfs_io"),
         figure,

@@ -17,4 +17,9 @@ for i in 1 2 3; do
     $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,seq-read:SEQ1M-Q1T1,seq-read:SEQ1M-Q8T1 --size 100M --duration 5 --runs 1 --no-history --json --link-speed 100mbit || echo "exit $?" >&2
 done
 rm -f $DEST/truth.bin
+# Time Machine's pattern beside a plain copy of the same bytes (tm-backup), once: printed in the
+# lab table, not held (docs/tm-backup.md).
+sync; sleep 5
+echo "=== tm-backup"
+$DESTBENCH run $DEST --tests tm-backup --size 64M --no-history --json --link-speed 100mbit || echo "exit $?" >&2
 echo "=== end"
