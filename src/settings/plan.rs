@@ -240,6 +240,24 @@ mod tests {
         assert_eq!(e, "--threads 65: must be between 1 and 64");
     }
 
+    /// tm-backup's band size: whole 4 KiB blocks within Time Machine's sizes, or refused.
+    #[test]
+    fn a_band_size_is_checked() {
+        use crate::units::ByteSize;
+        let with = |bytes| RunOptions {
+            band_size: Some(ByteSize(bytes).into()),
+            ..RunOptions::default()
+        };
+        let e = refused(with(1 << 20));
+        assert_eq!(
+            e,
+            "--band-size 1 MiB: must be whole 4 KiB blocks from 8 MiB to 8 GiB"
+        );
+        assert!(refused(with((64 << 20) + 512)).contains("whole 4 KiB blocks"));
+        assert_eq!(with(64 << 20).plan().unwrap().band_size, Some(64 << 20));
+        assert_eq!(RunOptions::default().plan().unwrap().band_size, None);
+    }
+
     /// A value of the config file is named by the file, its line and the key as written there,
     /// never by a flag the user did not type.
     #[test]
