@@ -102,7 +102,7 @@ fn tm_backup(name: &str, d: &TmBackupDetails) -> Vec<String> {
     let ratio = d.ratio_to_copy.map_or("no ratio".to_string(), |r| {
         format!("Time Machine at {r:.2} of it")
     });
-    vec![
+    let mut out = vec![
         format!(
             "{name}: user data {:.1} MB/s, {:.1} barriers/s; bands of {} ({from}); data flush {}, full flush {}",
             d.user_data_mb_s,
@@ -120,5 +120,27 @@ fn tm_backup(name: &str, d: &TmBackupDetails) -> Vec<String> {
             d.copy.mb_s,
             d.copy.seconds
         ),
-    ]
+    ];
+    if let Some(b) = &d.beside_reader {
+        out.push(format!(
+            "  at background priority beside a reader: reader {:.1} -> {:.1} MB/s (change: {}), replay {:.1} MB/s (change: {}){}",
+            b.reader_alone_mb_s,
+            b.reader_beside_mb_s,
+            pct(b.reader_slowdown),
+            b.replay_beside_mb_s,
+            pct(b.replay_slowdown),
+            if b.priority_effective {
+                String::new()
+            } else {
+                format!("; the priority cannot take effect: {}", b.note)
+            }
+        ));
+        if b.reader_resident > 0.05 {
+            out.push(format!(
+                "  likely cached: {:.0}% of the reader's file stayed in the page cache after eviction",
+                b.reader_resident * 100.0
+            ));
+        }
+    }
+    out
 }

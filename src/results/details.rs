@@ -146,4 +146,28 @@ pub struct TmBackupDetails {
     pub ratio_to_copy: Option<f64>,
     /// The most band files open at once.
     pub max_open_bands: usize,
+    /// The replay again at background I/O priority beside a foreground reader (real I/O only).
+    pub beside_reader: Option<TmBesideReader>,
+}
+
+/// tm-backup's replay at background I/O priority beside a foreground reader of another file,
+/// as backupd runs beside the user's work.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TmBesideReader {
+    /// Whether background priority can take effect here (the throttled test's judgement; the
+    /// replay's writes are buffered); when false, `note` says why.
+    pub priority_effective: bool,
+    pub note: String,
+    /// The reader alone (the block duration) and beside the replay, MB/s.
+    pub reader_alone_mb_s: f64,
+    pub reader_beside_mb_s: f64,
+    /// The replay's user data beside the reader, MB/s (alone: `user_data_mb_s`).
+    pub replay_beside_mb_s: f64,
+    /// 1 - beside / alone, each side.
+    pub reader_slowdown: f64,
+    pub replay_slowdown: f64,
+    /// The most of the reader's file left in the page cache after its eviction (`mincore`): above
+    /// 0.05 the reader's figures are partly the cache's.
+    pub reader_resident: f64,
 }

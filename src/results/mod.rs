@@ -24,7 +24,7 @@ pub use cluster::{
 };
 pub use details::{
     BandSizeFrom, CliffDetails, Details, PairRates, PlainCopy, Slowdown, SustainedDetails,
-    ThrottledDetails, TmBackupDetails, TmPhaseFigures,
+    ThrottledDetails, TmBackupDetails, TmBesideReader, TmPhaseFigures,
 };
 pub use headline::{HEADLINE_BLOCK, Headline};
 pub use priority::{Blocker, Conclusion, PriorityEffect, Reader};

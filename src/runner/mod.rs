@@ -16,6 +16,7 @@ mod sustained;
 mod test;
 mod throttled;
 mod tm_backup;
+mod tm_beside;
 mod variant;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

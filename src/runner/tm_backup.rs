@@ -15,7 +15,7 @@ use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
 use crate::engine::tree::Dir;
-use crate::engine::{Engine, FileId, IoRequest, Op};
+use crate::engine::{Engine, EngineFactory, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform::{self, OpenHow};
@@ -32,7 +32,7 @@ use crate::workload::tm_pattern::{
 };
 
 use super::test::{Rep, Shape, Test};
-use super::{Ctx, Measured, RunPlan};
+use super::{Ctx, Measured, RunPlan, tm_beside};
 
 /// The plain copy's files: 8 MiB each (the photos of the trace's test tree), 1 MiB writes.
 const COPY_FILE: u64 = 8 << 20;
@@ -47,10 +47,10 @@ impl Test for TmBackupTest {
     }
 
     /// The bundle (its user data, a tenth more for metadata and the incremental, and two bands
-    /// where the filesystem cannot keep the hot spots' holes sparse); the plain copy comes after
-    /// the bundle is removed.
+    /// where the filesystem cannot keep the hot spots' holes sparse), and beside it the reader's
+    /// file; the plain copy comes after the bundle is removed.
     fn space_needed(&self, plan: &RunPlan) -> u64 {
-        plan.file_size + plan.file_size / 10 + 2 * band_size(plan).0
+        2 * plan.file_size + plan.file_size / 10 + 2 * band_size(plan).0
     }
 
     fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
@@ -80,11 +80,27 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan) -> Result<Measured> {
     .rounds(ctx.seed);
     let name = format!("{}.sparsebundle", ctx.scratch.fresh_name("tm-backup"));
     let cpu = platform::process_cpu_time();
-    let replayed = replay(ctx, &name, band_size, &rounds);
+    let on = Place {
+        engines: ctx.engines,
+        scratch: ctx.scratch,
+        seed: ctx.seed,
+    };
+    let replayed = replay(on, &name, band_size, &rounds);
     tree::remove_all(&ctx.scratch.root(), &name, ctx.engines);
     let (first, incremental, max_open_bands, engine) = replayed?;
     let cpu = platform::process_cpu_time().saturating_sub(cpu);
     let copy = plain_copy(ctx, first.user_bytes)?;
+    // The null engine's replay does no I/O a reader could feel.
+    let beside_reader = if ctx.access.real_io {
+        let alone = (
+            units::mb_per_s(first.user_bytes, first.seconds),
+            first.seconds + incremental.seconds,
+        );
+        let again = |name: &str| replay(on, name, band_size, &rounds).map(|r| r.0);
+        Some(tm_beside::beside_reader(ctx, plan, &again, alone)?)
+    } else {
+        None
+    };
     let user_data_mb_s = units::mb_per_s(first.user_bytes, first.seconds);
     let (data_flush, full_flush) = if ctx.access.real_io {
         ("fdatasync", platform::FULL_FLUSH)
@@ -105,6 +121,7 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan) -> Result<Measured> {
         copy,
         ratio_to_copy: (copy.mb_s > 0.0).then(|| user_data_mb_s / copy.mb_s),
         max_open_bands,
+        beside_reader,
     };
     let elapsed = Duration::from_secs_f64(first.seconds);
     Ok(Measured {
@@ -127,10 +144,18 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan) -> Result<Measured> {
     })
 }
 
+/// Where a replay runs: what it needs of the run's context, shareable with a thread.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    engines: &'a EngineFactory,
+    scratch: &'a Scratch,
+    seed: u64,
+}
+
 /// Both phases of the replay in the bundle `name`: their figures, the most bands open at once,
 /// and the engine that issued them.
 fn replay(
-    ctx: &Ctx<'_>,
+    on: Place<'_>,
     name: &str,
     band_size: u64,
     rounds: &[Round],
@@ -140,14 +165,14 @@ fn replay(
     usize,
     crate::engine::EngineKind,
 )> {
-    let at = ctx.scratch.path().join(name);
+    let at = on.scratch.path().join(name);
     let io = |e| {
         Error::io(
             format!("replaying Time Machine's backup in {}", at.display()),
             e,
         )
     };
-    let mut bundle = Bundle::create(ctx, name, band_size).map_err(io)?;
+    let mut bundle = Bundle::create(on, name, band_size).map_err(io)?;
     let mut phases = Vec::with_capacity(2);
     for phase in [TmPhase::First, TmPhase::Incremental] {
         bundle.counts = TmPhaseFigures::default();
@@ -208,29 +233,29 @@ const CREATE: OpenHow = OpenHow {
 
 impl<'a> Bundle<'a> {
     /// The bundle's directories and header files, as Time Machine lays them down (untimed).
-    fn create(ctx: &Ctx<'a>, name: &str, band_size: u64) -> io::Result<Bundle<'a>> {
-        let mut tree = ctx.engines.build_tree();
-        let top = tree.open_root(&ctx.scratch.root())?;
+    fn create(on: Place<'a>, name: &str, band_size: u64) -> io::Result<Bundle<'a>> {
+        let mut tree = on.engines.build_tree();
+        let top = tree.open_root(&on.scratch.root())?;
         let dir = tree.mkdir(&top, name.as_ref())?;
         let bands_dir = tree.mkdir(&dir, "bands".as_ref())?;
         let mapped_dir = tree.mkdir(&dir, "mapped".as_ref())?;
-        let mut engine = ctx
+        let mut engine = on
             .engines
             .build(1)
             .map_err(|e| io::Error::new(e.kind(), format!("setting up the I/O engine: {e}")))?;
         engine.prepare(1, DATA_WRITE as usize)?;
-        let here = fd(&dir, ctx.scratch);
+        let here = fd(&dir, on.scratch);
         for empty in ["token", "lock"] {
             let file = engine.open(here, empty, CREATE)?;
             engine.close(file)?;
         }
         let backup = engine.open(here, "Info.bckup", CREATE)?;
         let plist = engine.open(here, "Info.plist", CREATE)?;
-        let mut stamper = DataStamper::new(ctx.seed);
+        let mut stamper = DataStamper::new(on.seed);
         stamper.fill(engine.buffer_mut(0));
         let mut bundle = Bundle {
             engine,
-            scratch: ctx.scratch,
+            scratch: on.scratch,
             bands_dir,
             mapped_dir,
             plist,
