@@ -32,7 +32,9 @@ fn parse(line: &str) -> Option<Call> {
     let (name, args) = rest.split_once('(')?;
     let below = |s: &str| -> Option<String> {
         let path = s.split_once('<')?.1.split_once('>')?.0;
-        Some(path.split_once(".sparsebundle/")?.1.to_string())
+        // The first bundle only: the replay beside a reader makes another (`tm-beside-N`).
+        let (bundle, below) = path.split_once(".sparsebundle/")?;
+        bundle.contains("/tm-backup-").then(|| below.to_string())
     };
     let (call_args, result) = args.rsplit_once(") = ")?;
     let numbers: Vec<u64> = call_args
