@@ -301,3 +301,52 @@ fn check_incremental(all: &[Call], first: &[Call]) {
     );
     assert!(data / n < 0.5);
 }
+
+/// On the null engine (100 µs a request, 1 ms a data or full flush, free opens and truncates)
+/// every figure of tm-backup is known from its counts: its time is its accounting.
+#[test]
+fn the_null_engine_times_the_replay_by_its_own_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = crate::support::run_json(&[
+        "run",
+        dir.path().to_str().unwrap(),
+        "--engine",
+        "null",
+        "--json",
+        "--profile",
+        "quick",
+        "--tests",
+        "tm-backup",
+        "--band-size",
+        "256M",
+        "--seed",
+        "1",
+    ]);
+    let d = &doc["results"][0]["details"];
+    let n = |v: &serde_json::Value| v.as_f64().expect("a number");
+    for phase in ["first", "incremental"] {
+        let p = &d[phase];
+        let expected =
+            n(&p["writes"]) * 100e-6 + (n(&p["data_flushes"]) + n(&p["barriers"])) * 1e-3;
+        assert!((n(&p["seconds"]) - expected).abs() < 1e-9, "{phase}: {p}");
+    }
+    assert_eq!(n(&d["first"]["user_bytes"]), USER_BYTES as f64);
+    assert_eq!(d["full_flush"], "none (null engine)");
+    assert!(
+        d["beside_reader"].is_null(),
+        "no reader beside a replay without I/O"
+    );
+    // The plain copy: 8 files of 8 MiB, each 8 writes of 1 MiB and one flush.
+    let copy_s = 8.0 * (8.0 * 100e-6 + 1e-3);
+    assert!(
+        (n(&d["copy"]["seconds"]) - copy_s).abs() < 1e-9,
+        "{}",
+        d["copy"]
+    );
+    let user = USER_BYTES as f64 / n(&d["first"]["seconds"]) / 1e6;
+    assert!((n(&d["user_data_mb_s"]) - user).abs() < 1e-9 * user);
+    let ratio = user / (USER_BYTES as f64 / copy_s / 1e6);
+    assert!((n(&d["ratio_to_copy"]) - ratio).abs() < 1e-9);
+    assert_eq!(n(&d["band_size_bytes"]), 256.0 * MIB as f64);
+    assert_eq!(d["band_size_from"], "flag");
+}
