@@ -65,6 +65,7 @@ pub(super) fn check_values(o: &RunOptions) -> Result<()> {
     runs(o, &profile)?;
     file_size(o, &profile)?;
     durations(o, &profile)?;
+    band_size(o)?;
     check_file_sets(o)
 }
 
