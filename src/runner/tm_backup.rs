@@ -396,8 +396,6 @@ impl<'a> Bundle<'a> {
 fn info_plist(band_size: u64) -> String {
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-         <!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \
-         \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n\
          <plist version=\"1.0\">\n<dict>\n\
          \t<key>CFBundleInfoDictionaryVersion</key>\n\t<string>6.0</string>\n\
          \t<key>band-size</key>\n\t<integer>{band_size}</integer>\n\
