@@ -39,7 +39,8 @@ pub struct EstimateArgs {
     /// The tool whose backup to estimate: cp (`cp -a`), rsync (`rsync -a`, what most backup
     /// tools run; the default with --to) or parallel:N (destbench's own copy on N threads; the
     /// only one stored runs can give, default parallel:THREADS with --run). --to calibrates
-    /// it by copying the calibration sets with that very tool.
+    /// it by copying the calibration sets with that very tool. timemachine: a first backup and
+    /// an hourly incremental from a stored run's tm-backup result (--run only).
     #[arg(long, value_name = "TOOL")]
     pub tool: Option<Tool>,
 

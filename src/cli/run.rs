@@ -28,6 +28,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub size: Option<ByteSize>,
 
+    /// tm-backup's band size (8M to 8G, whole 4 KiB blocks; default: as Time Machine chooses
+    /// for the destination's size, its size / 4096).
+    #[arg(long)]
+    pub band_size: Option<ByteSize>,
+
     /// Repetitions of every test (default from the profile).
     #[arg(short, long, allow_negative_numbers = true, value_parser = positive)]
     pub runs: Option<usize>,

@@ -31,6 +31,7 @@ fn flags(args: &RunArgs) -> RunOptions {
         profile: ProfileName::default(),
         tests: list(&args.tests),
         size: args.size.map(Given::from),
+        band_size: args.band_size.map(Given::from),
         runs: args.runs.map(Given::from),
         block_duration_s: args.duration.map(Given::from),
         sustained_time_s: args.time.map(Given::from),

@@ -100,6 +100,9 @@ pub enum Op {
     Write,
     /// `fdatasync` of the whole file (offset and length are ignored).
     Sync,
+    /// The platform's full flush of the whole file (`platform::full_flush`: `fsync` on Linux,
+    /// F_FULLFSYNC on macOS), Time Machine's barrier.
+    FullSync,
 }
 
 /// A request for one slot.

@@ -102,16 +102,15 @@ impl Engine for NullEngine {
 
     fn submit(&mut self, request: IoRequest) -> io::Result<()> {
         let cost = match request.op {
-            Op::Sync => self.timing.sync_latency,
+            Op::Sync | Op::FullSync => self.timing.sync_latency,
             Op::Read | Op::Write => self.timing.io_latency,
         };
         self.pending.push_back(Pending {
             slot: request.slot,
             op: request.op,
-            len: if request.op == Op::Sync {
-                0
-            } else {
-                request.len
+            len: match request.op {
+                Op::Sync | Op::FullSync => 0,
+                Op::Read | Op::Write => request.len,
             },
             submitted: self.clock,
             done_at: self.clock + cost,

@@ -121,6 +121,7 @@ impl UringEngine {
             (Op::Sync, _) => opcode::Fsync::new(fd)
                 .flags(types::FsyncFlags::DATASYNC)
                 .build(),
+            (Op::FullSync, _) => opcode::Fsync::new(fd).build(),
         };
         Ok(entry.user_data(slot as u64))
     }

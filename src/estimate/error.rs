@@ -15,6 +15,10 @@ pub enum EstimateError {
     Threads { threads: usize, max: usize },
     #[error("--tool {tool}: {program} is not installed (pick another --tool)")]
     ToolMissing { tool: Tool, program: &'static str },
+    #[error(
+        "--tool timemachine estimates from a stored run's tm-backup result, not --to: run `destbench run DEST --tests tm-backup` and pass --run ID"
+    )]
+    TimeMachineMeasuredNow,
     /// Installing the signal handlers that stop the survey and the copies cleanly.
     #[error(transparent)]
     Signals(Error),
@@ -35,7 +39,8 @@ impl From<EstimateError> for Error {
         match e {
             EstimateError::NoDestination
             | EstimateError::Threads { .. }
-            | EstimateError::ToolMissing { .. } => Error::Usage(e.to_string()),
+            | EstimateError::ToolMissing { .. }
+            | EstimateError::TimeMachineMeasuredNow => Error::Usage(e.to_string()),
             EstimateError::Signals(e)
             | EstimateError::Survey(e)
             | EstimateError::Calibration(e)

@@ -17,7 +17,7 @@ mod source_sample;
 mod stored;
 mod survey;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -29,6 +29,7 @@ use crate::workload::Tool;
 
 pub use error::{EstimateError, NoEstimate};
 use model::SourceCost;
+use model::time_machine::{self, NoTimeMachine, TimeMachineEstimate};
 pub use model::{CopyMeasurement, Estimate};
 pub use options::{Options, Plan};
 use survey::Surveyed;
@@ -58,17 +59,26 @@ pub struct DestinationEstimate {
     pub estimate: Result<Estimate, NoEstimate>,
 }
 
-/// Everything an estimate found: the source's survey and each destination's estimate.
+/// One destination's Time Machine estimate (`--tool timemachine`), or why there is none.
+pub struct TimeMachineDestination {
+    pub origin: Origin,
+    pub estimate: Result<TimeMachineEstimate, NoTimeMachine>,
+}
+
+/// Everything an estimate found: the source's survey and each destination's estimate (under
+/// `--tool timemachine`, each stored run's Time Machine estimate instead).
 pub struct EstimateReport {
     pub source: PathBuf,
     pub survey: Survey,
     pub estimates: Vec<DestinationEstimate>,
+    pub time_machine: Vec<TimeMachineDestination>,
 }
 
 impl EstimateReport {
     /// Whether every destination has an estimate.
     pub fn all_estimated(&self) -> bool {
         self.estimates.iter().all(|e| e.estimate.is_ok())
+            && self.time_machine.iter().all(|e| e.estimate.is_ok())
     }
 }
 
@@ -84,12 +94,20 @@ struct Copies {
 /// [`Options::plan`] and before this: a wrong id should not cost a survey or a measurement.
 pub fn run(plan: &Plan, stored: &[StoredRun]) -> Result<EstimateReport, EstimateError> {
     let o = &plan.options;
-    let mut gathered: Vec<Copies> = stored.iter().map(|s| plan.stored_copies(s)).collect();
+    let time_machine = o.tool == Some(Tool::TimeMachine);
+    let mut gathered: Vec<Copies> = if time_machine {
+        Vec::new()
+    } else {
+        stored.iter().map(|s| plan.stored_copies(s)).collect()
+    };
     // Before the survey: a SIGTERM then stops it cleanly at once.
     interrupt::install()
         .map_err(|e| EstimateError::Signals(Error::io("installing signal handlers", e)))?;
     let source = survey::survey(&o.source, o.measure_source, o.cross_filesystems)
         .map_err(EstimateError::Survey)?;
+    if time_machine {
+        return Ok(time_machine_report(&o.source, source.survey, stored));
+    }
     gathered.extend(plan.measure_now(&source)?);
     let cost = if o.measure_source {
         let reads = source_sample::sample(&o.source).map_err(EstimateError::SourceSample)?;
@@ -107,7 +125,30 @@ pub fn run(plan: &Plan, stored: &[StoredRun]) -> Result<EstimateReport, Estimate
         source: o.source.clone(),
         survey: source.survey,
         estimates,
+        time_machine: Vec::new(),
     })
+}
+
+/// `--tool timemachine`: each stored run's Time Machine estimate for the surveyed source.
+fn time_machine_report(source: &Path, survey: Survey, stored: &[StoredRun]) -> EstimateReport {
+    let h = &survey.histogram;
+    let (bytes, files) = (h.total_bytes(), h.total_files());
+    EstimateReport {
+        source: source.to_path_buf(),
+        time_machine: stored
+            .iter()
+            .map(|s| TimeMachineDestination {
+                origin: Origin {
+                    destination: s.run.destination.path.display().to_string(),
+                    run_id: Some(s.id),
+                    measured_now: false,
+                },
+                estimate: time_machine::estimate(&s.run, bytes, files),
+            })
+            .collect(),
+        survey,
+        estimates: Vec::new(),
+    }
 }
 
 impl Plan {

@@ -45,6 +45,9 @@ impl Options {
         if self.to.is_empty() && !self.from_stored_runs {
             return Err(EstimateError::NoDestination);
         }
+        if self.tool == Some(Tool::TimeMachine) && !self.to.is_empty() {
+            return Err(EstimateError::TimeMachineMeasuredNow);
+        }
         let threads = match self.tool {
             Some(Tool::Parallel(n)) => n,
             _ => self.threads,

@@ -71,6 +71,21 @@ pub fn datasync(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fdatasync(fd)?)
 }
 
+/// The durable flush Time Machine asks for as its barrier (F_FULLFSYNC on macOS): `fsync` here,
+/// which also makes the file's metadata durable and, on a network share, goes to the server.
+pub fn full_flush(fd: HandleRef<'_>) -> io::Result<()> {
+    Ok(rustix::fs::fsync(fd)?)
+}
+
+/// What [`full_flush`] calls, as results record it.
+pub const FULL_FLUSH: &str = "fsync";
+
+/// The size of the filesystem holding `path`, in bytes (what Time Machine sizes its bands by).
+pub fn filesystem_size(path: &Path) -> io::Result<u64> {
+    let st = rustix::fs::statvfs(path)?;
+    Ok(st.f_blocks.saturating_mul(st.f_frsize))
+}
+
 /// Sets the file's length.
 pub fn set_len(fd: HandleRef<'_>, len: u64) -> io::Result<()> {
     Ok(rustix::fs::ftruncate(fd, len)?)

@@ -1,7 +1,9 @@
 //! The lines under the terminal table for results with figures beyond their rate (sustained,
 //! throttled). Computes nothing: the figures come from the result's `details`.
 
-use crate::results::{Details, PairRates, Slowdown, TestResult};
+use crate::results::{
+    BandSizeFrom, Details, PairRates, Slowdown, TestResult, TmBackupDetails, TmPhaseFigures,
+};
 use crate::units::format_bytes;
 
 fn pct(x: f64) -> String {
@@ -76,5 +78,69 @@ pub fn lines(r: &TestResult) -> Vec<String> {
             }
             out
         }
+        Some(Details::TmBackup(d)) => tm_backup(&name, d),
     }
+}
+
+/// tm-backup's lines: the rates, each phase, the flushes and the plain copy beside it.
+fn tm_backup(name: &str, d: &TmBackupDetails) -> Vec<String> {
+    let from = match d.band_size_from {
+        BandSizeFrom::DestinationSize => "as Time Machine chooses for this destination's size",
+        BandSizeFrom::Flag => "--band-size",
+    };
+    let phase = |what: &str, p: &TmPhaseFigures| {
+        format!(
+            "  {what}: {} written ({} user data) in {:.1} s, {} barriers, {} data flushes, median round {:.3} s",
+            format_bytes(p.bytes_written),
+            format_bytes(p.user_bytes),
+            p.seconds,
+            p.barriers,
+            p.data_flushes,
+            p.median_round_s
+        )
+    };
+    let ratio = d.ratio_to_copy.map_or("no ratio".to_string(), |r| {
+        format!("Time Machine at {r:.2} of it")
+    });
+    let mut out = vec![
+        format!(
+            "{name}: user data {:.1} MB/s, {:.1} barriers/s; bands of {} ({from}); data flush {}, full flush {}",
+            d.user_data_mb_s,
+            d.barriers_per_s,
+            format_bytes(d.band_size_bytes),
+            d.data_flush,
+            d.full_flush
+        ),
+        phase("first backup", &d.first),
+        phase("incremental ", &d.incremental),
+        format!(
+            "  plain copy of the same user data ({} files of {}, each flushed): {:.1} MB/s in {:.1} s; {ratio}",
+            d.copy.files,
+            format_bytes(d.copy.file_bytes),
+            d.copy.mb_s,
+            d.copy.seconds
+        ),
+    ];
+    if let Some(b) = &d.beside_reader {
+        out.push(format!(
+            "  at background priority beside a reader: reader {:.1} -> {:.1} MB/s (change: {}), replay {:.1} MB/s (change: {}){}",
+            b.reader_alone_mb_s,
+            b.reader_beside_mb_s,
+            pct(b.reader_slowdown),
+            b.replay_beside_mb_s,
+            pct(b.replay_slowdown),
+            if b.priority_effective {
+                String::new()
+            } else {
+                format!("; the priority cannot take effect: {}", b.note)
+            }
+        ));
+        if b.reader_resident > 0.05 {
+            out.push(format!(
+                "  likely cached: {:.0}% of the reader's file stayed in the page cache after eviction",
+                b.reader_resident * 100.0
+            ));
+        }
+    }
+    out
 }

@@ -6,11 +6,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::estimate::model::time_machine::{self, TimeMachineEstimate};
 use crate::estimate::model::{
     ClassEstimate, CopyMeasurement, Costs, Estimate, MINIATURE, MiniatureCheck, Range, Shares,
     SourceSide,
 };
-use crate::estimate::{DestinationEstimate, EstimateReport, Origin};
+use crate::estimate::{DestinationEstimate, EstimateReport, Origin, TimeMachineDestination};
 use crate::tree::scan::{SizeHistogram, Survey};
 use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
@@ -45,6 +46,10 @@ fn range(r: &Range) -> String {
 pub fn render(report: &EstimateReport) -> String {
     let mut out = String::new();
     source_lines(&mut out, &report.source, &report.survey);
+    if !report.time_machine.is_empty() {
+        time_machine_lines(&mut out, &report.time_machine);
+        return out;
+    }
     for e in &report.estimates {
         let _ = writeln!(out, "\nto {}:", origin_name(&e.origin));
         match &e.estimate {
@@ -74,6 +79,39 @@ pub fn render(report: &EstimateReport) -> String {
         "\nThe range spans the fits to the fastest and slowest copies, and at least twice the model's residual on them either side. A source slower than the destination, or a destination that slows as it fills or heats, is not in it."
     );
     out
+}
+
+/// Each stored run's Time Machine estimate, and the model's words (docs/tm-backup.md).
+fn time_machine_lines(out: &mut String, estimates: &[TimeMachineDestination]) {
+    for e in estimates {
+        let _ = writeln!(out, "\nto {} with Time Machine:", origin_name(&e.origin));
+        match &e.estimate {
+            Err(problem) => {
+                let _ = writeln!(out, "  no estimate: {problem}");
+            }
+            Ok(tm) => {
+                let _ = writeln!(out, "  first backup:       {}", range(&tm.first_seconds));
+                let _ = writeln!(
+                    out,
+                    "  hourly incremental: {}",
+                    range(&tm.incremental_seconds)
+                );
+                let _ = writeln!(
+                    out,
+                    "  from the run's tm-backup: user data {:.1} MB/s, incremental {:.1} MB/s, {:.1} barriers/s, bands of {}",
+                    tm.user_data_mb_s,
+                    tm.incremental_mb_s,
+                    tm.barriers_per_s,
+                    format_bytes(tm.band_size_bytes)
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nThe first backup is the source's bytes, plus {:.1} KiB of APFS metadata per file (none to twice that for the range), at the replay's time per user byte; an hourly incremental writes 1.0-10.2% (4.4% expected) of the first backup's bytes at the replay's incremental rate, as the traced incrementals did (docs/tm-backup.md). The source's reads and a destination that slows as it fills are not in it.",
+        time_machine::PER_FILE_BYTES / 1024.0
+    );
 }
 
 /// The surveyed source: its size, and what the survey left out.
@@ -232,6 +270,17 @@ struct Doc<'a> {
     schema: &'static str,
     source: SourceDoc<'a>,
     estimates: Vec<EstimateDoc<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    time_machine: Vec<TimeMachineDoc<'a>>,
+}
+
+/// One stored run's Time Machine estimate, or its error.
+#[derive(Serialize)]
+struct TimeMachineDoc<'a> {
+    #[serde(flatten)]
+    origin: &'a Origin,
+    estimate: Option<&'a TimeMachineEstimate>,
+    error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -284,6 +333,15 @@ pub fn render_json(report: &EstimateReport) -> String {
         schema: ESTIMATE_SCHEMA,
         source: SourceDoc::of(&report.source, &report.survey),
         estimates: report.estimates.iter().map(EstimateDoc::of).collect(),
+        time_machine: report
+            .time_machine
+            .iter()
+            .map(|e| TimeMachineDoc {
+                origin: &e.origin,
+                estimate: e.estimate.as_ref().ok(),
+                error: e.estimate.as_ref().err().map(ToString::to_string),
+            })
+            .collect(),
     };
     super::export::pretty(&doc)
 }

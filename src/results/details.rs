@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub enum Details {
     Sustained(SustainedDetails),
     Throttled(ThrottledDetails),
+    TmBackup(TmBackupDetails),
 }
 
 /// What the sustained write found.
@@ -78,4 +79,95 @@ pub struct ThrottledDetails {
     /// The test's conclusion in words, drawn from the figures above (`note` says only what the
     /// device allows).
     pub conclusion: String,
+}
+
+/// Where tm-backup's band size came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BandSizeFrom {
+    /// Time Machine's rule: the destination filesystem's size / 4096, 8 MiB to 8 GiB.
+    #[default]
+    DestinationSize,
+    /// `--band-size`.
+    Flag,
+}
+
+/// One phase of the Time Machine replay.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TmPhaseFigures {
+    /// From the first band write to the last barrier's full flush.
+    pub seconds: f64,
+    /// Rounds, each ended by one barrier (Info.plist's data and full flush).
+    pub barriers: u64,
+    /// Every byte written to bands, `mapped/` and Info.plist.
+    pub bytes_written: u64,
+    /// The 256 KiB user-data writes' bytes.
+    pub user_bytes: u64,
+    pub writes: u64,
+    /// `fdatasync` calls (bands, `mapped/`, Info.plist).
+    pub data_flushes: u64,
+    /// The median time from one barrier to the next.
+    pub median_round_s: f64,
+}
+
+/// A plain copy of the replay's user data to the same destination, right after it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PlainCopy {
+    pub files: u64,
+    pub file_bytes: u64,
+    pub bytes: u64,
+    /// From the first create to the last file's `fdatasync`.
+    pub seconds: f64,
+    pub mb_s: f64,
+}
+
+/// What the Time Machine replay measured (the result's rate is `user_data_mb_s`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TmBackupDetails {
+    pub band_size_bytes: u64,
+    pub band_size_from: BandSizeFrom,
+    /// The destination filesystem's size, where it was read.
+    pub destination_size_bytes: Option<u64>,
+    pub first: TmPhaseFigures,
+    pub incremental: TmPhaseFigures,
+    /// The first backup's user data over its time, MB/s.
+    pub user_data_mb_s: f64,
+    /// Barriers of both phases over their time.
+    pub barriers_per_s: f64,
+    /// The system call of the data flush (`fdatasync`) and of the full one (`fsync` on Linux,
+    /// `F_FULLFSYNC` on macOS; `none` under the null engine).
+    pub data_flush: String,
+    pub full_flush: String,
+    pub copy: PlainCopy,
+    /// `user_data_mb_s` over the plain copy's MB/s: Time Machine's share of a plain copy.
+    pub ratio_to_copy: Option<f64>,
+    /// The most band files open at once.
+    pub max_open_bands: usize,
+    /// The replay again at background I/O priority beside a foreground reader (real I/O only).
+    pub beside_reader: Option<TmBesideReader>,
+}
+
+/// tm-backup's replay at background I/O priority beside a foreground reader of another file,
+/// as backupd runs beside the user's work.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TmBesideReader {
+    /// Whether background priority can take effect here (the throttled test's judgement; the
+    /// replay's writes are buffered); when false, `note` says why.
+    pub priority_effective: bool,
+    pub note: String,
+    /// The reader alone (the block duration) and beside the replay, MB/s.
+    pub reader_alone_mb_s: f64,
+    pub reader_beside_mb_s: f64,
+    /// The replay's user data beside the reader, MB/s (alone: `user_data_mb_s`).
+    pub replay_beside_mb_s: f64,
+    /// 1 - beside / alone, each side.
+    pub reader_slowdown: f64,
+    pub replay_slowdown: f64,
+    /// The most of the reader's file left in the page cache after its eviction (`mincore`): above
+    /// 0.05 the reader's figures are partly the cache's.
+    pub reader_resident: f64,
 }

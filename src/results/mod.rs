@@ -22,7 +22,10 @@ use serde::{Deserialize, Serialize};
 pub use cluster::{
     Aggregate, AggregateRepetition, ClusterInfo, PerClient, RankRecord, RankWindow, ScalingPoint,
 };
-pub use details::{CliffDetails, Details, PairRates, Slowdown, SustainedDetails, ThrottledDetails};
+pub use details::{
+    BandSizeFrom, CliffDetails, Details, PairRates, PlainCopy, Slowdown, SustainedDetails,
+    ThrottledDetails, TmBackupDetails, TmBesideReader, TmPhaseFigures,
+};
 pub use headline::{HEADLINE_BLOCK, Headline};
 pub use priority::{Blocker, Conclusion, PriorityEffect, Reader};
 pub use result::{

@@ -3,7 +3,7 @@
 use crate::workload::Workload;
 
 use super::test::Test;
-use super::{block, files, meta, sets, sustained, throttled};
+use super::{block, files, meta, sets, sustained, throttled, tm_backup};
 
 /// The test that runs `workload`: the one place the runner turns a workload into its test.
 pub(super) fn test_for(workload: &Workload) -> Box<dyn Test> {
@@ -36,5 +36,6 @@ pub(super) fn test_for(workload: &Workload) -> Box<dyn Test> {
         Workload::Meta { op, count } => Box::new(meta::MetaTest { op, count }),
         Workload::Sustained { block, depth } => Box::new(sustained::SustainedTest { block, depth }),
         Workload::Throttled { block } => Box::new(throttled::ThrottledTest { block }),
+        Workload::TmBackup => Box::new(tm_backup::TmBackupTest),
     }
 }

@@ -15,6 +15,8 @@ mod stream;
 mod sustained;
 mod test;
 mod throttled;
+mod tm_backup;
+mod tm_beside;
 mod variant;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

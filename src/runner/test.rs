@@ -1,7 +1,7 @@
 //! A test as the runner sees it: one trait, implemented once per kind of workload in that test's
-//! own file (`block.rs`, `files.rs`, `sets.rs`, `meta.rs`, `sustained.rs`, `throttled.rs`), so
-//! what a test plans (space, time, the shape its result records) and what it runs (prepare,
-//! measure, clean up) live side by side and cannot disagree. A new test is one file implementing
+//! own file (`block.rs`, `files.rs`, `sets.rs`, `meta.rs`, `sustained.rs`, `throttled.rs`,
+//! `tm_backup.rs`), so what a test plans (space, time, the shape its result records) and what it
+//! runs (prepare, measure, clean up) live side by side and cannot disagree. A new test is one file implementing
 //! [`Test`], an arm in `kinds::test_for`, and its variants in `workload::suite`.
 
 use crate::error::Result;

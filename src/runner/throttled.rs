@@ -118,17 +118,17 @@ pub fn priority_effect(chain: Option<&Chain>, direct: bool) -> PriorityEffect {
 
 /// Which side a job plays.
 #[derive(Clone, Copy)]
-enum Side {
+pub(super) enum Side {
     Write,
     Read,
 }
 
 /// The file a phase works on, opened by each of its threads.
 #[derive(Clone, Copy)]
-struct Target<'a> {
-    dir: BorrowedFd<'a>,
-    name: &'a str,
-    how: OpenHow,
+pub(super) struct Target<'a> {
+    pub dir: BorrowedFd<'a>,
+    pub name: &'a str,
+    pub how: OpenHow,
 }
 
 /// An engine of the test's own for one thread, with one slot of `block` bytes and `target`
@@ -161,7 +161,7 @@ fn one(
 }
 
 /// Runs one job until `until`; returns bytes, seconds (writes: until durable) and requests.
-fn job(
+pub(super) fn job(
     side: Side,
     target: Target<'_>,
     len: u64,
@@ -319,7 +319,7 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result<Measured> 
 }
 
 /// Creates the target's file with `len` bytes, durable.
-fn write_full(target: Target<'_>, len: u64, block: usize, seed: u64) -> Result<()> {
+pub(super) fn write_full(target: Target<'_>, len: u64, block: usize, seed: u64) -> Result<()> {
     let io = |e| Error::io(format!("creating {}", target.name), e);
     let (mut engine, file) = open_engine(target, block).map_err(io)?;
     let mut stamper = DataStamper::new(seed);

@@ -48,6 +48,8 @@ pub struct Table {
     threads: Option<Spanned<Vec<usize>>>,
     #[serde(default, deserialize_with = "parsed_list")]
     sets: Option<Spanned<Vec<SetKind>>>,
+    #[serde(default, deserialize_with = "parsed")]
+    band_size: Option<Spanned<ByteSize>>,
 }
 
 /// A string parsed as the flag parses it (`FromStr`).
@@ -188,6 +190,10 @@ impl ConfigFile {
         under(&mut options.files, self.value("files", &table.files));
         under(&mut options.threads, self.value("threads", &table.threads));
         under(&mut options.sets, self.value("sets", &table.sets));
+        under(
+            &mut options.band_size,
+            self.value("band_size", &table.band_size),
+        );
     }
 
     fn value<T: Clone>(&self, key: &str, value: &Option<Spanned<T>>) -> Option<Given<T>> {

@@ -62,6 +62,9 @@ pub struct RunPlan {
     /// The most the sustained test writes (`--size` when given, else the profile's); never more
     /// than the free space leaves.
     pub sustained_size: u64,
+    /// tm-backup's band size (`--band-size`); `None` for the one Time Machine would choose for
+    /// the destination's size.
+    pub band_size: Option<u64>,
 }
 
 /// A file set to use, as planned from the profile and the command line.

@@ -48,6 +48,8 @@ pub struct RunOptions {
     pub verify: Option<bool>,
     /// `None` for a random seed (recorded in the results).
     pub seed: Option<u64>,
+    /// `--band-size`: tm-backup's band size; `None` for the one Time Machine would choose.
+    pub band_size: Option<Given<ByteSize>>,
 }
 
 /// The defaults of `destbench run .`: the backup profile, everything else from it.
@@ -76,6 +78,7 @@ impl Default for RunOptions {
             source_dir: None,
             verify: None,
             seed: None,
+            band_size: None,
         }
     }
 }

@@ -48,6 +48,7 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
             .size
             .as_ref()
             .map_or(profile.sustained_size, |s| s.value.0),
+        band_size: band_size(o)?,
         profile,
     })
 }
@@ -64,6 +65,7 @@ pub(super) fn check_values(o: &RunOptions) -> Result<()> {
     runs(o, &profile)?;
     file_size(o, &profile)?;
     durations(o, &profile)?;
+    band_size(o)?;
     check_file_sets(o)
 }
 
@@ -90,6 +92,25 @@ fn file_size(o: &RunOptions, profile: &Profile) -> Result<u64> {
         // Whole 1 MiB blocks, so every block size divides the file.
         Some(g) => Ok(g.value.0 / MIN_FILE_SIZE * MIN_FILE_SIZE),
         None => Ok(profile.file_size),
+    }
+}
+
+/// `--band-size`: whole 4 KiB blocks (every band write is), within the sizes Time Machine has
+/// used (8 MiB in the HFS+ era, 8 GiB on the largest shares).
+fn band_size(o: &RunOptions) -> Result<Option<u64>> {
+    use crate::workload::tm_pattern::{ALIGN, MAX_BAND, MIN_BAND};
+    match &o.band_size {
+        Some(g) if g.value.0 % ALIGN != 0 || !(MIN_BAND..=MAX_BAND).contains(&g.value.0) => Err(g
+            .refuse(
+                format_args!("--band-size {}", g.value),
+                format_args!(
+                    "must be whole 4 KiB blocks from {} to {}",
+                    format_bytes(MIN_BAND),
+                    format_bytes(MAX_BAND)
+                ),
+            )),
+        Some(g) => Ok(Some(g.value.0)),
+        None => Ok(None),
     }
 }
 
@@ -218,6 +239,24 @@ mod tests {
             ..RunOptions::default()
         });
         assert_eq!(e, "--threads 65: must be between 1 and 64");
+    }
+
+    /// tm-backup's band size: whole 4 KiB blocks within Time Machine's sizes, or refused.
+    #[test]
+    fn a_band_size_is_checked() {
+        use crate::units::ByteSize;
+        let with = |bytes| RunOptions {
+            band_size: Some(ByteSize(bytes).into()),
+            ..RunOptions::default()
+        };
+        let e = refused(with(1 << 20));
+        assert_eq!(
+            e,
+            "--band-size 1 MiB: must be whole 4 KiB blocks from 8 MiB to 8 GiB"
+        );
+        assert!(refused(with((64 << 20) + 512)).contains("whole 4 KiB blocks"));
+        assert_eq!(with(64 << 20).plan().unwrap().band_size, Some(64 << 20));
+        assert_eq!(RunOptions::default().plan().unwrap().band_size, None);
     }
 
     /// A value of the config file is named by the file, its line and the key as written there,

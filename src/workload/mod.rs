@@ -11,6 +11,7 @@ mod select;
 mod shape;
 mod suite;
 mod test_id;
+pub mod tm_pattern;
 mod tool;
 
 pub use data::DataStamper;

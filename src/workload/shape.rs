@@ -61,6 +61,9 @@ pub enum Workload {
         #[serde(rename = "block_bytes")]
         block: usize,
     },
+    /// Time Machine's backup into a sparse bundle (`tm_pattern`): a first backup of the
+    /// block-test file size of user data and an incremental, then a plain copy of the same bytes.
+    TmBackup,
 }
 
 impl Workload {
@@ -97,6 +100,7 @@ impl Workload {
                 format!("SEQ{}-Q{depth}T1", size_label(*block))
             }
             Workload::Throttled { block } => format!("{}-write-vs-read", size_label(*block)),
+            Workload::TmBackup => "sparsebundle".into(),
         }
     }
 

@@ -135,6 +135,11 @@ pub fn suite(options: &SuiteOptions) -> Vec<Variant> {
             Workload::Throttled { block: MIB },
             "a 1 MiB-block backup write at background (idle) I/O priority and at normal priority, each beside a foreground reader; the slowdown of each side",
         ),
+        Variant::new(
+            TestId::TmBackup,
+            Workload::TmBackup,
+            "a first backup (the file size of user data) and an incremental into a sparse bundle, each round flushed and ended by Info.plist's full flush; then a plain copy of the same bytes",
+        ),
     ]);
     variants
 }

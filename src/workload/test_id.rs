@@ -27,13 +27,18 @@ pub enum TestId {
     Sustained,
     #[serde(rename = "throttled")]
     Throttled,
+    #[serde(rename = "tm-backup")]
+    TmBackup,
 }
 
 impl TestId {
     /// Every test, in the order a run takes them.
-    pub const ALL: [TestId; 11] = concat(Self::STANDARD, &[TestId::Sustained, TestId::Throttled]);
+    pub const ALL: [TestId; 12] = concat(
+        Self::STANDARD,
+        &[TestId::Sustained, TestId::Throttled, TestId::TmBackup],
+    );
 
-    /// Every test but the long-running `sustained` and `throttled`.
+    /// Every test but the long-running `sustained`, `throttled` and `tm-backup`.
     pub const STANDARD: &[TestId] = &concat::<9>(
         Self::BLOCK,
         &[
@@ -67,9 +72,18 @@ impl TestId {
         matches!(self, TestId::Sustained | TestId::Throttled)
     }
 
-    /// Tests measured once whatever `--runs` says: one long time series is the measurement.
+    /// Tests measured once whatever `--runs` says: one long time series (or replay, whose
+    /// rounds are its samples) is the measurement.
     pub fn single_run(self) -> bool {
-        matches!(self, TestId::Sustained | TestId::Throttled)
+        matches!(
+            self,
+            TestId::Sustained | TestId::Throttled | TestId::TmBackup
+        )
+    }
+
+    /// Tests that take minutes: run by `--tests` and the full profile, not by the others.
+    pub fn is_long(self) -> bool {
+        self.single_run()
     }
 
     /// What the test does, in one line (for `--help`).
@@ -98,6 +112,9 @@ impl TestId {
             TestId::Throttled => {
                 "a background-priority write beside a foreground read: each one's slowdown"
             }
+            TestId::TmBackup => {
+                "Time Machine's backup: a sparse bundle's band writes and flush barriers, against a plain copy"
+            }
         }
     }
 
@@ -114,6 +131,7 @@ impl TestId {
             TestId::Meta => "meta",
             TestId::Sustained => "sustained",
             TestId::Throttled => "throttled",
+            TestId::TmBackup => "tm-backup",
         }
     }
 }
@@ -137,10 +155,7 @@ mod tests {
     /// The named groups say what they hold, whatever the order of `ALL`.
     #[test]
     fn the_groups_are_what_their_names_say() {
-        let standard: Vec<TestId> = TestId::ALL
-            .into_iter()
-            .filter(|t| !t.needs_real_device())
-            .collect();
+        let standard: Vec<TestId> = TestId::ALL.into_iter().filter(|t| !t.is_long()).collect();
         assert_eq!(TestId::STANDARD, standard);
         let block: Vec<TestId> = standard
             .into_iter()

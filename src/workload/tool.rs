@@ -16,6 +16,8 @@ pub enum Tool {
     Rsync,
     /// destbench's own copy with this many threads.
     Parallel(usize),
+    /// Time Machine: estimated from a stored run's tm-backup replay, not by copying.
+    TimeMachine,
 }
 
 impl Tool {
@@ -30,7 +32,7 @@ impl Tool {
         match self {
             Tool::Cp => Some("cp"),
             Tool::Rsync => Some("rsync"),
-            Tool::Parallel(_) => None,
+            Tool::Parallel(_) | Tool::TimeMachine => None,
         }
     }
 }
@@ -41,6 +43,7 @@ impl fmt::Display for Tool {
             Tool::Cp => f.write_str("cp"),
             Tool::Rsync => f.write_str("rsync"),
             Tool::Parallel(n) => write!(f, "parallel:{n}"),
+            Tool::TimeMachine => f.write_str("timemachine"),
         }
     }
 }
@@ -52,9 +55,10 @@ impl FromStr for Tool {
         match s {
             "cp" => Ok(Tool::Cp),
             "rsync" => Ok(Tool::Rsync),
+            "timemachine" => Ok(Tool::TimeMachine),
             _ => {
                 let threads = s.strip_prefix("parallel:").ok_or_else(|| {
-                    format!("unknown tool '{s}': expected cp, rsync or parallel:N")
+                    format!("unknown tool '{s}': expected cp, rsync, parallel:N or timemachine")
                 })?;
                 // The upper bound is the settings' thread limit, checked by the command.
                 match threads.parse::<usize>() {
@@ -74,7 +78,7 @@ mod tests {
 
     #[test]
     fn tools_parse_and_print_back() {
-        for s in ["cp", "rsync", "parallel:4"] {
+        for s in ["cp", "rsync", "parallel:4", "timemachine"] {
             assert_eq!(s.parse::<Tool>().unwrap().to_string(), s);
         }
         assert!("tar".parse::<Tool>().unwrap_err().contains("unknown tool"));

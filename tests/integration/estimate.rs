@@ -350,3 +350,71 @@ fn a_stored_run_cannot_stand_for_another_tool() {
     assert_eq!(doc["estimates"][0]["tool"], "parallel:1");
     assert!(num(&doc["estimates"][0]["predicted_seconds"]["expected"]) > 0.0);
 }
+
+/// `--tool timemachine` from a stored tm-backup run (null engine: exact figures): the first
+/// backup is the source's bytes plus the per-file metadata at the replay's time per user byte;
+/// a run without tm-backup says so; `--to` is refused.
+#[test]
+fn time_machine_is_estimated_from_a_stored_replay() {
+    let db = tempfile::tempdir().unwrap();
+    let dbpath = db.path().join("h.sqlite");
+    let dest = tempfile::tempdir_in("/var/tmp").unwrap();
+    let stored = |tests: &str| {
+        let out = destbench()
+            .arg("run")
+            .arg(dest.path())
+            .args(["--engine", "null", "--json", "--profile", "quick"])
+            .args(["--tests", tests, "--db"])
+            .arg(&dbpath)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let run = stored("tm-backup");
+    stored("seq-write:SEQ1M-Q1T1");
+    let tree = tempfile::tempdir().unwrap();
+    realistic_tree(tree.path(), 13);
+    let estimate = |id: &str| {
+        destbench()
+            .arg("estimate")
+            .arg(tree.path())
+            .args(["--run", id, "--json", "--tool", "timemachine", "--db"])
+            .arg(&dbpath)
+            .output()
+            .unwrap()
+    };
+    let out = estimate("1");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (bytes, files) = (num(&doc["source"]["bytes"]), num(&doc["source"]["files"]));
+    let first = &run["results"][0]["details"]["first"];
+    let per_byte = num(&first["seconds"]) / num(&first["user_bytes"]);
+    let per_file = 82.0 * 1048576.0 / 22511.0;
+    let e = &doc["time_machine"][0]["estimate"];
+    let expected = (bytes + files * per_file) * per_byte;
+    assert!((num(&e["first_seconds"]["expected"]) - expected).abs() < 1e-9 * expected);
+    assert!((num(&e["first_seconds"]["low"]) - bytes * per_byte).abs() < 1e-9 * expected);
+    let inc = &e["incremental_seconds"];
+    assert!(num(&inc["low"]) < num(&inc["expected"]) && num(&inc["expected"]) < num(&inc["high"]));
+    let out = estimate("2");
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = doc["time_machine"][0]["error"].as_str().unwrap();
+    assert!(error.contains("no tm-backup result"), "{error}");
+    let out = destbench()
+        .arg("estimate")
+        .arg(tree.path())
+        .args(["--to", "/var/tmp", "--tool", "timemachine"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -41,6 +41,7 @@ mod fit;
 mod miniature;
 mod source;
 mod terms;
+pub mod time_machine;
 
 use serde::Serialize;
 

@@ -524,6 +524,23 @@ enum Held {
 /// limit. Like with like: at depth 1 the link idles while each reply comes back, where
 /// SEQ1M-Q8T1 keeps it full.
 ///
+/// The lab table's line for tm-backup's replay on a share: printed beside the figures held, not
+/// held itself (the plain copy in it is its own reference).
+fn tm_backup_row(dest: &str, report: &Value) -> String {
+    let d = &report["results"][0]["details"];
+    let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    format!(
+        "{:<20} tm-backup 64 MiB: user data {:6.2} MB/s, {:.1} barriers/s, bands of {} MiB, full flush {}; plain copy {:6.2} MB/s; ratio {:.2}\n",
+        format!("{dest} netem 100mbit"),
+        f(&d["user_data_mb_s"]),
+        f(&d["barriers_per_s"]),
+        d["band_size_bytes"].as_u64().unwrap_or(0) >> 20,
+        d["full_flush"].as_str().unwrap_or("?"),
+        f(&d["copy"]["mb_s"]),
+        f(&d["ratio_to_copy"]),
+    )
+}
+
 /// The two sides alternate (xfs_io's rewrite and read, then one destbench repetition of each
 /// variant, three times), each after `sync` and the same 5 s pause, as the host's load moves
 /// every figure and the share's disk discards (docs/lab.md, "What the lab found"). One dd
@@ -535,10 +552,13 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
         Held::Figures | Held::FiguresAndFsync => vec![1, 2, 3],
     };
     let fsync_too = matches!(held, Held::FiguresAndFsync);
+    // Time Machine's own pattern, once, where Time Machine writes: an SMB share.
+    let tm_backup = dest == "cifs";
     let guest = format!(
-        "ROUNDS={}\nFSYNC_TOO={}\n{GUEST}",
+        "ROUNDS={}\nFSYNC_TOO={}\nTM_BACKUP={}\n{GUEST}",
         rounds.len(),
-        u8::from(fsync_too)
+        u8::from(fsync_too),
+        u8::from(tm_backup)
     );
     let options: Vec<&str> = options
         .iter()
@@ -599,6 +619,9 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
     let v = &reports[rounds.len() / 2]["verdict"];
     let summary = v["summary"].as_str().expect("a summary");
     append_row(&format!("{row} | {summary}\n"));
+    if tm_backup {
+        append_row(&tm_backup_row(dest, &lab.report_in("tm-backup")));
+    }
     if !matches!(held, Held::Verdict) {
         for (what, got, want) in within {
             assert_within(&format!("{dest} {what}"), got, want, SHARE_TOLERANCE);
