@@ -9,6 +9,9 @@ use rustix::fs::{Advice, Mode};
 
 use super::{Handle, HandleRef, SpliceError, move_all};
 
+/// Linux leaves I/O priorities to the block scheduler (the chain says which): no throttle of its own.
+pub const THREAD_IO_THROTTLE: Option<&str> = None;
+
 /// How direct I/O is asked for here.
 pub const DIRECT_IO: &str = "O_DIRECT";
 

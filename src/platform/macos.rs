@@ -7,6 +7,9 @@ use std::path::Path;
 
 use super::{Handle, HandleRef, SpliceError};
 
+/// XNU throttles a thread's I/O itself, whatever the disk's queue: its name, for the throttled test.
+pub const THREAD_IO_THROTTLE: Option<&str> = Some("XNU I/O throttling (IOPOL_THROTTLE)");
+
 /// How direct I/O is asked for here.
 pub const DIRECT_IO: &str = "F_NOCACHE";
 
