@@ -471,3 +471,6 @@ pub fn list_tests(rows: &[(&Variant, Vec<String>)]) -> String {
     }
     table.text(&|h: &str| h.to_string())
 }
+
+#[cfg(test)]
+mod tests;
