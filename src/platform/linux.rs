@@ -23,6 +23,11 @@ pub fn datasync(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fdatasync(fd)?)
 }
 
+/// Makes the file (data and metadata) durable, as a backup tool's `fsync` does.
+pub fn fsync(fd: HandleRef<'_>) -> io::Result<()> {
+    Ok(rustix::fs::fsync(fd)?)
+}
+
 /// Asks the kernel to drop the file's clean pages from the page cache.
 pub fn evict(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fadvise(fd, 0, None, Advice::DontNeed)?)

@@ -20,6 +20,12 @@ pub const DIRECT_NOTE: &str = "F_NOCACHE accepted: writes of 16 KiB and more byp
 /// cache, which `fsync` does not do on macOS. Filesystems that refuse it (some network clients)
 /// get `fsync`, which is what reaches their server.
 pub fn datasync(fd: HandleRef<'_>) -> io::Result<()> {
+    fsync(fd)
+}
+
+/// Makes the file durable on the medium (`F_FULLFSYNC`, as [`datasync`]: macOS has no lighter
+/// flush that reaches the medium).
+pub fn fsync(fd: HandleRef<'_>) -> io::Result<()> {
     match rustix::fs::fcntl_fullfsync(fd) {
         Ok(()) => Ok(()),
         Err(rustix::io::Errno::NOTSUP | rustix::io::Errno::INVAL) => Ok(rustix::fs::fsync(fd)?),

@@ -290,13 +290,13 @@ impl TreeEngine for SystemTree {
         rustix::fs::fchmod(fd, platform::raw_mode(meta.mode))?;
         rustix::fs::futimens(fd, &timestamps(meta))?;
         if durable {
-            rustix::fs::fsync(fd)?;
+            platform::fsync(fd)?;
         }
         Ok(())
     }
 
     fn fsync(&mut self, file: FileId) -> io::Result<()> {
-        Ok(rustix::fs::fsync(self.files.get(file)?.as_fd())?)
+        platform::fsync(self.files.get(file)?.as_fd())
     }
 
     fn close(&mut self, file: FileId) -> io::Result<()> {
