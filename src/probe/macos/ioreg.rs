@@ -132,16 +132,17 @@ fn usb_node(bsd: &str, tools: &dyn Tools) -> Node {
     node
 }
 
-/// `USBSpeed`: IOUSBHostFamily's connection speed (0 low, 1 full, 2 high, 3 super, 4 super+,
-/// 5 super+ 2x2), in Mbit/s.
+/// `USBSpeed` of an `IOUSBHostDevice`: IOUSBHostFamily's `tIOUSBHostConnectionSpeed`, the
+/// XHCI speed IDs (1 full, 2 low, 3 high, 4 super, 5 super+, 6 super+ 2x2), in Mbit/s. (The
+/// older `IOUSBDevice` enumeration, where 3 is super, is not this one.)
 fn usb_speed_mbit(code: u64) -> Option<u64> {
     Some(match code {
-        0 => 1,
         1 => 12,
-        2 => 480,
-        3 => 5000,
-        4 => 10000,
-        5 => 20000,
+        2 => 1,
+        3 => 480,
+        4 => 5000,
+        5 => 10000,
+        6 => 20000,
         _ => return None,
     })
 }
