@@ -251,6 +251,10 @@ fn time_machine_destinations_and_the_one_measured() {
     let unmounted = timemachine::pick(&list[1..]).unwrap_err();
     assert!(unmounted.contains("no Time Machine destination is mounted (Backup)"));
     assert!(timemachine::pick(&[]).is_err());
+    // No destination configured: tmutil writes an empty dictionary.
+    let none =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict/>\n</plist>\n";
+    assert!(timemachine::parse_destinations(none).is_empty());
 }
 
 #[test]
