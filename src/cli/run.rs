@@ -16,6 +16,11 @@ pub struct RunArgs {
     /// The destination directory (a scratch directory is made inside it and removed after).
     pub path: Option<PathBuf>,
 
+    /// Measure Time Machine's destination instead of a path (macOS: the first destination
+    /// `tmutil destinationinfo` lists that is mounted now).
+    #[arg(long, conflicts_with = "path")]
+    pub time_machine: bool,
+
     #[arg(short, long, help = profiles_short_help(), long_help = profiles_help())]
     pub profile: Option<String>,
 

@@ -21,7 +21,11 @@ use super::{db, progress, write_stdout};
 /// (`settings` decides what wins).
 pub fn options(args: &RunArgs) -> Result<RunOptions> {
     let config = config::load()?;
-    flags(args).with_config(args.profile.as_deref(), config.as_ref())
+    let mut options = flags(args);
+    if args.time_machine {
+        options.destination = probe::time_machine_destination()?;
+    }
+    options.with_config(args.profile.as_deref(), config.as_ref())
 }
 
 /// What the flags set, each under the name the plan gives it.
@@ -98,7 +102,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     // Probed once, before the run; a path that cannot be probed is left to the runner to
     // report (it names the problem the same way), so the chain is simply absent then.
     let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
-    let run_report = runner::run(&plan, chain, progress().as_mut())?;
+    #[cfg_attr(not(target_os = "macos"), allow(unused_mut))]
+    let mut run_report = runner::run(&plan, chain, progress().as_mut())?;
+    #[cfg(target_os = "macos")]
+    if !run_report.time_machine_log.is_empty() {
+        run_report.destination.time_machine_checks = probe::time_machine_checks(&plan.destination);
+    }
     finish(args, run_report, store)
 }
 

@@ -17,6 +17,7 @@ mod files;
 mod null;
 mod sync;
 pub mod tree;
+#[cfg(target_os = "linux")]
 mod uring;
 
 use std::io;
@@ -28,7 +29,14 @@ pub use buffer::AlignedBuf;
 pub use files::FileTable;
 pub use null::{NullEngine, NullTiming};
 pub use sync::SyncEngine;
+#[cfg(target_os = "linux")]
 pub use uring::{UringEngine, probe as probe_uring};
+
+/// io_uring is Linux's own: elsewhere `auto` gives deep queues to worker threads.
+#[cfg(not(target_os = "linux"))]
+pub fn probe_uring() -> Result<(), String> {
+    Err("io_uring exists only on Linux".into())
+}
 
 use crate::platform::OpenHow;
 
@@ -100,7 +108,7 @@ pub enum Op {
     Write,
     /// `fdatasync` of the whole file (offset and length are ignored).
     Sync,
-    /// The platform's full flush of the whole file (`platform::full_flush`: `fsync` on Linux,
+    /// The platform's full flush of the whole file (`platform::fsync`: `fsync` on Linux,
     /// F_FULLFSYNC on macOS), Time Machine's barrier.
     FullSync,
 }
@@ -289,6 +297,7 @@ impl EngineFactory {
     pub fn build(&self, depth: usize) -> io::Result<Box<dyn Engine>> {
         Ok(match (self.kind_for(depth), self.choice) {
             (EngineKind::Null, EngineChoice::Null(timing)) => Box::new(NullEngine::new(timing)),
+            #[cfg(target_os = "linux")]
             (EngineKind::Uring, _) => Box::new(UringEngine::new(depth)?),
             _ => Box::new(SyncEngine::new()),
         })

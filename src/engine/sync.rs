@@ -65,7 +65,7 @@ fn perform(
             Ok(done)
         }
         Op::Sync => platform::datasync(fd).map(|()| 0),
-        Op::FullSync => platform::full_flush(fd).map(|()| 0),
+        Op::FullSync => platform::fsync(fd).map(|()| 0),
     }
 }
 

@@ -1,134 +1,40 @@
-//! Linux: `O_DIRECT`, `posix_fadvise`, `mincore`, `/proc/sys/vm/drop_caches`.
+//! Linux: `O_DIRECT` (in `unix.rs`'s `open_in`), `fdatasync`, `posix_fadvise`, `fallocate`,
+//! `syncfs`, `splice`, `ioprio_set`, `openat2`, `/proc/sys/vm/drop_caches`.
 
-use std::ffi::OsStr;
-use std::fs::File;
 use std::io;
 use std::num::NonZeroU64;
-use std::os::fd::AsFd;
 use std::path::Path;
 
-use rustix::fs::{Advice, Mode, OFlags};
+use rustix::fs::{Advice, Mode};
 
-use super::{Handle, HandleRef, OpenHow};
+use super::{Handle, HandleRef, SpliceError, move_all};
 
-/// Opens (or creates, exclusively) `name` inside the directory `dir`, never following a symlink.
-pub fn open_in(dir: HandleRef<'_>, name: &str, how: OpenHow) -> io::Result<Handle> {
-    let mut flags = OFlags::CLOEXEC | OFlags::NOFOLLOW;
-    // A read-only open never blocks: a FIFO put where a file was expected opens and reads
-    // nothing instead of hanging (regular files ignore the flag).
-    flags |= if how.write {
-        OFlags::RDWR
-    } else {
-        OFlags::RDONLY | OFlags::NONBLOCK
-    };
-    if how.create {
-        flags |= OFlags::CREATE | OFlags::EXCL;
-    }
-    if how.direct {
-        flags |= OFlags::DIRECT;
-    }
-    Ok(rustix::fs::openat(
-        dir,
-        name,
-        flags,
-        Mode::from_raw_mode(0o600),
-    )?)
-}
+/// Linux leaves I/O priorities to the block scheduler (the chain says which): no throttle of its own.
+pub const THREAD_IO_THROTTLE: Option<&str> = None;
 
-/// Opens the directory at `path` (a path the user gave: symlinks in it are theirs).
-pub fn open_dir(path: &Path) -> io::Result<Handle> {
-    Ok(rustix::fs::open(
-        path,
-        OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::RDONLY,
-        Mode::empty(),
-    )?)
-}
+/// How direct I/O is asked for here.
+pub const DIRECT_IO: &str = "O_DIRECT";
 
-/// Creates the directory `name` inside the open directory `parent` (failing if anything by that
-/// name exists) and opens it without following symlinks.
-pub fn create_dir_exclusive(parent: HandleRef<'_>, name: &str) -> io::Result<Handle> {
-    rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o700))?;
-    Ok(super::dir::open_dir_at(parent, OsStr::new(name))?)
-}
-
-/// Removes the regular file `name` inside `dir`.
-pub fn unlink_in(dir: HandleRef<'_>, name: &str) -> io::Result<()> {
-    super::dir::unlink_at(dir, OsStr::new(name))
-}
-
-/// Reads at `offset`; returns the number of bytes read (short at end of file).
-pub fn pread(fd: HandleRef<'_>, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    Ok(rustix::io::pread(fd, buf, offset)?)
-}
-
-/// Writes at `offset`; returns the number of bytes written.
-pub fn pwrite(fd: HandleRef<'_>, buf: &[u8], offset: u64) -> io::Result<usize> {
-    Ok(rustix::io::pwrite(fd, buf, offset)?)
-}
+/// What direct I/O means here, for the run's access note.
+pub const DIRECT_NOTE: &str = "O_DIRECT accepted: reads and writes bypass the page cache";
 
 /// Makes the file's data (and the metadata needed to read it back) durable.
 pub fn datasync(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fdatasync(fd)?)
 }
 
-/// The durable flush Time Machine asks for as its barrier (F_FULLFSYNC on macOS): `fsync` here,
-/// which also makes the file's metadata durable and, on a network share, goes to the server.
-pub fn full_flush(fd: HandleRef<'_>) -> io::Result<()> {
+/// Makes the file (data and metadata) durable, as a backup tool's `fsync` does; also Time
+/// Machine's barrier (F_FULLFSYNC on macOS), which on a network share goes to the server.
+pub fn fsync(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fsync(fd)?)
 }
 
-/// What [`full_flush`] calls, as results record it.
+/// What [`fsync`] is here, as results record it.
 pub const FULL_FLUSH: &str = "fsync";
-
-/// The size of the filesystem holding `path`, in bytes (what Time Machine sizes its bands by).
-pub fn filesystem_size(path: &Path) -> io::Result<u64> {
-    let st = rustix::fs::statvfs(path)?;
-    Ok(st.f_blocks.saturating_mul(st.f_frsize))
-}
-
-/// Sets the file's length.
-pub fn set_len(fd: HandleRef<'_>, len: u64) -> io::Result<()> {
-    Ok(rustix::fs::ftruncate(fd, len)?)
-}
 
 /// Asks the kernel to drop the file's clean pages from the page cache.
 pub fn evict(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fadvise(fd, 0, None, Advice::DontNeed)?)
-}
-
-/// The fraction (0..=1) of the file's first `len` bytes that sit in the page cache, from `mincore`.
-/// Lets a read test prove its eviction worked instead of assuming it.
-pub fn resident_fraction(fd: HandleRef<'_>, len: u64) -> io::Result<f64> {
-    if len == 0 {
-        return Ok(0.0);
-    }
-    let page = rustix::param::page_size();
-    let length = usize::try_from(len).map_err(|_| io::Error::other("file too large to map"))?;
-    // SAFETY: a fresh shared read-only mapping of `length` bytes of `fd` at a kernel-chosen
-    // address; it is only inspected with mincore (never dereferenced) and unmapped below.
-    let addr = unsafe {
-        rustix::mm::mmap(
-            std::ptr::null_mut(),
-            length,
-            rustix::mm::ProtFlags::READ,
-            rustix::mm::MapFlags::SHARED,
-            fd,
-            0,
-        )?
-    };
-    let pages = length.div_ceil(page);
-    let mut vec = vec![0u8; pages];
-    // SAFETY: `addr` is the start of a live mapping of `length` bytes, and `vec` has one byte for
-    // each of its pages, as mincore(2) requires.
-    let rc = unsafe { libc::mincore(addr, length, vec.as_mut_ptr()) };
-    let mincore_error = (rc != 0).then(io::Error::last_os_error);
-    // SAFETY: unmapping exactly the mapping created above, which nothing else refers to.
-    unsafe { rustix::mm::munmap(addr, length)? };
-    if let Some(err) = mincore_error {
-        return Err(err);
-    }
-    let resident = vec.iter().filter(|&&b| b & 1 == 1).count();
-    Ok(resident as f64 / pages as f64)
 }
 
 /// Drops clean page-cache pages machine-wide (root only): used when per-file eviction did not work.
@@ -140,22 +46,6 @@ pub fn drop_caches() -> io::Result<()> {
 /// goes to the filesystem.
 pub fn drop_inode_caches() -> io::Result<()> {
     std::fs::write("/proc/sys/vm/drop_caches", b"2")
-}
-
-/// Bytes available to an unprivileged writer on the filesystem holding `path`.
-pub fn available_space(path: &Path) -> io::Result<u64> {
-    let st = rustix::fs::statvfs(path)?;
-    Ok(st.f_bavail.saturating_mul(st.f_frsize))
-}
-
-/// True when running with root privileges.
-pub fn is_root() -> bool {
-    rustix::process::geteuid().is_root()
-}
-
-/// Length of an open file.
-pub fn file_len(fd: HandleRef<'_>) -> io::Result<u64> {
-    Ok(rustix::fs::fstat(fd)?.st_size as u64)
 }
 
 /// Preallocates `len` bytes so later overwrites do not allocate (`fallocate`); filesystems that
@@ -170,16 +60,6 @@ pub fn preallocate(fd: HandleRef<'_>, len: u64) -> io::Result<()> {
     )?)
 }
 
-/// Converts an owned descriptor into a `File` (for code that wants std's API).
-pub fn into_file(fd: Handle) -> File {
-    File::from(fd)
-}
-
-/// Borrows a file's descriptor.
-pub fn fd_of(file: &File) -> HandleRef<'_> {
-    file.as_fd()
-}
-
 /// True when the filesystem holding `fd` keeps its files in memory (tmpfs, ramfs): no figure
 /// measured there is a storage device's, whatever the I/O method.
 pub fn is_memory_backed(fd: HandleRef<'_>) -> io::Result<bool> {
@@ -191,20 +71,10 @@ pub fn is_memory_backed(fd: HandleRef<'_>) -> io::Result<bool> {
     Ok(magic == TMPFS_MAGIC || magic == RAMFS_MAGIC)
 }
 
-/// CPU time (user + system) used so far by the whole process, all threads included (also
-/// io_uring's workers, which run as threads of the process).
-pub fn process_cpu_time() -> std::time::Duration {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
-    std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
 /// Flushes the whole filesystem holding `fd` to stable storage.
 pub fn syncfs(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::syncfs(fd)?)
 }
-
-/// The `open` flag that refuses to follow a symlink in the last path component.
-pub const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;
 
 /// The process's peak resident memory (VmHWM), in bytes.
 pub fn peak_rss() -> Option<u64> {
@@ -212,25 +82,6 @@ pub fn peak_rss() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
-}
-
-/// The process's file-creation mask. Reading it means setting it, so this is called once, before
-/// any copy thread starts (see `tree::run`), and the answer is kept.
-pub fn umask() -> u32 {
-    static MASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *MASK.get_or_init(|| {
-        let old = rustix::process::umask(Mode::empty());
-        rustix::process::umask(old);
-        old.bits()
-    })
-}
-
-/// Which side of a kernel copy failed.
-pub enum SpliceError {
-    /// The filesystems cannot splice (nothing was moved): copy through a buffer instead.
-    Unsupported,
-    Source(io::Error),
-    Destination(io::Error),
 }
 
 /// A pipe that moves file data from one file to another inside the kernel (`splice`), saving
@@ -286,25 +137,6 @@ impl SplicePipe {
     }
 }
 
-/// Repeats `step(done)` until `total` bytes have moved, `step` returning how many it moved
-/// this time: an interrupted call is retried, a call that moves nothing is `WriteZero` (a
-/// destination that takes no more), any other error ends it.
-pub fn move_all(
-    total: usize,
-    mut step: impl FnMut(usize) -> rustix::io::Result<usize>,
-) -> io::Result<()> {
-    let mut done = 0;
-    while done < total {
-        match step(done) {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(m) => done += m,
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(())
-}
-
 /// Puts the calling thread in the idle I/O class (`ioprio_set(IOPRIO_WHO_PROCESS, 0,
 /// IOPRIO_CLASS_IDLE)`): its requests are served when the device has nothing else to do, by
 /// schedulers that honour priorities (bfq, mq-deadline). The thread keeps it until it ends.
@@ -329,47 +161,11 @@ pub fn set_background_io_priority() -> io::Result<()> {
     }
 }
 
-/// This machine's host name (what a leftover's marker is compared with).
-pub fn hostname() -> String {
-    rustix::system::uname()
-        .nodename()
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// The running kernel's release (`uname -r`), as a stored run remembers it.
-pub fn kernel_release() -> String {
-    rustix::system::uname()
-        .release()
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// Ok when this process may write `path` (a file, or a directory to create files in), else the
-/// reason: a read-only mount, no permission, or no such file.
-pub fn check_writable(path: &Path) -> io::Result<()> {
-    Ok(rustix::fs::access(path, rustix::fs::Access::WRITE_OK)?)
-}
-
-/// Whether the process `pid` still exists (a zombie or another user's process counts).
-pub fn process_exists(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    else {
-        return false;
-    };
-    !matches!(
-        rustix::process::test_kill_process(pid),
-        Err(rustix::io::Errno::SRCH)
-    )
-}
-
 /// Opens the directory `rel` below the open directory `root`, never through a symlink and never
 /// out of `root`: one `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` (Linux 5.6+), or one
 /// `openat(O_NOFOLLOW)` per component where the kernel or a sandbox refuses it.
 pub fn open_beneath(root: HandleRef<'_>, rel: &Path) -> io::Result<Handle> {
-    let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY;
+    let flags = super::BENEATH_FLAGS;
     let rel = if rel.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -379,49 +175,10 @@ pub fn open_beneath(root: HandleRef<'_>, rel: &Path) -> io::Result<Handle> {
     match rustix::fs::openat2(root, rel, flags, Mode::empty(), resolve) {
         Ok(fd) => Ok(fd),
         Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
-            let mut dir = rustix::fs::openat(root, ".", flags, Mode::empty())?;
-            for part in rel.components() {
-                match part {
-                    std::path::Component::Normal(name) => {
-                        dir = rustix::fs::openat(&dir, name, flags, Mode::empty())?;
-                    }
-                    std::path::Component::CurDir => {}
-                    _ => return Err(io::ErrorKind::InvalidInput.into()),
-                }
-            }
-            Ok(dir)
+            super::open_beneath_by_components(root, rel)
         }
         Err(e) => Err(e.into()),
     }
-}
-
-/// Creates the directory `name` in the open directory `dir`.
-pub fn mkdir_in(dir: HandleRef<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<()> {
-    Ok(rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(mode))?)
-}
-
-/// Creates the file `name` in the open directory `dir` for writing: it must not exist, and a
-/// symlink by that name is refused.
-pub fn create_in(dir: HandleRef<'_>, name: &std::ffi::OsStr, mode: u32) -> io::Result<File> {
-    let fd = rustix::fs::openat(
-        dir,
-        name,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(mode),
-    )?;
-    Ok(File::from(fd))
-}
-
-/// Makes a FIFO at `path`: a test's special file, which a copy or survey must list, not read.
-#[cfg(test)]
-pub fn make_fifo(path: &Path) -> io::Result<()> {
-    Ok(rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        Mode::from_raw_mode(0o644),
-        0,
-    )?)
 }
 
 /// The name of the kernel pseudo-filesystem (proc, sysfs, ...) holding the open directory

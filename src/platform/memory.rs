@@ -1,4 +1,5 @@
-//! Linux: I/O buffers in transparent huge pages.
+//! I/O buffers in transparent huge pages (Linux; on macOS the same aligned mapping in base
+//! pages: it has no transparent huge pages).
 //!
 //! A direct I/O request is handed to the device as one scatter-gather segment per physically
 //! contiguous run of its buffer. A 1 MiB buffer in 4 KiB pages is 256 segments, more than many
@@ -9,7 +10,7 @@
 
 use std::ptr::NonNull;
 
-use rustix::mm::{Advice, MapFlags, ProtFlags, madvise, mmap_anonymous, munmap};
+use rustix::mm::{MapFlags, ProtFlags, mmap_anonymous, munmap};
 
 /// The size of a transparent huge page on x86-64 and arm64 (4 KiB base pages).
 pub const HUGE_PAGE: usize = 2 << 20;
@@ -44,7 +45,8 @@ pub fn map_huge(len: usize) -> Option<(NonNull<u8>, usize)> {
             let _ = munmap((start + len) as *mut _, tail);
         }
         // Advice only: without it (THP disabled) the memory stays in base pages.
-        let _ = madvise(start as *mut _, len, Advice::LinuxHugepage);
+        #[cfg(target_os = "linux")]
+        let _ = rustix::mm::madvise(start as *mut _, len, rustix::mm::Advice::LinuxHugepage);
         // Fault every page in now, as huge pages where granted.
         std::ptr::write_bytes(start as *mut u8, 0, len);
     }
@@ -62,6 +64,7 @@ pub unsafe fn unmap_huge(ptr: NonNull<u8>, len: usize) {
 
 /// Whether the memory at `ptr` is backed by a huge page now (from the `AnonHugePages` of the
 /// mapping in `/proc/self/smaps`); None if that cannot be read.
+#[cfg(target_os = "linux")]
 pub fn is_huge(ptr: NonNull<u8>) -> Option<bool> {
     let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
     let addr = ptr.as_ptr() as usize;
@@ -78,4 +81,10 @@ pub fn is_huge(ptr: NonNull<u8>) -> Option<bool> {
         }
     }
     None
+}
+
+/// macOS has no transparent huge pages: the buffer is in base pages.
+#[cfg(not(target_os = "linux"))]
+pub fn is_huge(_ptr: NonNull<u8>) -> Option<bool> {
+    Some(false)
 }

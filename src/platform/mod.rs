@@ -1,11 +1,11 @@
 //! Every operating-system-specific call destbench makes, behind one small interface.
 //!
-//! Linux is implemented in `linux.rs`. A port fills the same functions:
-//! - macOS: no `O_DIRECT`; `fcntl(F_NOCACHE)` on the open file gives uncached I/O, `F_FULLFSYNC`
-//!   is the durable flush (plain `fsync` does not flush the drive cache there), eviction has no
-//!   `posix_fadvise` (use `F_NOCACHE` reads, or `purge` as root), free space from `statfs`;
-//!   background I/O priority is `setiopolicy_np(IOPOL_TYPE_DISK, IOPOL_SCOPE_THREAD,
-//!   IOPOL_THROTTLE)`, as Time Machine's backupd runs.
+//! What Linux and macOS share (POSIX through rustix) is in `unix.rs`, `dir.rs`, `remove.rs` and
+//! `memory.rs`; what differs in `linux.rs` and `macos.rs`. A port fills the same functions:
+//! - macOS (`macos.rs`): no `O_DIRECT`; `fcntl(F_NOCACHE)` on the open file, `F_FULLFSYNC` is
+//!   the durable flush (plain `fsync` does not flush the drive cache there), no per-file
+//!   eviction (the `mincore` check decides; `purge` as root); background I/O priority is
+//!   `setiopolicy_np(IOPOL_TYPE_DISK, IOPOL_SCOPE_THREAD, IOPOL_THROTTLE)`, as backupd runs.
 //! - Windows: `FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH` instead of `O_DIRECT`,
 //!   `FlushFileBuffers` for durability, sector-aligned buffers from `VirtualAlloc`,
 //!   `GetDiskFreeSpaceExW` for free space.
@@ -14,22 +14,43 @@
 //! `/sys` themselves (`scripts/check-architecture` keeps it so). A handle is [`Handle`] /
 //! [`HandleRef`]; an OS error is an `io::Error`, told apart by its `kind()`.
 
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+pub use unix::*;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
 pub use linux::*;
-#[cfg(target_os = "linux")]
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+pub use macos::*;
+#[cfg(unix)]
 mod dir;
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 pub use dir::{Entries, open_dir_in, read_dir, remove_dir_in, stat, stat_in};
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 mod memory;
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 pub use memory::{HUGE_PAGE, is_huge, map_huge, unmap_huge};
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 mod remove;
-#[cfg(target_os = "linux")]
+#[cfg(unix)]
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
+
+/// Which side of a kernel copy failed.
+pub enum SpliceError {
+    /// The filesystems cannot splice (nothing was moved): copy through a buffer instead.
+    Unsupported,
+    Source(std::io::Error),
+    Destination(std::io::Error),
+}
+
+/// Whether a direct read (`OpenHow::direct`) bypasses pages already in the cache. Linux's
+/// `O_DIRECT` does; macOS's `F_NOCACHE` serves them from the cache (XNU never purges them), so
+/// there a direct read is checked with `mincore` like an evicted one.
+pub const DIRECT_READS_SKIP_CACHED_PAGES: bool = cfg!(target_os = "linux");
 
 /// How a file is opened inside the scratch directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -40,6 +40,8 @@
 pub(crate) mod links;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod macos;
 mod rate;
 
 use std::path::{Path, PathBuf};
@@ -47,6 +49,7 @@ use std::path::{Path, PathBuf};
 pub use links::{LinkRow, Scale, parse_table as link_table};
 #[cfg(target_os = "linux")]
 pub use linux::SysRoots;
+pub use macos::timemachine::SpeedCheck as TimeMachineCheck;
 pub use rate::DeclaredLink;
 
 use crate::error::Result;
@@ -182,6 +185,24 @@ impl Node {
 }
 
 impl Chain {
+    /// The chain of `path` from its mount `root`, with the link the user declared, if any.
+    pub fn with_declared(
+        path: &Path,
+        root: Node,
+        notes: Vec<String>,
+        declared: Option<&DeclaredLink>,
+    ) -> Chain {
+        let mut chain = Chain {
+            path: path.to_path_buf(),
+            root,
+            notes,
+        };
+        if let Some(d) = declared {
+            declare(&mut chain, d);
+        }
+        chain
+    }
+
     /// Every node, path to wire.
     pub fn nodes(&self) -> Vec<&Node> {
         self.root.walk()
@@ -228,4 +249,59 @@ impl Chain {
 #[cfg(target_os = "linux")]
 pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
     linux::probe(path, &SysRoots::live(), declared)
+}
+
+/// Probes the chain of `path` on this Mac. A missing path is an error naming it.
+#[cfg(target_os = "macos")]
+pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
+    macos::probe(path, declared)
+}
+
+/// The directory `run --time-machine` measures: Time Machine's first mounted destination.
+#[cfg(target_os = "macos")]
+pub fn time_machine_destination() -> Result<PathBuf> {
+    let destinations = macos::timemachine::destinations(macos::live_tools());
+    macos::timemachine::pick(&destinations)
+        .map_err(|e| crate::error::Error::Usage(format!("--time-machine: {e}")))
+}
+
+/// Time Machine's logged speed checks of the volume holding `destination` (its checks of that
+/// path or a directory above it) in the last week.
+#[cfg(target_os = "macos")]
+pub fn time_machine_checks(destination: &Path) -> Vec<TimeMachineCheck> {
+    let checks = macos::timemachine::speed_checks(macos::live_tools(), 7);
+    macos::timemachine::checks_of(destination, checks)
+}
+
+/// Time Machine exists only on macOS.
+#[cfg(not(target_os = "macos"))]
+pub fn time_machine_destination() -> Result<PathBuf> {
+    Err(crate::error::Error::Usage(
+        "--time-machine: Time Machine exists only on macOS; give the destination's path".into(),
+    ))
+}
+
+/// Puts the declared speed on the network interface when there is one (keeping what the system
+/// reported as a fact), or adds a declared link below the mount.
+fn declare(chain: &mut Chain, d: &DeclaredLink) {
+    fn interface(node: &mut Node) -> Option<&mut Node> {
+        if node.kind == NodeKind::Interface {
+            return Some(node);
+        }
+        node.children.iter_mut().find_map(interface)
+    }
+    if let Some(iface) = interface(&mut chain.root) {
+        if let Bandwidth::Unknown { why } = &iface.bandwidth {
+            let why = why.clone();
+            iface.fact("reported speed", format!("unknown: {why}"), "the prober");
+        }
+        iface.bandwidth = d.bandwidth();
+    } else {
+        let mut node = Node::new(
+            NodeKind::Declared,
+            format!("declared link {} (--link-speed)", d.text),
+        );
+        node.bandwidth = d.bandwidth();
+        chain.root.children.push(node);
+    }
 }

@@ -368,4 +368,26 @@ mod tests {
             assert!(!section.contains(json), "{json} in {section}");
         }
     }
+
+    /// Time Machine's own logged checks (a Mac's run) follow destbench's tm-check lines.
+    #[test]
+    fn time_machines_own_checks_are_shown_after_destbenchs() {
+        let run: RunReport = serde_json::from_value(serde_json::json!({
+            "destination": { "path": "/Volumes/b", "time_machine_checks": [ { "concurrent": true,
+                "files": 500, "file_size": "4 KB", "mb_s": 1.18, "destination": "/Volumes/b",
+                "seconds": 1.736, "when": "2026-11-24 02:14:10" } ] },
+            "results": [ { "test": "tm-check", "variant": "50MB", "median": 80.0,
+                "method": "direct", "engine": "sync" } ],
+            "time_machine_log": [ "Wrote 1 50 MB file at 80.00 MB/s to \"/Volumes/b\" in 0.625 seconds" ],
+        }))
+        .unwrap();
+        let html = Html.serialize(&[record(1, run)]);
+        let ours = html
+            .find("Wrote 1 50 MB file at 80.00")
+            .expect("destbench's line");
+        let theirs = html
+            .find("2026-11-24 02:14:10: Concurrently wrote 500 4 KB files at 1.18 MB/s in 1.736 seconds")
+            .unwrap_or_else(|| panic!("Time Machine's line in {html}"));
+        assert!(ours < theirs);
+    }
 }

@@ -159,4 +159,15 @@ fn headline(out: &mut String, run: &RunReport) {
         }
         let _ = writeln!(out, "</ul>");
     }
+    let own = &run.destination.time_machine_checks;
+    if !own.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>Time Machine's own checks of this volume (its unified log, last 7 days):</p>\n<ul class=\"tm-log\">"
+        );
+        for check in own {
+            let _ = writeln!(out, "<li><code>{}</code></li>", escape(&check.to_string()));
+        }
+        let _ = writeln!(out, "</ul>");
+    }
 }

@@ -279,6 +279,16 @@ fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
             wrap(out, "  ", line, width);
         }
     }
+    let own = &report.destination.time_machine_checks;
+    if !own.is_empty() {
+        let _ = writeln!(
+            out,
+            "Time Machine's own checks of this volume (its unified log, last 7 days):"
+        );
+        for check in own {
+            wrap(out, "  ", &check.to_string(), width);
+        }
+    }
 
     let details: Vec<String> = report
         .results
@@ -461,3 +471,6 @@ pub fn list_tests(rows: &[(&Variant, Vec<String>)]) -> String {
     }
     table.text(&|h: &str| h.to_string())
 }
+
+#[cfg(test)]
+mod tests;

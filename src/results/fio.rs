@@ -320,6 +320,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
         destbench_version: env!("CARGO_PKG_VERSION").into(),
         destination: Destination {
             path: first.get("directory").unwrap_or_default().into(),
+            ..Destination::default()
         },
         settings: RunSettings {
             runs: 1,

@@ -35,7 +35,7 @@ pub use result::{
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
 pub use warning::{Warning, WarningKind};
 
-use crate::probe::Chain;
+use crate::probe::{Chain, TimeMachineCheck};
 use crate::units;
 use crate::workload::{ProfileName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, known_workload};
 
@@ -125,6 +125,10 @@ pub struct Destination {
     /// The path as given (shown lossily when it is not UTF-8).
     #[serde(serialize_with = "display_path")]
     pub path: PathBuf,
+    /// Time Machine's own speed checks of this destination's volume, from its unified log
+    /// (macOS only; none elsewhere): beside `tm-check`, the figure no one here wrote.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub time_machine_checks: Vec<TimeMachineCheck>,
 }
 
 fn display_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {

@@ -59,7 +59,9 @@ impl Method {
     /// One line per method for the legend under the table.
     pub fn explain(self) -> &'static str {
         match self {
-            Method::Direct => "O_DIRECT (no page cache); writes timed until fdatasync returns",
+            Method::Direct => {
+                "direct I/O (O_DIRECT; macOS: F_NOCACHE, reads checked with mincore); writes timed until fdatasync (macOS: F_FULLFSYNC) returns"
+            }
             Method::Fsync => {
                 "buffered writes, timed until fdatasync returns (filesystem refused O_DIRECT)"
             }

@@ -48,14 +48,12 @@ pub fn detect(
         )
     } else {
         match probe_direct(scratch, engines) {
-            Ok(()) => (
-                true,
-                "O_DIRECT accepted: reads and writes bypass the page cache".to_string(),
-            ),
+            Ok(()) => (true, platform::DIRECT_NOTE.to_string()),
             Err(e) => (
                 false,
                 format!(
-                    "the filesystem refused O_DIRECT ({e}): writes are timed through fdatasync, reads follow a verified eviction"
+                    "the filesystem refused {} ({e}): writes are timed through fdatasync, reads follow a verified eviction",
+                    platform::DIRECT_IO
                 ),
             ),
         }
@@ -135,18 +133,24 @@ impl Access {
         if !self.real_io {
             return Ok((Method::Null, None));
         }
-        if self.direct {
+        if self.direct && platform::DIRECT_READS_SKIP_CACHED_PAGES {
             return Ok((Method::Direct, None));
         }
+        // The method of a read whose file is not in the cache.
+        let uncached = if self.direct {
+            Method::Direct
+        } else {
+            Method::Evict
+        };
         let evict = |engine: &mut dyn Engine| {
             engine
                 .evict(file, len)
                 .map_err(|e| Error::io("evicting a test file from the page cache", e))
         };
         match evict(engine)? {
-            Some(r) if r <= RESIDENT_LIMIT => Ok((Method::Evict, None)),
+            Some(r) if r <= RESIDENT_LIMIT => Ok((uncached, None)),
             None => Ok((
-                Method::Evict,
+                uncached,
                 Some(Warning::new(
                     WarningKind::PageCache,
                     "eviction could not be checked (mincore failed): the read figure may include the page cache",

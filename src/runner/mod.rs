@@ -217,6 +217,7 @@ fn document(
         destbench_version: env!("CARGO_PKG_VERSION").into(),
         destination: Destination {
             path: plan.destination.clone(),
+            ..Destination::default()
         },
         settings: settings(plan),
         time_machine_log: time_machine_lines(&plan.destination, &results),

@@ -68,6 +68,40 @@ impl Test for ThrottledTest {
 /// Whether background priority can act on this destination, from the device the filesystem
 /// sits on and whether writes are direct.
 pub fn priority_effect(chain: Option<&Chain>, direct: bool) -> PriorityEffect {
+    match platform::THREAD_IO_THROTTLE {
+        Some(throttle) => throttle_effect(chain, direct, throttle),
+        None => scheduler_effect(chain, direct),
+    }
+}
+
+/// Where the kernel throttles a thread's I/O itself (macOS): it acts on local disks and, since
+/// macOS 10.15, on SMB and AFP shares; buffered writes reach the disk from other threads.
+fn throttle_effect(chain: Option<&Chain>, direct: bool, throttle: &str) -> PriorityEffect {
+    let filesystem = chain.and_then(|c| c.root.get("filesystem"));
+    let device = chain.and_then(|c| {
+        c.nodes()
+            .into_iter()
+            .find(|n| matches!(n.kind, NodeKind::Disk | NodeKind::Server))
+            .map(|n| n.label.clone())
+    });
+    let blocker =
+        if chain.is_some_and(Chain::is_network) && !matches!(filesystem, Some("smbfs" | "afpfs")) {
+            Some(Blocker::Network)
+        } else if !direct {
+            Some(Blocker::Buffered)
+        } else {
+            None
+        };
+    PriorityEffect {
+        device,
+        scheduler: Some(throttle.to_string()),
+        blocker,
+    }
+}
+
+/// Where priorities are the block scheduler's (Linux): the first block device under the mount
+/// and its scheduler.
+fn scheduler_effect(chain: Option<&Chain>, direct: bool) -> PriorityEffect {
     let blocked = |device: Option<&str>, scheduler: Option<&str>, blocker| PriorityEffect {
         device: device.map(str::to_string),
         scheduler: scheduler.map(str::to_string),
@@ -359,24 +393,52 @@ mod tests {
 
     #[test]
     fn priority_counts_only_where_the_scheduler_honours_it() {
-        let effect = priority_effect(Some(&chain_with(NodeKind::Disk, Some("none"))), true);
+        let effect = scheduler_effect(Some(&chain_with(NodeKind::Disk, Some("none"))), true);
         assert_eq!(effect.scheduler.as_deref(), Some("none"));
         assert!(
             !effect.effective() && effect.note().contains("`none`"),
             "{effect:?}"
         );
-        assert!(priority_effect(Some(&chain_with(NodeKind::Disk, Some("bfq"))), true).effective());
-        let buffered = priority_effect(
+        assert!(scheduler_effect(Some(&chain_with(NodeKind::Disk, Some("bfq"))), true).effective());
+        let buffered = scheduler_effect(
             Some(&chain_with(NodeKind::Loop, Some("mq-deadline"))),
             false,
         );
         assert_eq!(buffered.blocker, Some(Blocker::Buffered));
         assert!(buffered.note().contains("writeback"));
-        let stacked = priority_effect(Some(&chain_with(NodeKind::DeviceMapper, None)), true);
+        let stacked = scheduler_effect(Some(&chain_with(NodeKind::DeviceMapper, None)), true);
         assert!(stacked.note().contains("no I/O scheduler"), "{stacked:?}");
         assert_eq!(
-            priority_effect(None, true).blocker,
+            scheduler_effect(None, true).blocker,
             Some(Blocker::UnknownDevice)
         );
+    }
+
+    #[test]
+    fn where_the_kernel_throttles_threads_it_acts_on_disks_and_smb_not_nfs() {
+        let throttle = "XNU throttling";
+        let on = |fs: &str, network: bool, direct: bool| {
+            let mut root = Node::new(NodeKind::Mount, format!("{fs} at /Volumes/b"));
+            root.fact("filesystem", fs, "statfs");
+            let kind = if network {
+                NodeKind::Server
+            } else {
+                NodeKind::Disk
+            };
+            root.children.push(Node::new(kind, "disk4 or server nas"));
+            let chain = Chain {
+                path: PathBuf::from("/Volumes/b"),
+                root,
+                notes: Vec::new(),
+            };
+            throttle_effect(Some(&chain), direct, throttle)
+        };
+        let disk = on("apfs", false, true);
+        assert!(disk.effective(), "{disk:?}");
+        assert_eq!(disk.scheduler.as_deref(), Some(throttle));
+        assert_eq!(disk.device.as_deref(), Some("disk4 or server nas"));
+        assert!(on("smbfs", true, true).effective());
+        assert_eq!(on("nfs", true, true).blocker, Some(Blocker::Network));
+        assert_eq!(on("apfs", false, false).blocker, Some(Blocker::Buffered));
     }
 }

@@ -33,6 +33,7 @@ fn fact<'a>(node: &'a Value, key: &str) -> Option<&'a str> {
 
 /// The root mount is the one /proc/self/mountinfo lists last for "/", and a virtio disk
 /// (as this machine has) is shown as a virtual disk of unknown speed, never with a figure.
+#[cfg(target_os = "linux")]
 #[test]
 fn info_on_this_machines_root() {
     let doc = info_json("/", &[]);
@@ -74,6 +75,20 @@ fn info_on_this_machines_root() {
     let text = destbench().args(["info", "/"]).output().unwrap();
     assert!(text.status.success());
     assert!(String::from_utf8_lossy(&text.stdout).starts_with("/\n└─ "));
+}
+
+/// On a Mac the chain of `/` comes from statfs and diskutil: an APFS mount over a volume and a
+/// whole disk (the hosted runner's first real run of the macOS probe).
+#[cfg(target_os = "macos")]
+#[test]
+fn info_on_this_macs_root() {
+    let doc = info_json("/", &[]);
+    let root = &doc["chain"]["root"];
+    assert_eq!(root["kind"], "mount");
+    assert_eq!(fact(root, "filesystem"), Some("apfs"));
+    let all = nodes(root);
+    assert!(all.iter().any(|n| n["kind"] == "partition"), "{doc}");
+    assert!(all.iter().any(|n| n["kind"] == "disk"), "{doc}");
 }
 
 #[test]

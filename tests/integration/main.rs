@@ -1,10 +1,13 @@
 //! destbench's integration tests, built into one test binary. The long ones are `#[ignore]`d,
 //! and `.ci/run` runs them: the figures held against an emulated device of known speed (`cargo
 //! test -- --ignored --skip lab::`) and the lab's qemu guests, which run alone (`cargo test
-//! --test integration lab:: -- --ignored`).
+//! --test integration lab:: -- --ignored`). The fault matrix (fanotify, inotify) and the testbed's
+//! own checks (O_DIRECT) are Linux's: on macOS those two modules are not built, and the testbed's
+//! tests skip there, saying why (it needs root and Linux's loop, nbd and dm).
 mod chain;
 mod cli_ux;
 mod estimate;
+#[cfg(target_os = "linux")]
 mod faults;
 mod faults_history;
 mod fio_interop;
@@ -23,5 +26,6 @@ mod run_testbed;
 mod support;
 mod sustained;
 mod testbed;
+#[cfg(target_os = "linux")]
 mod testbed_checks;
 mod tm_fidelity;

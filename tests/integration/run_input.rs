@@ -161,3 +161,17 @@ fn under_mpirun_without_the_feature_it_says_so_and_runs_alone() {
     assert!(doc.get("clients").is_none() && doc.get("cluster").is_none());
     assert!(entries(dir.path()).is_empty());
 }
+
+/// `--time-machine` asks Time Machine for the destination: elsewhere than macOS that is a
+/// usage error in one line, before anything is written; with a path it is a clash.
+#[cfg(not(target_os = "macos"))]
+#[test]
+fn time_machine_outside_macos_is_one_usage_line() {
+    let stderr = fails(
+        &["run", "--time-machine", "--no-history"],
+        2,
+        "--time-machine: Time Machine exists only on macOS",
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    fails(&["run", "--time-machine", "/tmp"], 2, "--time-machine");
+}

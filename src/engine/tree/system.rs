@@ -58,7 +58,7 @@ impl SystemTree {
             dir.fd()?,
             name,
             flags | OFlags::CLOEXEC | OFlags::NOFOLLOW,
-            Mode::from_raw_mode(mode),
+            platform::raw_mode(mode),
         )?;
         Ok(self.files.insert(fd))
     }
@@ -113,11 +113,12 @@ fn kind_of(t: FileType) -> Kind {
     }
 }
 
+#[allow(clippy::unnecessary_cast)] // mode_t is 16 bits on macOS
 fn stat_of(st: &rustix::fs::Stat) -> Stat {
     Stat {
         kind: kind_of(FileType::from_raw_mode(st.st_mode)),
         size: st.st_size as u64,
-        mode: st.st_mode & 0o7777,
+        mode: st.st_mode as u32 & 0o7777,
         accessed: (st.st_atime, st.st_atime_nsec as u32),
         modified: (st.st_mtime, st.st_mtime_nsec as u32),
     }
@@ -231,7 +232,7 @@ impl TreeEngine for SystemTree {
     }
 
     fn device(&mut self, dir: &Dir) -> io::Result<Option<u64>> {
-        Ok(Some(rustix::fs::fstat(dir.fd()?)?.st_dev))
+        Ok(Some(platform::stat(dir.fd()?)?.device))
     }
 
     fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
@@ -279,23 +280,23 @@ impl TreeEngine for SystemTree {
     fn set_meta(&mut self, file: FileId, meta: &Stat, mode: bool) -> io::Result<()> {
         let fd = self.files.get(file)?.as_fd();
         if mode {
-            rustix::fs::fchmod(fd, Mode::from_raw_mode(meta.mode))?;
+            rustix::fs::fchmod(fd, platform::raw_mode(meta.mode))?;
         }
         Ok(rustix::fs::futimens(fd, &timestamps(meta))?)
     }
 
     fn set_dir_meta(&mut self, dir: &Dir, meta: &Stat, durable: bool) -> io::Result<()> {
         let fd = dir.fd()?;
-        rustix::fs::fchmod(fd, Mode::from_raw_mode(meta.mode))?;
+        rustix::fs::fchmod(fd, platform::raw_mode(meta.mode))?;
         rustix::fs::futimens(fd, &timestamps(meta))?;
         if durable {
-            rustix::fs::fsync(fd)?;
+            platform::fsync(fd)?;
         }
         Ok(())
     }
 
     fn fsync(&mut self, file: FileId) -> io::Result<()> {
-        Ok(rustix::fs::fsync(self.files.get(file)?.as_fd())?)
+        platform::fsync(self.files.get(file)?.as_fd())
     }
 
     fn close(&mut self, file: FileId) -> io::Result<()> {

@@ -12,7 +12,7 @@ mod udev;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{Chain, DeclaredLink, Node, NodeKind};
+use super::{Chain, DeclaredLink};
 use crate::error::{Error, Result};
 
 /// Where `/proc` and `/sys` are, and whether they describe this machine (so a path can be
@@ -127,40 +127,8 @@ pub fn probe(path: &Path, roots: &SysRoots, declared: Option<&DeclaredLink>) -> 
     let mut notes = Vec::new();
     let root = mount::node_for_path(path, roots, &mounts, 0, &mut notes)
         .ok_or_else(|| path_err("no mount in /proc/self/mountinfo holds this path".into()))?;
-    let mut chain = Chain {
-        path: path.to_path_buf(),
-        root,
-        notes,
-    };
-    if let Some(d) = declared {
-        declare(&mut chain, d);
-    }
-    Ok(chain)
+    Ok(Chain::with_declared(path, root, notes, declared))
 }
 
-/// Puts the declared speed on the network interface when there is one (keeping what the system
-/// reported as a fact), or adds a declared link below the mount.
-fn declare(chain: &mut Chain, d: &DeclaredLink) {
-    fn interface(node: &mut Node) -> Option<&mut Node> {
-        if node.kind == NodeKind::Interface {
-            return Some(node);
-        }
-        node.children.iter_mut().find_map(interface)
-    }
-    if let Some(iface) = interface(&mut chain.root) {
-        if let super::Bandwidth::Unknown { why } = &iface.bandwidth {
-            let why = why.clone();
-            iface.fact("reported speed", format!("unknown: {why}"), "the prober");
-        }
-        iface.bandwidth = d.bandwidth();
-    } else {
-        let mut node = Node::new(
-            NodeKind::Declared,
-            format!("declared link {} (--link-speed)", d.text),
-        );
-        node.bandwidth = d.bandwidth();
-        chain.root.children.push(node);
-    }
-}
 #[cfg(test)]
 mod fixture_tests;

@@ -1,0 +1,290 @@
+//! The macOS chain built from captured-shape outputs (`fixtures/`, one folder per machine; its
+//! README says where each shape comes from), on any platform.
+
+use std::path::{Path, PathBuf};
+
+use super::timemachine::{self, SpeedCheck};
+use super::{MountFacts, Tools, chain, network};
+use crate::probe::{Bandwidth, Chain, NodeKind};
+
+/// Outputs read from `fixtures/<machine>/`, one file per command line (spaces as `_`, slashes
+/// as `%`); `log show ...` is the file `log_show`.
+struct Fixture(PathBuf);
+
+impl Tools for Fixture {
+    fn output(&self, args: &[&str]) -> Option<String> {
+        let name = if args.first() == Some(&"log") {
+            "log_show".to_string()
+        } else {
+            args.join("_").replace('/', "%")
+        };
+        std::fs::read_to_string(self.0.join(name)).ok()
+    }
+}
+
+fn fixture(machine: &str) -> Fixture {
+    Fixture(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/probe/macos/fixtures")
+            .join(machine),
+    )
+}
+
+fn probe(machine: &str, fstype: &str, from: &str, on: &str) -> Chain {
+    let mount = MountFacts {
+        fstype: fstype.into(),
+        from: from.into(),
+        on: on.into(),
+    };
+    chain(Path::new(on), &mount, &fixture(machine), None)
+}
+
+/// The labels of the chain's nodes, path to wire.
+fn labels(c: &Chain) -> Vec<&str> {
+    c.nodes().iter().map(|n| n.label.as_str()).collect()
+}
+
+/// The link table row of the slowest known link.
+fn bottleneck(c: &Chain) -> Option<&str> {
+    c.known_links()
+        .first()
+        .map(|(_, ceiling)| ceiling.row.as_str())
+}
+
+#[test]
+fn internal_nvme_on_apple_silicon_walks_volume_store_and_disk() {
+    let c = probe(
+        "internal-nvme",
+        "apfs",
+        "/dev/disk3s5",
+        "/System/Volumes/Data",
+    );
+    assert_eq!(
+        labels(&c),
+        [
+            "apfs on /dev/disk3s5 at /System/Volumes/Data",
+            "APFS volume disk3s5 (Data) in container disk3",
+            "partition disk0s2",
+            "disk disk0 (APPLE SSD AP0512Q)",
+            "Apple Fabric (on the chip)",
+        ]
+    );
+    let disk = c.nodes()[3];
+    assert_eq!(disk.get("solid state"), Some("yes"));
+    assert_eq!(disk.get("internal"), Some("yes"));
+    assert!(matches!(c.nodes()[4].bandwidth, Bandwidth::Unknown { .. }));
+    assert_eq!(bottleneck(&c), None);
+}
+
+#[test]
+fn apfs_on_a_usb_ssd_is_uas_at_10_gbit() {
+    let c = probe("usb-apfs", "apfs", "/dev/disk5s1", "/Volumes/Backup");
+    let usb = c
+        .nodes()
+        .into_iter()
+        .find(|n| n.kind == NodeKind::Transport)
+        .unwrap();
+    assert_eq!(usb.get("negotiated speed"), Some("10000 Mbit/s"));
+    assert_eq!(usb.get("protocol"), Some("UAS"));
+    assert_eq!(usb.get("USB device"), Some("PSSD T7"));
+    assert_eq!(bottleneck(&c), Some("usb3g2"));
+    let disk = c
+        .nodes()
+        .into_iter()
+        .find(|n| n.kind == NodeKind::Disk)
+        .unwrap();
+    assert_eq!(disk.get("removable or external"), Some("yes"));
+    assert!(disk.get("solid state").unwrap().starts_with("not reported"));
+}
+
+#[test]
+fn a_usb_2_stick_is_bot_at_480_mbit_and_fat_is_noted() {
+    let c = probe("usb2-stick", "msdos", "/dev/disk2s1", "/Volumes/STICK");
+    assert_eq!(bottleneck(&c), Some("usb2-bot"));
+    let usb = c
+        .nodes()
+        .into_iter()
+        .find(|n| n.kind == NodeKind::Transport)
+        .unwrap();
+    assert_eq!(usb.get("negotiated speed"), Some("480 Mbit/s"));
+    assert_eq!(usb.get("protocol"), Some("BOT"));
+    assert!(c.notes.iter().any(|n| n.contains("msdos keeps no journal")));
+}
+
+#[test]
+fn a_thunderbolt_enclosure_is_a_tunnelled_pcie_gen3_x4_link() {
+    let c = probe("thunderbolt", "apfs", "/dev/disk7s1", "/Volumes/TB Backup");
+    assert_eq!(bottleneck(&c), Some("pcie3"));
+    let pcie = c
+        .nodes()
+        .into_iter()
+        .find(|n| n.label.starts_with("PCIe"))
+        .unwrap();
+    assert_eq!(pcie.label, "PCIe Gen3 x4");
+    assert_eq!(pcie.children[0].label, "Thunderbolt");
+    assert!(matches!(
+        pcie.children[0].bandwidth,
+        Bandwidth::Unknown { .. }
+    ));
+}
+
+#[test]
+fn an_smb_3_share_with_signing_over_wifi() {
+    let c = probe(
+        "smb-signed-wifi",
+        "smbfs",
+        "//alice@nas.local/TimeMachine",
+        "/Volumes/TimeMachine",
+    );
+    assert!(c.is_network());
+    let server = c.nodes()[1];
+    assert_eq!(server.label, "server nas.local");
+    assert_eq!(server.get("SMB dialect"), Some("3.1.1"));
+    assert_eq!(server.get("signing"), Some("on"));
+    assert_eq!(server.get("encryption"), Some("off"));
+    assert!(c.notes.iter().any(|n| n.contains("SMB signing is on")));
+    let wifi = c.nodes()[2];
+    assert_eq!(wifi.label, "interface en0 (Wi-Fi, 866 Mbit/s PHY)");
+    assert_eq!(wifi.get("PHY mode"), Some("802.11ac"));
+    assert_eq!(bottleneck(&c), Some("wifi"));
+}
+
+#[test]
+fn an_smb_3_share_without_signing_over_2_5g_ethernet() {
+    let c = probe(
+        "smb-unsigned-ethernet",
+        "smbfs",
+        "//GUEST:@192.168.1.20/Backups",
+        "/Volumes/Backups",
+    );
+    let server = c.nodes()[1];
+    assert_eq!(server.label, "server 192.168.1.20");
+    assert_eq!(server.get("SMB dialect"), Some("3.0.2"));
+    assert_eq!(server.get("signing"), Some("off"));
+    assert_eq!(server.get("multichannel"), Some("supported by the server"));
+    assert!(c.notes.is_empty());
+    assert_eq!(c.nodes()[2].label, "interface en7 (Ethernet, 2500 Mbit/s)");
+    assert_eq!(bottleneck(&c), Some("ethernet"));
+}
+
+#[test]
+fn an_nfs_mount_over_gigabit_ethernet() {
+    let c = probe(
+        "nfs-ethernet",
+        "nfs",
+        "192.168.1.30:/export/tm",
+        "/Volumes/tm",
+    );
+    let server = c.nodes()[1];
+    assert_eq!(server.get("NFS version"), Some("3"));
+    assert_eq!(server.get("address"), Some("192.168.1.30"));
+    let params: Vec<&str> = server
+        .facts
+        .iter()
+        .filter(|f| f.key == "NFS parameter")
+        .map(|f| f.value.as_str())
+        .collect();
+    assert_eq!(params, ["tcp", "rsize=65536", "wsize=65536"]);
+    assert_eq!(c.nodes()[2].label, "interface en0 (Ethernet, 1000 Mbit/s)");
+}
+
+#[test]
+fn a_missing_tool_output_is_an_unknown_with_its_reason() {
+    let c = probe("internal-nvme", "apfs", "/dev/disk9s1", "/Volumes/Gone");
+    assert_eq!(c.unknown_links().len(), 1);
+    assert!(
+        c.unknown_links()[0]
+            .1
+            .contains("diskutil info -plist disk9s1")
+    );
+}
+
+#[test]
+fn mount_sources_name_their_server() {
+    let host = network::server_host;
+    assert_eq!(
+        host("//alice@nas.local/TimeMachine").as_deref(),
+        Some("nas.local")
+    );
+    assert_eq!(
+        host("//GUEST:@192.168.1.20/Backups").as_deref(),
+        Some("192.168.1.20")
+    );
+    assert_eq!(
+        host("192.168.1.30:/export/tm").as_deref(),
+        Some("192.168.1.30")
+    );
+    assert_eq!(host("afp://bob@tc.local/Data").as_deref(), Some("tc.local"));
+    assert_eq!(
+        host("map -hosts"),
+        Some("map -hosts".into()).filter(|_| false)
+    );
+}
+
+#[test]
+fn ethernet_media_lines_give_their_speed() {
+    let mbit = |m: &str| network::ethernet_mbit(&format!("\tmedia: {m}\n"));
+    assert_eq!(mbit("autoselect (1000baseT <full-duplex>)"), Some(1000));
+    assert_eq!(mbit("autoselect (10Gbase-T <full-duplex>)"), Some(10000));
+    assert_eq!(mbit("autoselect (100baseTX <full-duplex>)"), Some(100));
+    assert_eq!(mbit("autoselect"), None);
+}
+
+#[test]
+fn time_machine_destinations_and_the_one_measured() {
+    let xml = fixture("timemachine")
+        .output(&["tmutil", "destinationinfo", "-X"])
+        .unwrap();
+    let list = timemachine::parse_destinations(&xml);
+    assert_eq!(list.len(), 2);
+    assert_eq!(
+        (list[0].kind.as_str(), list[1].kind.as_str()),
+        ("Network", "Local")
+    );
+    assert_eq!(
+        list[0].url.as_deref(),
+        Some("smb://alice@nas._smb._tcp.local/TimeMachine")
+    );
+    assert_eq!(list[1].mount_point, None);
+    let picked = timemachine::pick(&list).unwrap();
+    assert!(picked.ends_with("TimeMachine") && picked.starts_with("/Volumes/.timemachine"));
+    let unmounted = timemachine::pick(&list[1..]).unwrap_err();
+    assert!(unmounted.contains("no Time Machine destination is mounted (Backup)"));
+    assert!(timemachine::pick(&[]).is_err());
+    // No destination configured: tmutil writes an empty dictionary.
+    let none =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict/>\n</plist>\n";
+    assert!(timemachine::parse_destinations(none).is_empty());
+}
+
+#[test]
+fn time_machine_speed_checks_from_its_log() {
+    let checks = timemachine::speed_checks(&fixture("timemachine"), 7);
+    assert_eq!(checks.len(), 3);
+    let SpeedCheck {
+        concurrent,
+        files,
+        file_size,
+        mb_s,
+        seconds,
+        when,
+        ..
+    } = &checks[1];
+    assert!(*concurrent);
+    assert_eq!((*files, file_size.as_str(), *mb_s), (500, "4 KB", 1.18));
+    assert_eq!(*seconds, Some(1.736));
+    assert_eq!(when, "2026-11-24 02:14:10.031877+0100");
+    assert!(!checks[2].concurrent);
+    assert_eq!((checks[2].files, checks[2].mb_s), (1, 71.8));
+    assert!(
+        checks[2]
+            .destination
+            .as_deref()
+            .unwrap()
+            .ends_with("/TimeMachine")
+    );
+    assert_eq!(
+        timemachine::parse_speed_line("Backup completed successfully."),
+        None
+    );
+}

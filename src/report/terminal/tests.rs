@@ -1,0 +1,32 @@
+//! The terminal report's Time Machine section.
+
+use super::*;
+use crate::probe::TimeMachineCheck;
+
+#[test]
+fn time_machines_own_checks_follow_destbenchs_lines() {
+    let mut report = RunReport {
+        time_machine_log: vec![
+            "Wrote 1 50 MB file at 80.00 MB/s to \"/b\" in 0.625 seconds".into(),
+        ],
+        ..RunReport::default()
+    };
+    report.destination.time_machine_checks = vec![TimeMachineCheck {
+        concurrent: false,
+        files: 1,
+        file_size: "50 MB".into(),
+        mb_s: 71.8,
+        destination: Some("/b".into()),
+        seconds: Some(0.696),
+        when: "2026-11-25 02:13:55".into(),
+    }];
+    let text = render(&report, Style { color: false }, Layout::default());
+    let ours = text.find("as backupd would log it").unwrap();
+    let theirs = text
+        .find("Time Machine's own checks of this volume")
+        .unwrap();
+    assert!(ours < theirs, "{text}");
+    assert!(
+        text.contains("2026-11-25 02:13:55: Wrote 1 50 MB file at 71.80 MB/s in 0.696 seconds")
+    );
+}
