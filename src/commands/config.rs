@@ -28,6 +28,11 @@ pub fn path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(CONFIG_ENV) {
         return (!p.is_empty()).then(|| PathBuf::from(p));
     }
+    #[cfg(windows)]
+    let base = std::env::var_os("APPDATA")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)?;
+    #[cfg(not(windows))]
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)

@@ -17,10 +17,10 @@ mod files;
 mod null;
 mod sync;
 pub mod tree;
+#[cfg(target_os = "linux")]
 mod uring;
 
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,8 +28,16 @@ pub use buffer::AlignedBuf;
 pub use files::FileTable;
 pub use null::{NullEngine, NullTiming};
 pub use sync::SyncEngine;
+#[cfg(target_os = "linux")]
 pub use uring::{UringEngine, probe as probe_uring};
 
+/// io_uring is Linux's alone: elsewhere `auto` uses threads and `--engine uring` is refused.
+#[cfg(not(target_os = "linux"))]
+pub fn probe_uring() -> Result<(), String> {
+    Err(format!("io_uring is Linux's; this is {}", std::env::consts::OS))
+}
+
+use crate::platform::HandleRef;
 use crate::platform::OpenHow;
 
 /// Which backend issues the I/O.
@@ -149,7 +157,7 @@ pub trait Engine {
     fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()>;
 
     /// Opens `name` inside `dir` (the scratch directory), never following symlinks.
-    fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId>;
+    fn open(&mut self, dir: HandleRef<'_>, name: &str, how: OpenHow) -> io::Result<FileId>;
 
     /// Closes a file with no I/O in flight.
     fn close(&mut self, file: FileId) -> io::Result<()>;
@@ -162,7 +170,7 @@ pub trait Engine {
     fn evict(&mut self, file: FileId, len: u64) -> io::Result<Option<f64>>;
 
     /// Removes `name` from `dir`.
-    fn unlink(&mut self, dir: BorrowedFd<'_>, name: &str) -> io::Result<()>;
+    fn unlink(&mut self, dir: HandleRef<'_>, name: &str) -> io::Result<()>;
 
     /// Does the whole request synchronously: submit and wait for this one completion.
     /// Only valid when nothing else is in flight.
@@ -286,6 +294,7 @@ impl EngineFactory {
     pub fn build(&self, depth: usize) -> io::Result<Box<dyn Engine>> {
         Ok(match (self.kind_for(depth), self.choice) {
             (EngineKind::Null, EngineChoice::Null(timing)) => Box::new(NullEngine::new(timing)),
+            #[cfg(target_os = "linux")]
             (EngineKind::Uring, _) => Box::new(UringEngine::new(depth)?),
             _ => Box::new(SyncEngine::new()),
         })

@@ -30,6 +30,8 @@ pub use memory::{HUGE_PAGE, is_huge, map_huge, unmap_huge};
 mod remove;
 #[cfg(target_os = "linux")]
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
+mod std_ext;
+pub use std_ext::{device_of, mode_of, path_bytes, set_mode, symlink};
 
 /// How a file is opened inside the scratch directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,12 +48,37 @@ pub struct OpenHow {
 /// block size in use (512 and 4096).
 pub const DIRECT_ALIGN: usize = 4096;
 
-/// An open file or directory, closed when dropped: a descriptor on Unix (a Windows port makes it
-/// `OwnedHandle`).
+/// An open file or directory, closed when dropped: a descriptor on Unix, a `HANDLE` on Windows.
+#[cfg(unix)]
 pub type Handle = std::os::fd::OwnedFd;
+#[cfg(windows)]
+pub type Handle = std::os::windows::io::OwnedHandle;
 
 /// A [`Handle`] lent for a call.
+#[cfg(unix)]
 pub type HandleRef<'a> = std::os::fd::BorrowedFd<'a>;
+#[cfg(windows)]
+pub type HandleRef<'a> = std::os::windows::io::BorrowedHandle<'a>;
+
+/// Lends the handle of anything that holds one (a [`Handle`], a `File`, an `Arc` of either), so
+/// callers need not know whether it is a descriptor or a Windows handle.
+pub trait AsHandleRef {
+    fn handle_ref(&self) -> HandleRef<'_>;
+}
+
+#[cfg(unix)]
+impl<T: std::os::fd::AsFd + ?Sized> AsHandleRef for T {
+    fn handle_ref(&self) -> HandleRef<'_> {
+        self.as_fd()
+    }
+}
+
+#[cfg(windows)]
+impl<T: std::os::windows::io::AsHandle + ?Sized> AsHandleRef for T {
+    fn handle_ref(&self) -> HandleRef<'_> {
+        self.as_handle()
+    }
+}
 
 /// What a directory entry is, as a backup sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,9 +11,9 @@
 //! queue at all. Where it cannot, the report says why and the figures are labelled as showing
 //! no effect of the priority.
 
-use std::os::fd::BorrowedFd;
 use std::time::{Duration, Instant};
 
+use crate::platform::HandleRef;
 use crate::engine::{Engine, EngineKind, FileId, IoRequest, Op, SyncEngine};
 use crate::error::{Error, Result};
 use crate::platform::{self, OpenHow};
@@ -126,7 +126,7 @@ enum Side {
 /// The file a phase works on, opened by each of its threads.
 #[derive(Clone, Copy)]
 struct Target<'a> {
-    dir: BorrowedFd<'a>,
+    dir: HandleRef<'a>,
     name: &'a str,
     how: OpenHow,
 }

@@ -142,7 +142,7 @@ mod tests {
         fs::create_dir_all(root.path().join("a/b")).unwrap();
         fs::write(root.path().join("a/b/f"), b"1").unwrap();
         fs::write(root.path().join("top"), b"2").unwrap();
-        std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
+        crate::platform::symlink(outside.path(), &root.path().join("link")).unwrap();
         let mut engine = SystemTree::new();
         let dir = engine
             .open_root(&crate::engine::tree::Root::open(root.path()).unwrap())
