@@ -129,7 +129,10 @@ fn remove_all_scratch() {
             if let (Some(parent), Some(name)) = (dir.parent(), dir.file_name())
                 && let Ok(parent) = crate::platform::open_dir(parent)
             {
-                let _ = crate::platform::remove_tree(crate::platform::AsHandleRef::handle_ref(&parent), name);
+                let _ = crate::platform::remove_tree(
+                    crate::platform::AsHandleRef::handle_ref(&parent),
+                    name,
+                );
             }
         }
     }

@@ -4,8 +4,8 @@ use std::io;
 use std::sync::Arc;
 
 use super::FileId;
-use crate::platform::{AsHandleRef, Handle, HandleRef};
 use crate::platform::{self, OpenHow};
+use crate::platform::{AsHandleRef, Handle, HandleRef};
 
 /// Open descriptors by [`FileId`]. Descriptors are reference-counted so a worker thread can hold
 /// one while its request is in flight.
@@ -85,7 +85,11 @@ macro_rules! file_ops_through_table {
             self.files.evict(file, len)
         }
 
-        fn unlink(&mut self, dir: crate::platform::HandleRef<'_>, name: &str) -> std::io::Result<()> {
+        fn unlink(
+            &mut self,
+            dir: crate::platform::HandleRef<'_>,
+            name: &str,
+        ) -> std::io::Result<()> {
             crate::platform::unlink_in(dir, name)
         }
     };

@@ -34,7 +34,10 @@ pub use uring::{UringEngine, probe as probe_uring};
 /// io_uring is Linux's alone: elsewhere `auto` uses threads and `--engine uring` is refused.
 #[cfg(not(target_os = "linux"))]
 pub fn probe_uring() -> Result<(), String> {
-    Err(format!("io_uring is Linux's; this is {}", std::env::consts::OS))
+    Err(format!(
+        "io_uring is Linux's; this is {}",
+        std::env::consts::OS
+    ))
 }
 
 use crate::platform::HandleRef;

@@ -11,8 +11,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
-use crate::platform::{AsHandleRef, Handle, HandleRef};
 use crate::platform;
+use crate::platform::{AsHandleRef, Handle, HandleRef};
 
 pub struct SyncEngine {
     origin: Instant,

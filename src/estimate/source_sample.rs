@@ -9,10 +9,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::platform::AsHandleRef;
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
+use crate::platform::AsHandleRef;
 
 /// The most files sampled.
 pub const MAX_FILES: usize = 200;

@@ -51,7 +51,7 @@ impl HistoryError {
 
 /// Where the history lives unless `--db` or `DESTBENCH_DB` says otherwise:
 /// `$XDG_DATA_HOME/destbench/history.sqlite`, else `~/.local/share/destbench/history.sqlite`
-/// (on Windows `%LOCALAPPDATA%\\destbench\\history.sqlite`).
+/// (on Windows `%LOCALAPPDATA%\destbench\history.sqlite`).
 /// None when neither variable gives an absolute directory.
 pub fn default_db_path() -> Option<PathBuf> {
     let absolute = |var: &str| {

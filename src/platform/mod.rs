@@ -26,9 +26,17 @@ pub use dir::{Entries, open_dir_in, read_dir, remove_dir_in, stat, stat_in};
 mod memory;
 #[cfg(target_os = "linux")]
 pub use memory::{HUGE_PAGE, is_huge, map_huge, unmap_huge};
-#[cfg(target_os = "linux")]
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows::dir;
+#[cfg(windows)]
+pub use windows::dir::{Entries, open_dir_in, read_dir, remove_dir_in, stat, stat_in};
+#[cfg(windows)]
+pub use windows::*;
+#[cfg(any(target_os = "linux", windows))]
 mod remove;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", windows))]
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
 mod std_ext;
 pub use std_ext::{device_of, mode_of, path_bytes, set_mode, symlink};

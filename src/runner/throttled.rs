@@ -13,9 +13,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::platform::HandleRef;
 use crate::engine::{Engine, EngineKind, FileId, IoRequest, Op, SyncEngine};
 use crate::error::{Error, Result};
+use crate::platform::HandleRef;
 use crate::platform::{self, OpenHow};
 use crate::probe::{Chain, NodeKind};
 use crate::results::{Blocker, Details, PairRates, PriorityEffect, Repetition, ThrottledDetails};

@@ -18,10 +18,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::platform::AsHandleRef;
 use crate::engine::tree::Root;
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::platform::AsHandleRef;
 use crate::platform::{self, Handle, HandleRef};
 
 /// The prefix of every scratch directory, so a leftover can be recognised.

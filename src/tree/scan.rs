@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::platform::AsHandleRef;
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::platform::AsHandleRef;
 use crate::platform::{self, FileKind, Handle};
 use crate::workload::fileset::FileSizes;
 
@@ -196,7 +196,9 @@ pub fn survey(root: &Path, threads: usize, cross: bool) -> Result<Survey> {
     };
     let root_fd = platform::open_dir(root).map_err(unreadable)?;
     refuse_pseudo(root, &root_fd)?;
-    let device = platform::stat(root_fd.handle_ref()).map_err(unreadable)?.device;
+    let device = platform::stat(root_fd.handle_ref())
+        .map_err(unreadable)?
+        .device;
     platform::read_dir(root_fd.handle_ref()).map_err(unreadable)?;
     let queue = Mutex::new(Queue {
         root: Some(Arc::new(root_fd)),

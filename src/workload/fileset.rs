@@ -25,8 +25,8 @@ use hdrhistogram::Histogram;
 
 use super::DataStamper;
 use super::desktop::{Entry, MixedPlan};
-use crate::platform::{AsHandleRef, Handle, HandleRef};
 use crate::platform;
+use crate::platform::{AsHandleRef, Handle, HandleRef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -254,8 +254,7 @@ pub trait TreeEngine: Send {
     /// into `file`; returns the bytes copied, fewer if the source shrank. Data moves through the
     /// kernel (`splice`) where it can, never by `copy_file_range` or a reflink: the destination
     /// receives every byte.
-    fn copy_in(&mut self, file: FileId, source: HandleRef<'_>, len: u64)
-    -> Result<u64, CopyError>;
+    fn copy_in(&mut self, file: FileId, source: HandleRef<'_>, len: u64) -> Result<u64, CopyError>;
 
     /// Reads the next bytes of `file` into `buf`; 0 at the end.
     fn read(&mut self, file: FileId, buf: &mut [u8]) -> io::Result<usize>;

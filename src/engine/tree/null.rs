@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{CopyError, Dir, Entry, Kind, Root, Stat, TreeEngine};
-use crate::platform::HandleRef;
 use crate::engine::{EngineKind, FileId, NullTiming};
+use crate::platform::HandleRef;
 
 /// The data unit the null engine charges `io_latency` for (the copy and read buffer size of the
 /// real engines).
