@@ -40,7 +40,10 @@
 pub(crate) mod links;
 #[cfg(target_os = "linux")]
 mod linux;
+// Compiled everywhere: its decoders are pure and tested on fixtures on any system.
 mod rate;
+#[cfg_attr(not(windows), allow(dead_code))]
+mod windows;
 
 use std::path::{Path, PathBuf};
 
@@ -228,4 +231,10 @@ impl Chain {
 #[cfg(target_os = "linux")]
 pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
     linux::probe(path, &SysRoots::live(), declared)
+}
+
+/// Probes the chain of `path` on this machine (Windows).
+#[cfg(windows)]
+pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
+    windows::probe(path, declared)
 }

@@ -12,7 +12,10 @@
 //! clock, for exact figures in tests).
 
 mod null;
+#[cfg(unix)]
 mod system;
+#[cfg(windows)]
+mod windows;
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -21,7 +24,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use null::{NullTree, VirtualTree};
+#[cfg(unix)]
 pub use system::SystemTree;
+#[cfg(windows)]
+pub use windows::SystemTree;
 
 use super::{Capabilities, EngineKind, FileId};
 use crate::platform::{Handle, HandleRef};

@@ -22,7 +22,7 @@ const DIR_ACCESS: u32 = FILE_LIST_DIRECTORY | FILE_TRAVERSE | FILE_READ_ATTRIBUT
 
 /// Opens the directory `name` in `parent`; a junction or symlink fails with
 /// `ERROR_STOPPED_ON_SYMLINK`, a file with `ERROR_DIRECTORY`.
-pub(super) fn open_dir_at(parent: HandleRef<'_>, name: &OsStr) -> io::Result<Handle> {
+pub(in crate::platform) fn open_dir_at(parent: HandleRef<'_>, name: &OsStr) -> io::Result<Handle> {
     nt::open(
         parent,
         name,
@@ -37,7 +37,7 @@ pub(super) fn open_dir_at(parent: HandleRef<'_>, name: &OsStr) -> io::Result<Han
 
 /// Whether an error of [`open_dir_at`] means the name is there but is no directory to enter
 /// (a link or a file), which a removal removes as it is.
-pub(super) fn is_link_or_file(e: &io::Error) -> bool {
+pub(in crate::platform) fn is_link_or_file(e: &io::Error) -> bool {
     const ERROR_DIRECTORY: i32 = 267;
     matches!(
         e.raw_os_error(),
@@ -176,7 +176,7 @@ impl Iterator for Entries {
 }
 
 /// What an entry is, from its attributes and reparse tag.
-pub(super) fn kind_of(attributes: u32, tag: u32) -> FileKind {
+pub(in crate::platform) fn kind_of(attributes: u32, tag: u32) -> FileKind {
     if nt::is_name_surrogate(attributes, tag) {
         FileKind::Symlink
     } else if attributes & FILE_ATTRIBUTE_DIRECTORY != 0 {
@@ -222,7 +222,9 @@ pub fn stat(handle: HandleRef<'_>) -> io::Result<Stat> {
 }
 
 /// `GetFileInformationByHandle` of an open handle.
-pub(super) fn by_handle(handle: HandleRef<'_>) -> io::Result<BY_HANDLE_FILE_INFORMATION> {
+pub(in crate::platform) fn by_handle(
+    handle: HandleRef<'_>,
+) -> io::Result<BY_HANDLE_FILE_INFORMATION> {
     // SAFETY: plain data that the call fills.
     let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
     // SAFETY: a live handle and a structure of the type the call writes.
@@ -245,7 +247,7 @@ pub fn remove_dir_in(parent: HandleRef<'_>, name: &OsStr) -> io::Result<()> {
 
 /// Removes the non-directory `name` in the open directory `parent` (a junction or symlink is
 /// removed as the link it is).
-pub(super) fn unlink_at(parent: HandleRef<'_>, name: &OsStr) -> io::Result<()> {
+pub(in crate::platform) fn unlink_at(parent: HandleRef<'_>, name: &OsStr) -> io::Result<()> {
     let how = Open {
         access: DELETE | FILE_READ_ATTRIBUTES,
         disposition: FILE_OPEN,

@@ -12,7 +12,7 @@ mod udev;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{Chain, DeclaredLink, Node, NodeKind};
+use super::{Chain, DeclaredLink};
 use crate::error::{Error, Result};
 
 /// Where `/proc` and `/sys` are, and whether they describe this machine (so a path can be
@@ -133,34 +133,10 @@ pub fn probe(path: &Path, roots: &SysRoots, declared: Option<&DeclaredLink>) -> 
         notes,
     };
     if let Some(d) = declared {
-        declare(&mut chain, d);
+        d.declare(&mut chain);
     }
     Ok(chain)
 }
 
-/// Puts the declared speed on the network interface when there is one (keeping what the system
-/// reported as a fact), or adds a declared link below the mount.
-fn declare(chain: &mut Chain, d: &DeclaredLink) {
-    fn interface(node: &mut Node) -> Option<&mut Node> {
-        if node.kind == NodeKind::Interface {
-            return Some(node);
-        }
-        node.children.iter_mut().find_map(interface)
-    }
-    if let Some(iface) = interface(&mut chain.root) {
-        if let super::Bandwidth::Unknown { why } = &iface.bandwidth {
-            let why = why.clone();
-            iface.fact("reported speed", format!("unknown: {why}"), "the prober");
-        }
-        iface.bandwidth = d.bandwidth();
-    } else {
-        let mut node = Node::new(
-            NodeKind::Declared,
-            format!("declared link {} (--link-speed)", d.text),
-        );
-        node.bandwidth = d.bandwidth();
-        chain.root.children.push(node);
-    }
-}
 #[cfg(test)]
 mod fixture_tests;
