@@ -30,6 +30,12 @@ use crate::platform::{AsHandleRef, DIRECT_ALIGN, Handle, HandleRef, OpenHow};
 /// Opens (or creates, exclusively) `name` inside the directory `dir`, never following a link.
 pub fn open_in(dir: HandleRef<'_>, name: &str, how: OpenHow) -> io::Result<Handle> {
     let mut options = FILE_NON_DIRECTORY_FILE;
+    if how.direct && super::under_wine() {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "wine passes FILE_FLAG_NO_BUFFERING to no host file: the host's page cache stays",
+        ));
+    }
     if how.direct {
         options |= FILE_NO_INTERMEDIATE_BUFFERING | FILE_WRITE_THROUGH;
     }

@@ -31,6 +31,19 @@ pub use file::*;
 pub use memory::{HUGE_PAGE, is_huge, map_huge, unmap_huge};
 pub use nt::is_name_surrogate;
 
+/// Whether this process runs under wine: its ntdll exports `wine_get_version`. Wine keeps the
+/// host's page cache under every file and passes `FILE_FLAG_NO_BUFFERING` to no host file
+/// (measured: 2.1 GB/s "unbuffered" writes on a disk that `dd oflag=direct` writes at 387 MB/s).
+pub fn under_wine() -> bool {
+    use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
+    let ntdll = wide(Path::new("ntdll.dll"));
+    // SAFETY: a NUL-terminated module name and a NUL-terminated symbol name.
+    unsafe {
+        let module = GetModuleHandleW(ntdll.as_ptr());
+        !module.is_null() && GetProcAddress(module, c"wine_get_version".as_ptr().cast()).is_some()
+    }
+}
+
 /// A path as a NUL-terminated wide string for the `W` calls.
 fn wide(path: &Path) -> Vec<u16> {
     path.as_os_str().encode_wide().chain(Some(0)).collect()

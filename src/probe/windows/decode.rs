@@ -290,3 +290,13 @@ pub fn unc_server_share(unc: &str) -> Option<(String, String)> {
     let share = parts.next()?.to_string();
     Some((server, share))
 }
+
+/// A volume root without the verbatim prefix a canonical path carries: `\\?\E:\` is `E:\`,
+/// `\\?\UNC\server\share\` is `\\server\share\`; a `\\?\Volume{..}\` root stays as it is.
+pub fn plain_root(root: &str) -> String {
+    match root.strip_prefix(r"\\?\") {
+        Some(rest) if rest.starts_with(r"UNC\") => format!(r"\\{}", &rest[4..]),
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.to_string(),
+        _ => root.to_string(),
+    }
+}

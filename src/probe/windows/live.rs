@@ -51,7 +51,7 @@ pub fn volume(path: &Path) -> io::Result<Volume> {
     {
         return Err(io::Error::last_os_error());
     }
-    let root = from_wide(&root);
+    let root = decode::plain_root(&from_wide(&root));
     let (filesystem, label) = match volume_information(&dir) {
         Ok((fs, label)) => (Ok(fs), (!label.is_empty()).then_some(label)),
         Err(e) => (Err(e.to_string()), None),
