@@ -77,7 +77,7 @@ fn check_sector(handle: HandleRef<'_>) -> io::Result<()> {
         )
     };
     let sector = info.LogicalBytesPerSector as usize;
-    if ok != 0 && sector != 0 && DIRECT_ALIGN % sector != 0 {
+    if ok != 0 && sector != 0 && !DIRECT_ALIGN.is_multiple_of(sector) {
         return Err(io::Error::new(
             io::ErrorKind::Unsupported,
             format!(
