@@ -29,7 +29,7 @@ pub(super) fn is_link_or_file(e: &io::Error) -> bool {
 
 /// Opens the directory `name` in the open directory `parent`, never following a symlink.
 pub fn open_dir_in(parent: HandleRef<'_>, name: &OsStr) -> io::Result<Handle> {
-    Ok(open_dir_at(parent, name)?)
+    open_dir_at(parent, name)
 }
 
 /// The entries of the open directory `dir`, `.` and `..` left out.

@@ -2,10 +2,16 @@
 //! and `.ci/run` runs them: the figures held against an emulated device of known speed (`cargo
 //! test -- --ignored --skip lab::`) and the lab's qemu guests, which run alone (`cargo test
 //! --test integration lab:: -- --ignored`).
+//!
+//! Modules that make FIFOs, device nodes, Unix permissions or signals are Unix's (`cfg(unix)`);
+//! the rest also builds for Windows and runs under wine (`.ci/run`, `scripts/wine/run`).
 mod chain;
 mod cli_ux;
+#[cfg(unix)]
 mod estimate;
+#[cfg(unix)]
 mod faults;
+#[cfg(unix)]
 mod faults_history;
 mod fio_interop;
 mod headline;
@@ -14,13 +20,16 @@ mod html_report;
 mod lab;
 #[cfg(feature = "mpi")]
 mod mpi;
+#[cfg(unix)]
 mod run_files;
 mod run_input;
 mod run_null;
 mod run_real;
+#[cfg(unix)]
 mod run_signals;
 mod run_testbed;
 mod support;
 mod sustained;
 mod testbed;
+#[cfg(unix)]
 mod testbed_checks;
