@@ -130,7 +130,7 @@ mod tests {
         std::fs::create_dir_all(tree.join("a/b")).unwrap();
         std::fs::write(tree.join("a/b/f"), b"y").unwrap();
         crate::platform::symlink(outside.path(), &tree.join("a/link")).unwrap();
-        let fd = std::fs::File::open(parent.path()).unwrap();
+        let fd = crate::platform::open_dir(parent.path()).unwrap();
         let done = remove_tree(fd.handle_ref(), OsStr::new("tree")).unwrap();
         assert_eq!(
             done,

@@ -49,10 +49,21 @@ pub fn symlink(target: &Path, link: &Path) -> io::Result<()> {
     {
         let seen_from = link.parent().unwrap_or(Path::new(".")).join(target);
         if seen_from.is_dir() {
-            std::os::windows::fs::symlink_dir(target, link)
+            std::os::windows::fs::symlink_dir(target, link)?;
         } else {
-            std::os::windows::fs::symlink_file(target, link)
+            std::os::windows::fs::symlink_file(target, link)?;
         }
+        // Wine's CreateSymbolicLinkW reports success and makes nothing: say so.
+        if !std::fs::symlink_metadata(link).is_ok_and(|m| m.is_symlink()) {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "{}: the system said the symlink was made, but none is there",
+                    link.display()
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 

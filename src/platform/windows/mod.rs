@@ -4,6 +4,8 @@
 
 pub(super) mod dir;
 mod file;
+#[cfg(test)]
+mod junction_tests;
 mod memory;
 mod nt;
 
