@@ -1,6 +1,8 @@
 //! Every operating-system-specific call destbench makes, behind one small interface.
 //!
-//! Linux is implemented in `linux.rs`. A port fills the same functions:
+//! Linux is implemented in `linux.rs`, Windows in `windows/` (`FILE_FLAG_NO_BUFFERING |
+//! FILE_FLAG_WRITE_THROUGH`, `FlushFileBuffers`, names opened relative to a directory handle
+//! with `NtCreateFile`, junctions refused). A port fills the same functions:
 //! - macOS: no `O_DIRECT`; `fcntl(F_NOCACHE)` on the open file gives uncached I/O, `F_FULLFSYNC`
 //!   is the durable flush (plain `fsync` does not flush the drive cache there), eviction has no
 //!   `posix_fadvise` (use `F_NOCACHE` reads, or `purge` as root), free space from `statfs`;
