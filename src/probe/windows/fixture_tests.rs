@@ -252,3 +252,30 @@ fn an_interface_without_a_speed_or_a_row_stays_unknown() {
     assert_eq!(decode::plain_root(r"\\?\E:\"), r"E:\");
     assert_eq!(decode::plain_root(r"\\?\Volume{1}\"), r"\\?\Volume{1}\");
 }
+
+#[test]
+fn the_verdict_names_the_removal_policy_the_writes_were_measured_under() {
+    for (cache, policy) in [
+        ("cache-off", "quick removal"),
+        ("cache-on", "better performance"),
+    ] {
+        let c = chain::chain(&local(r"E:\", "NTFS", vec![disk(2, "usb3-disk", cache)]));
+        let verdict = crate::verdict::judge(Some(&c), &[]);
+        let line = verdict
+            .details
+            .iter()
+            .find(|d| d.contains("removal policy") || d.contains(policy))
+            .unwrap_or_else(|| panic!("{:?}", verdict.details));
+        assert!(
+            line.starts_with(&format!("disk 2: Elements 25A2: \"{policy}\"")),
+            "{line}"
+        );
+    }
+    let fixed = chain::chain(&local(r"C:\", "NTFS", vec![disk(0, "sata-ssd", "cache")]));
+    let verdict = crate::verdict::judge(Some(&fixed), &[]);
+    assert!(
+        !verdict.details.iter().any(|d| d.contains("removal")),
+        "{:?}",
+        verdict.details
+    );
+}
