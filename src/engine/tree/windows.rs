@@ -200,10 +200,10 @@ impl TreeEngine for SystemTree {
 
     /// Directories keep their times only: Windows directories have no mode.
     fn set_dir_meta(&mut self, dir: &Dir, meta: &Stat, durable: bool) -> io::Result<()> {
-        let handle = dir.fd()?;
-        let _ = platform::set_times(handle, meta.accessed, meta.modified);
+        let handle = platform::dir_for_writing(dir.fd()?)?;
+        platform::set_times(handle.handle_ref(), meta.accessed, meta.modified)?;
         if durable {
-            platform::datasync(handle)?;
+            platform::datasync(handle.handle_ref())?;
         }
         Ok(())
     }

@@ -366,7 +366,23 @@ pub fn resident_fraction(_handle: HandleRef<'_>, _len: u64) -> io::Result<f64> {
 /// Flushes what the filesystem holds for the directory `dir` (Windows flushes a whole volume
 /// only through the volume's own handle, which needs an administrator).
 pub fn syncfs(dir: HandleRef<'_>) -> io::Result<()> {
-    datasync(dir)
+    datasync(dir_for_writing(dir)?.handle_ref())
+}
+
+/// The open directory `dir` again, with the rights to flush it and set its times (a directory
+/// is opened for listing only, so that a read-only source can be read).
+pub fn dir_for_writing(dir: HandleRef<'_>) -> io::Result<Handle> {
+    use windows_sys::Win32::Storage::FileSystem::{FILE_ADD_FILE, FILE_ADD_SUBDIRECTORY};
+    nt::open(
+        dir,
+        OsStr::new(""),
+        Open {
+            access: FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | FILE_WRITE_ATTRIBUTES,
+            disposition: FILE_OPEN,
+            options: FILE_DIRECTORY_FILE,
+            refuse_links: false,
+        },
+    )
 }
 
 /// Converts an owned handle into a `File`.
