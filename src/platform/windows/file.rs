@@ -13,16 +13,17 @@ use windows_sys::Wdk::Storage::FileSystem::{
     FILE_CREATE, FILE_DIRECTORY_FILE, FILE_NO_INTERMEDIATE_BUFFERING, FILE_NON_DIRECTORY_FILE,
     FILE_OPEN, FILE_WRITE_THROUGH,
 };
+use windows_sys::Wdk::Storage::FileSystem::{FileRenameInformation, NtSetInformationFile};
 use windows_sys::Win32::Foundation::{ERROR_HANDLE_EOF, FILETIME};
 use windows_sys::Win32::Storage::FileSystem::{
     DELETE, FILE_ALLOCATION_INFO, FILE_BASIC_INFO, FILE_END_OF_FILE_INFO,
     FILE_FLAG_BACKUP_SEMANTICS, FILE_GENERIC_READ, FILE_GENERIC_WRITE, FILE_LIST_DIRECTORY,
     FILE_READ_ATTRIBUTES, FILE_RENAME_INFO, FILE_STORAGE_INFO, FILE_TRAVERSE,
-    FILE_WRITE_ATTRIBUTES, FileAllocationInfo, FileBasicInfo, FileEndOfFileInfo, FileRenameInfo,
-    FileStorageInfo, FlushFileBuffers, GetFileInformationByHandleEx, ReadFile,
-    SetFileInformationByHandle, WriteFile,
+    FILE_WRITE_ATTRIBUTES, FileAllocationInfo, FileBasicInfo, FileEndOfFileInfo, FileStorageInfo,
+    FlushFileBuffers, GetFileInformationByHandleEx, ReadFile, SetFileInformationByHandle,
+    WriteFile,
 };
-use windows_sys::Win32::System::IO::OVERLAPPED;
+use windows_sys::Win32::System::IO::{IO_STATUS_BLOCK, OVERLAPPED};
 
 use super::nt::{self, Open};
 use crate::platform::{AsHandleRef, DIRECT_ALIGN, Handle, HandleRef, OpenHow};
@@ -180,25 +181,30 @@ pub fn rename_in(dir: HandleRef<'_>, from: &OsStr, to: &OsStr) -> io::Result<()>
     let handle = nt::open(dir, from, how)?;
     let name: Vec<u16> = to.encode_wide().collect();
     let header = std::mem::offset_of!(FILE_RENAME_INFO, FileName);
-    let size = header + name.len() * 2;
+    // The name and a NUL after it, never less than the structure itself (Windows checks both).
+    let size = (header + (name.len() + 1) * 2).max(size_of::<FILE_RENAME_INFO>());
     let mut buffer = vec![0u64; size.div_ceil(8) + 1];
     let info = buffer.as_mut_ptr().cast::<FILE_RENAME_INFO>();
     // SAFETY: `buffer` is 8-byte aligned and holds the header and the name after it.
-    let ok = unsafe {
+    let status = unsafe {
         (*info).Anonymous.ReplaceIfExists = true;
         (*info).RootDirectory = dir.as_raw_handle();
         (*info).FileNameLength = (name.len() * 2) as u32;
         let dst = info.cast::<u8>().add(header).cast::<u16>();
         std::ptr::copy_nonoverlapping(name.as_ptr(), dst, name.len());
-        SetFileInformationByHandle(
+        // NtSetInformationFile directly: FILE_RENAME_INFO is FILE_RENAME_INFORMATION's layout,
+        // and wine's SetFileInformationByHandle refuses a rename relative to a directory.
+        let mut status_block: IO_STATUS_BLOCK = std::mem::zeroed();
+        NtSetInformationFile(
             handle.as_raw_handle(),
-            FileRenameInfo,
+            &mut status_block,
             info.cast(),
             size as u32,
+            FileRenameInformation,
         )
     };
-    if ok == 0 {
-        return Err(io::Error::last_os_error());
+    if status < 0 {
+        return Err(nt::from_status(status));
     }
     Ok(())
 }
