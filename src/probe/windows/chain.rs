@@ -85,6 +85,11 @@ pub fn chain(volume: &Volume) -> Chain {
         root.fact("label", label, "GetVolumeInformationByHandleW");
     }
     match &volume.below {
+        Below::Disks(Ok(disks)) if disks.is_empty() => {
+            root.bandwidth = Bandwidth::Unknown {
+                why: format!("{} reported no disk under it (wine does so)", volume.root),
+            };
+        }
         Below::Disks(Ok(disks)) => {
             root.children = disks.iter().map(|d| disk_node(d, &mut notes)).collect();
         }

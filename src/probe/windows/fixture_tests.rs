@@ -159,6 +159,9 @@ fn volume_extents_list_each_disk_of_a_spanned_volume() {
             .contains("fewer than")
     );
     assert!(decode::device(&[0; 10]).is_err());
+    // A volume that lists no disk (as wine's does) says so instead of ending the chain there.
+    let c = chain::chain(&local(r"Z:\", "NTFS", Vec::new()));
+    assert!(matches!(&c.root.bandwidth, Bandwidth::Unknown { why } if why.contains("no disk")));
 }
 
 fn share(json_name: &str, interface: Interface) -> Volume {
