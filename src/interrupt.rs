@@ -18,8 +18,15 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Duration;
 
+#[cfg(unix)]
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use signal_hook::iterator::Signals;
+// Windows has no SIGHUP; its console's close and shutdown events arrive as SIGTERM.
+#[cfg(windows)]
+const SIGHUP: i32 = 1;
+#[cfg(windows)]
+const SIGINT: i32 = 2;
+#[cfg(windows)]
+const SIGTERM: i32 = 15;
 
 use crate::error::{EXIT_INTERRUPTED, Error};
 
@@ -33,22 +40,36 @@ static WAITING: AtomicBool = AtomicBool::new(false);
 pub const WAIT_GRACE: Duration = Duration::from_millis(300);
 
 /// Installs the handlers (once per process).
+#[cfg(unix)]
 pub fn install() -> std::io::Result<()> {
-    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
             for signal in signals.forever() {
-                if RECEIVED.swap(signal, Ordering::SeqCst) != 0 {
-                    remove_all_scratch();
-                    std::process::exit(EXIT_INTERRUPTED.into());
-                }
-                let _ = std::thread::Builder::new()
-                    .name("watchdog".into())
-                    .spawn(watchdog);
+                on_signal(signal);
             }
         })?;
     Ok(())
+}
+
+/// Installs the console handler (once per process): Ctrl-C and Ctrl-Break, and the console's
+/// close, logoff and shutdown events (as SIGTERM), each on the handler's own thread.
+#[cfg(windows)]
+pub fn install() -> std::io::Result<()> {
+    ctrlc::set_handler(|| on_signal(SIGINT)).map_err(std::io::Error::other)
+}
+
+/// The first signal sets the flag (and starts the watchdog); a second removes every scratch
+/// directory and exits at once.
+fn on_signal(signal: i32) {
+    if RECEIVED.swap(signal, Ordering::SeqCst) != 0 {
+        remove_all_scratch();
+        std::process::exit(EXIT_INTERRUPTED.into());
+    }
+    let _ = std::thread::Builder::new()
+        .name("watchdog".into())
+        .spawn(watchdog);
 }
 
 /// Err(Interrupted) once a signal has arrived.
@@ -108,7 +129,10 @@ fn remove_all_scratch() {
             if let (Some(parent), Some(name)) = (dir.parent(), dir.file_name())
                 && let Ok(parent) = crate::platform::open_dir(parent)
             {
-                let _ = crate::platform::remove_tree(std::os::fd::AsFd::as_fd(&parent), name);
+                let _ = crate::platform::remove_tree(
+                    crate::platform::AsHandleRef::handle_ref(&parent),
+                    name,
+                );
             }
         }
     }

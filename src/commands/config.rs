@@ -15,7 +15,7 @@
 //! set_size = "200MB"
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::settings::ConfigFile;
@@ -28,10 +28,15 @@ pub fn path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(CONFIG_ENV) {
         return (!p.is_empty()).then(|| PathBuf::from(p));
     }
+    #[cfg(windows)]
+    let base = std::env::var_os("APPDATA")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)?;
+    #[cfg(not(windows))]
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))?;
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
     Some(base.join("destbench/config.toml"))
 }
 

@@ -77,7 +77,11 @@ fn list<T: Clone>(values: &[T]) -> Option<Given<Vec<T>>> {
 /// and the Time Machine lines tell destinations apart (`.` would name every one). A path that
 /// cannot be resolved is kept as given: the runner then reports what is wrong with it.
 fn absolute(path: PathBuf) -> PathBuf {
-    std::fs::canonicalize(&path).unwrap_or(path)
+    #[cfg(windows)]
+    let canonical = dunce::canonicalize(&path);
+    #[cfg(not(windows))]
+    let canonical = std::fs::canonicalize(&path);
+    canonical.unwrap_or(path)
 }
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {

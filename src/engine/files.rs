@@ -1,26 +1,26 @@
 //! The open files of a real engine, shared by `sync` and `uring`.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::Arc;
 
 use super::FileId;
 use crate::platform::{self, OpenHow};
+use crate::platform::{AsHandleRef, Handle, HandleRef};
 
 /// Open descriptors by [`FileId`]. Descriptors are reference-counted so a worker thread can hold
 /// one while its request is in flight.
 #[derive(Default)]
 pub struct FileTable {
-    files: Vec<Option<Arc<OwnedFd>>>,
+    files: Vec<Option<Arc<Handle>>>,
 }
 
 impl FileTable {
-    pub fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId> {
+    pub fn open(&mut self, dir: HandleRef<'_>, name: &str, how: OpenHow) -> io::Result<FileId> {
         Ok(self.insert(platform::open_in(dir, name, how)?))
     }
 
     /// Keeps an opened descriptor; returns its id.
-    pub fn insert(&mut self, fd: OwnedFd) -> FileId {
+    pub fn insert(&mut self, fd: Handle) -> FileId {
         let fd = Arc::new(fd);
         let id = match self.files.iter().position(Option::is_none) {
             Some(free) => {
@@ -35,7 +35,7 @@ impl FileTable {
         FileId(id)
     }
 
-    pub fn get(&self, file: FileId) -> io::Result<&Arc<OwnedFd>> {
+    pub fn get(&self, file: FileId) -> io::Result<&Arc<Handle>> {
         self.files
             .get(file.0)
             .and_then(Option::as_ref)
@@ -50,11 +50,11 @@ impl FileTable {
     }
 
     pub fn set_len(&self, file: FileId, len: u64) -> io::Result<()> {
-        platform::set_len(self.get(file)?.as_fd(), len)
+        platform::set_len(self.get(file)?.handle_ref(), len)
     }
 
     pub fn evict(&self, file: FileId, len: u64) -> io::Result<Option<f64>> {
-        let fd = self.get(file)?.as_fd();
+        let fd = self.get(file)?.handle_ref();
         platform::evict(fd)?;
         Ok(platform::resident_fraction(fd, len).ok())
     }
@@ -66,7 +66,7 @@ macro_rules! file_ops_through_table {
     () => {
         fn open(
             &mut self,
-            dir: std::os::fd::BorrowedFd<'_>,
+            dir: crate::platform::HandleRef<'_>,
             name: &str,
             how: crate::platform::OpenHow,
         ) -> std::io::Result<crate::engine::FileId> {
@@ -85,7 +85,11 @@ macro_rules! file_ops_through_table {
             self.files.evict(file, len)
         }
 
-        fn unlink(&mut self, dir: std::os::fd::BorrowedFd<'_>, name: &str) -> std::io::Result<()> {
+        fn unlink(
+            &mut self,
+            dir: crate::platform::HandleRef<'_>,
+            name: &str,
+        ) -> std::io::Result<()> {
             crate::platform::unlink_in(dir, name)
         }
     };

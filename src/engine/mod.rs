@@ -21,7 +21,6 @@ pub mod tree;
 mod uring;
 
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -32,12 +31,16 @@ pub use sync::SyncEngine;
 #[cfg(target_os = "linux")]
 pub use uring::{UringEngine, probe as probe_uring};
 
-/// io_uring is Linux's own: elsewhere `auto` gives deep queues to worker threads.
+/// io_uring is Linux's alone: elsewhere `auto` uses threads and `--engine uring` is refused.
 #[cfg(not(target_os = "linux"))]
 pub fn probe_uring() -> Result<(), String> {
-    Err("io_uring exists only on Linux".into())
+    Err(format!(
+        "io_uring is Linux's; this is {}",
+        std::env::consts::OS
+    ))
 }
 
+use crate::platform::HandleRef;
 use crate::platform::OpenHow;
 
 /// Which backend issues the I/O.
@@ -160,7 +163,7 @@ pub trait Engine {
     fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()>;
 
     /// Opens `name` inside `dir` (the scratch directory), never following symlinks.
-    fn open(&mut self, dir: BorrowedFd<'_>, name: &str, how: OpenHow) -> io::Result<FileId>;
+    fn open(&mut self, dir: HandleRef<'_>, name: &str, how: OpenHow) -> io::Result<FileId>;
 
     /// Closes a file with no I/O in flight.
     fn close(&mut self, file: FileId) -> io::Result<()>;
@@ -173,7 +176,7 @@ pub trait Engine {
     fn evict(&mut self, file: FileId, len: u64) -> io::Result<Option<f64>>;
 
     /// Removes `name` from `dir`.
-    fn unlink(&mut self, dir: BorrowedFd<'_>, name: &str) -> io::Result<()>;
+    fn unlink(&mut self, dir: HandleRef<'_>, name: &str) -> io::Result<()>;
 
     /// Does the whole request synchronously: submit and wait for this one completion.
     /// Only valid when nothing else is in flight.

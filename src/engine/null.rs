@@ -8,10 +8,10 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
 use super::{AlignedBuf, Completion, Engine, EngineKind, FileId, IoRequest, Op};
+use crate::platform::HandleRef;
 use crate::platform::OpenHow;
 
 /// The fixed costs the null engine pretends to pay.
@@ -139,7 +139,7 @@ impl Engine for NullEngine {
         }
     }
 
-    fn open(&mut self, _dir: BorrowedFd<'_>, _name: &str, _how: OpenHow) -> io::Result<FileId> {
+    fn open(&mut self, _dir: HandleRef<'_>, _name: &str, _how: OpenHow) -> io::Result<FileId> {
         self.clock += self.timing.open_latency;
         self.next_file += 1;
         Ok(FileId(self.next_file - 1))
@@ -157,7 +157,7 @@ impl Engine for NullEngine {
         Ok(Some(0.0))
     }
 
-    fn unlink(&mut self, _dir: BorrowedFd<'_>, _name: &str) -> io::Result<()> {
+    fn unlink(&mut self, _dir: HandleRef<'_>, _name: &str) -> io::Result<()> {
         Ok(())
     }
 }

@@ -6,13 +6,13 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
 use crate::platform;
+use crate::platform::{AsHandleRef, Handle, HandleRef};
 
 pub struct SyncEngine {
     origin: Instant,
@@ -46,7 +46,7 @@ impl Default for SyncEngine {
 /// Performs one request with blocking calls. Writes loop over short writes so that a full disk
 /// surfaces as the `ENOSPC` error rather than as a short count.
 fn perform(
-    fd: BorrowedFd<'_>,
+    fd: HandleRef<'_>,
     op: Op,
     buf: &mut [u8],
     offset: u64,
@@ -72,7 +72,7 @@ fn perform(
 struct Job {
     slot: usize,
     op: Op,
-    fd: Arc<OwnedFd>,
+    fd: Arc<Handle>,
     offset: u64,
     len: usize,
     buf: AlignedBuf,
@@ -107,7 +107,7 @@ impl WorkerPool {
                         let next = jobs.lock().map(|rx| rx.recv());
                         let Ok(Ok(mut job)) = next else { return };
                         let result = perform(
-                            job.fd.as_fd(),
+                            job.fd.handle_ref(),
                             job.op,
                             job.buf.as_mut_slice(),
                             job.offset,
@@ -215,7 +215,7 @@ impl Engine for SyncEngine {
             }
             None => {
                 let result = perform(
-                    fd.as_fd(),
+                    fd.handle_ref(),
                     request.op,
                     buf.as_mut_slice(),
                     request.offset,

@@ -160,7 +160,7 @@ fn write_miniature(
         fs::write(dirs[dir].join(format!("file-{i:05}.data")), data)?;
     }
     for (i, &dir) in plan.symlinks.iter().enumerate() {
-        std::os::unix::fs::symlink(".", dirs[dir].join(format!("link-{i:05}")))?;
+        crate::platform::symlink(Path::new("."), &dirs[dir].join(format!("link-{i:05}")))?;
     }
     Ok(Shape {
         name: MINIATURE,

@@ -6,14 +6,13 @@
 
 use std::fs;
 use std::io::Read;
-use std::os::fd::AsFd;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
+use crate::platform::AsHandleRef;
 
 /// The most files sampled.
 pub const MAX_FILES: usize = 200;
@@ -32,8 +31,8 @@ pub struct Read1 {
 /// each from a cold cache, until [`BUDGET`] is spent.
 pub fn sample(root: &Path) -> Result<Vec<Read1>> {
     let device = fs::symlink_metadata(root)
-        .map_err(|e| Error::io(format!("reading {}", root.display()), e))?
-        .dev();
+        .map_err(|e| Error::io(format!("reading {}", root.display()), e))
+        .map(|meta| platform::device_of(&meta))?;
     let mut rng = fastrand::Rng::with_seed(0x50_75_72_63_65);
     let mut reservoir: Vec<PathBuf> = Vec::new();
     let mut seen = 0usize;
@@ -45,7 +44,7 @@ pub fn sample(root: &Path) -> Result<Vec<Read1>> {
         };
         for entry in entries.flatten() {
             let Ok(meta) = entry.metadata() else { continue };
-            if meta.dev() != device {
+            if platform::device_of(&meta) != device {
                 continue;
             }
             if meta.is_dir() {
@@ -76,7 +75,7 @@ pub fn sample(root: &Path) -> Result<Vec<Read1>> {
             continue;
         };
         // A failed eviction leaves the file cached: a faster read, so an optimistic source.
-        let _ = platform::evict(file.as_fd());
+        let _ = platform::evict(file.handle_ref());
         let mut bytes = 0u64;
         loop {
             match file.read(&mut buffer) {

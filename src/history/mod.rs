@@ -50,7 +50,8 @@ impl HistoryError {
 }
 
 /// Where the history lives unless `--db` or `DESTBENCH_DB` says otherwise:
-/// `$XDG_DATA_HOME/destbench/history.sqlite`, else `~/.local/share/destbench/history.sqlite`.
+/// `$XDG_DATA_HOME/destbench/history.sqlite`, else `~/.local/share/destbench/history.sqlite`
+/// (on Windows `%LOCALAPPDATA%\destbench\history.sqlite`).
 /// None when neither variable gives an absolute directory.
 pub fn default_db_path() -> Option<PathBuf> {
     let absolute = |var: &str| {
@@ -58,6 +59,9 @@ pub fn default_db_path() -> Option<PathBuf> {
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
     };
+    #[cfg(windows)]
+    let data = absolute("LOCALAPPDATA")?;
+    #[cfg(not(windows))]
     let data =
         absolute("XDG_DATA_HOME").or_else(|| absolute("HOME").map(|h| h.join(".local/share")))?;
     Some(data.join("destbench").join("history.sqlite"))

@@ -225,9 +225,8 @@ pub fn has_wal(path: &Path) -> bool {
 
 /// `path` percent-encoded for an SQLite `file:` URI (`?`, `#` and `%` would end or change it).
 fn uri_path(path: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
     let mut out = String::new();
-    for &b in path.as_os_str().as_bytes() {
+    for &b in crate::platform::path_bytes(path).iter() {
         if b.is_ascii_alphanumeric() || b"/-_.~".contains(&b) {
             out.push(b as char);
         } else {

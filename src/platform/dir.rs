@@ -11,19 +11,25 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use super::{DirEntry, FileKind, Handle, HandleRef, Stat};
 
 /// Opens the directory `name` in `parent`; a symlink by that name fails (`ELOOP`), as does
-/// anything not a directory (`ENOTDIR`). The raw error, for the removal that tells them apart.
-pub(super) fn open_dir_at(parent: HandleRef<'_>, name: &OsStr) -> rustix::io::Result<Handle> {
-    rustix::fs::openat(
+/// anything not a directory (`ENOTDIR`).
+pub(super) fn open_dir_at(parent: HandleRef<'_>, name: &OsStr) -> io::Result<Handle> {
+    Ok(rustix::fs::openat(
         parent,
         name,
         OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::RDONLY,
         Mode::empty(),
-    )
+    )?)
+}
+
+/// Whether an error of [`open_dir_at`] means the name is there but is no directory to enter
+/// (a symlink or a file), which a removal removes as it is.
+pub(super) fn is_link_or_file(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR))
 }
 
 /// Opens the directory `name` in the open directory `parent`, never following a symlink.
 pub fn open_dir_in(parent: HandleRef<'_>, name: &OsStr) -> io::Result<Handle> {
-    Ok(open_dir_at(parent, name)?)
+    open_dir_at(parent, name)
 }
 
 /// The entries of the open directory `dir`, `.` and `..` left out.

@@ -1,7 +1,9 @@
 //! Every operating-system-specific call destbench makes, behind one small interface.
 //!
-//! What Linux and macOS share (POSIX through rustix) is in `unix.rs`, `dir.rs`, `remove.rs` and
-//! `memory.rs`; what differs in `linux.rs` and `macos.rs`. A port fills the same functions:
+//! What Linux and macOS share (POSIX through rustix) is in `unix.rs`, `dir.rs` and `memory.rs`;
+//! what differs in `linux.rs` and `macos.rs`; Windows is in `windows/` (names opened relative to
+//! a directory handle with `NtCreateFile`, junctions refused); `remove.rs` serves all three.
+//! A port fills the same functions:
 //! - macOS (`macos.rs`): no `O_DIRECT`; `fcntl(F_NOCACHE)` on the open file, `F_FULLFSYNC` is
 //!   the durable flush (plain `fsync` does not flush the drive cache there), no per-file
 //!   eviction (the `mincore` check decides; `purge` as root); background I/O priority is
@@ -34,10 +36,18 @@ pub use dir::{Entries, open_dir_in, read_dir, remove_dir_in, stat, stat_in};
 mod memory;
 #[cfg(unix)]
 pub use memory::{HUGE_PAGE, is_huge, map_huge, unmap_huge};
-#[cfg(unix)]
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows::dir;
+#[cfg(windows)]
+pub use windows::dir::{Entries, open_dir_in, read_dir, remove_dir_in, stat, stat_in};
+#[cfg(windows)]
+pub use windows::*;
 mod remove;
-#[cfg(unix)]
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
+mod std_ext;
+pub use std_ext::{device_of, mode_of, path_bytes, set_mode, symlink};
 
 /// Which side of a kernel copy failed.
 pub enum SpliceError {
@@ -48,9 +58,9 @@ pub enum SpliceError {
 }
 
 /// Whether a direct read (`OpenHow::direct`) bypasses pages already in the cache. Linux's
-/// `O_DIRECT` does; macOS's `F_NOCACHE` serves them from the cache (XNU never purges them), so
+/// `O_DIRECT` does, as Windows' `FILE_FLAG_NO_BUFFERING`; macOS's `F_NOCACHE` serves them from the cache (XNU never purges them), so
 /// there a direct read is checked with `mincore` like an evicted one.
-pub const DIRECT_READS_SKIP_CACHED_PAGES: bool = cfg!(target_os = "linux");
+pub const DIRECT_READS_SKIP_CACHED_PAGES: bool = cfg!(any(target_os = "linux", windows));
 
 /// How a file is opened inside the scratch directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,12 +77,37 @@ pub struct OpenHow {
 /// block size in use (512 and 4096).
 pub const DIRECT_ALIGN: usize = 4096;
 
-/// An open file or directory, closed when dropped: a descriptor on Unix (a Windows port makes it
-/// `OwnedHandle`).
+/// An open file or directory, closed when dropped: a descriptor on Unix, a `HANDLE` on Windows.
+#[cfg(unix)]
 pub type Handle = std::os::fd::OwnedFd;
+#[cfg(windows)]
+pub type Handle = std::os::windows::io::OwnedHandle;
 
 /// A [`Handle`] lent for a call.
+#[cfg(unix)]
 pub type HandleRef<'a> = std::os::fd::BorrowedFd<'a>;
+#[cfg(windows)]
+pub type HandleRef<'a> = std::os::windows::io::BorrowedHandle<'a>;
+
+/// Lends the handle of anything that holds one (a [`Handle`], a `File`, an `Arc` of either), so
+/// callers need not know whether it is a descriptor or a Windows handle.
+pub trait AsHandleRef {
+    fn handle_ref(&self) -> HandleRef<'_>;
+}
+
+#[cfg(unix)]
+impl<T: std::os::fd::AsFd + ?Sized> AsHandleRef for T {
+    fn handle_ref(&self) -> HandleRef<'_> {
+        self.as_fd()
+    }
+}
+
+#[cfg(windows)]
+impl<T: std::os::windows::io::AsHandle + ?Sized> AsHandleRef for T {
+    fn handle_ref(&self) -> HandleRef<'_> {
+        self.as_handle()
+    }
+}
 
 /// What a directory entry is, as a backup sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

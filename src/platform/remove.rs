@@ -3,14 +3,10 @@
 //! link and never entered, and a directory on another filesystem (something mounted inside) is
 //! left alone. `std::fs::remove_dir_all` is safe against symlinks but crosses mount points.
 
+use super::dir::{is_link_or_file, open_dir_at, read_dir, remove_dir_in, stat, stat_in, unlink_at};
+use super::{AsHandleRef, FileKind, HandleRef};
 use std::ffi::OsStr;
 use std::io;
-use std::os::fd::AsFd;
-
-use rustix::io::Errno;
-
-use super::dir::{open_dir_at, read_dir, remove_dir_in, stat, stat_in, unlink_at};
-use super::{FileKind, HandleRef};
 
 /// What a removal did: entries removed, and entries left (unremovable, or on another
 /// filesystem).
@@ -69,10 +65,10 @@ fn remove_entry(parent: HandleRef<'_>, name: &OsStr, dev: u64, done: &mut Remove
     if kind == FileKind::Dir {
         match open_dir_at(parent, name) {
             Ok(sub) => {
-                let same_fs = stat(sub.as_fd()).is_ok_and(|st| st.device == dev);
+                let same_fs = stat(sub.handle_ref()).is_ok_and(|st| st.device == dev);
                 // A mount point inside is not ours to empty; a directory that cannot be
                 // listed keeps what is in it.
-                if !same_fs || remove_inside(sub.as_fd(), dev, done).is_err() {
+                if !same_fs || remove_inside(sub.handle_ref(), dev, done).is_err() {
                     done.kept += 1;
                     return;
                 }
@@ -81,8 +77,8 @@ fn remove_entry(parent: HandleRef<'_>, name: &OsStr, dev: u64, done: &mut Remove
                 return;
             }
             // Swapped for a symlink or a file since the stat: remove that instead.
-            Err(Errno::LOOP | Errno::NOTDIR) => {}
-            Err(Errno::NOENT) => return,
+            Err(e) if is_link_or_file(&e) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return,
             Err(_) => {
                 done.kept += 1;
                 return;
@@ -106,7 +102,7 @@ pub fn measure_contents(dir: HandleRef<'_>) -> io::Result<(u64, u64)> {
                 FileKind::File => sum.1 += st.size,
                 FileKind::Dir if st.device == dev => {
                     if let Ok(sub) = open_dir_at(dir, &name) {
-                        measure(sub.as_fd(), dev, sum)?;
+                        measure(sub.handle_ref(), dev, sum)?;
                     }
                 }
                 _ => {}
@@ -133,9 +129,9 @@ mod tests {
         let tree = parent.path().join("tree");
         std::fs::create_dir_all(tree.join("a/b")).unwrap();
         std::fs::write(tree.join("a/b/f"), b"y").unwrap();
-        std::os::unix::fs::symlink(outside.path(), tree.join("a/link")).unwrap();
-        let fd = std::fs::File::open(parent.path()).unwrap();
-        let done = remove_tree(fd.as_fd(), OsStr::new("tree")).unwrap();
+        crate::platform::symlink(outside.path(), &tree.join("a/link")).unwrap();
+        let fd = crate::platform::open_dir(parent.path()).unwrap();
+        let done = remove_tree(fd.handle_ref(), OsStr::new("tree")).unwrap();
         assert_eq!(
             done,
             Removed {

@@ -52,7 +52,7 @@ pub fn open_dir(path: &Path) -> io::Result<Handle> {
 /// name exists) and opens it without following symlinks.
 pub fn create_dir_exclusive(parent: HandleRef<'_>, name: &str) -> io::Result<Handle> {
     rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o700))?;
-    Ok(super::dir::open_dir_at(parent, OsStr::new(name))?)
+    super::dir::open_dir_at(parent, OsStr::new(name))
 }
 
 /// Removes the regular file `name` inside `dir`.

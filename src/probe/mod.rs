@@ -43,6 +43,8 @@ mod linux;
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod macos;
 mod rate;
+#[cfg_attr(not(windows), allow(dead_code))]
+mod windows;
 
 use std::path::{Path, PathBuf};
 
@@ -198,7 +200,7 @@ impl Chain {
             notes,
         };
         if let Some(d) = declared {
-            declare(&mut chain, d);
+            d.declare(&mut chain);
         }
         chain
     }
@@ -281,27 +283,8 @@ pub fn time_machine_destination() -> Result<PathBuf> {
     ))
 }
 
-/// Puts the declared speed on the network interface when there is one (keeping what the system
-/// reported as a fact), or adds a declared link below the mount.
-fn declare(chain: &mut Chain, d: &DeclaredLink) {
-    fn interface(node: &mut Node) -> Option<&mut Node> {
-        if node.kind == NodeKind::Interface {
-            return Some(node);
-        }
-        node.children.iter_mut().find_map(interface)
-    }
-    if let Some(iface) = interface(&mut chain.root) {
-        if let Bandwidth::Unknown { why } = &iface.bandwidth {
-            let why = why.clone();
-            iface.fact("reported speed", format!("unknown: {why}"), "the prober");
-        }
-        iface.bandwidth = d.bandwidth();
-    } else {
-        let mut node = Node::new(
-            NodeKind::Declared,
-            format!("declared link {} (--link-speed)", d.text),
-        );
-        node.bandwidth = d.bandwidth();
-        chain.root.children.push(node);
-    }
+/// Probes the chain of `path` on this machine (Windows).
+#[cfg(windows)]
+pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
+    windows::probe(path, declared)
 }

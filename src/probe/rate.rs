@@ -3,7 +3,7 @@
 //! declared wherever it appears.
 
 use super::links::{self, trim_number};
-use super::{Bandwidth, Ceiling};
+use super::{Bandwidth, Ceiling, Chain, Node, NodeKind};
 
 /// A declared link rate.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +70,33 @@ impl DeclaredLink {
             declared: true,
             ..c
         })
+    }
+}
+
+impl DeclaredLink {
+    /// Puts the declared speed on the network interface when there is one (keeping what the
+    /// system reported as a fact), or adds a declared link below the mount.
+    pub fn declare(&self, chain: &mut Chain) {
+        fn interface(node: &mut Node) -> Option<&mut Node> {
+            if node.kind == NodeKind::Interface {
+                return Some(node);
+            }
+            node.children.iter_mut().find_map(interface)
+        }
+        if let Some(iface) = interface(&mut chain.root) {
+            if let Bandwidth::Unknown { why } = &iface.bandwidth {
+                let why = why.clone();
+                iface.fact("reported speed", format!("unknown: {why}"), "the prober");
+            }
+            iface.bandwidth = self.bandwidth();
+        } else {
+            let mut node = Node::new(
+                NodeKind::Declared,
+                format!("declared link {} (--link-speed)", self.text),
+            );
+            node.bandwidth = self.bandwidth();
+            chain.root.children.push(node);
+        }
     }
 }
 

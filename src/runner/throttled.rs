@@ -11,11 +11,11 @@
 //! queue at all. Where it cannot, the report says why and the figures are labelled as showing
 //! no effect of the priority.
 
-use std::os::fd::BorrowedFd;
 use std::time::{Duration, Instant};
 
 use crate::engine::{Engine, EngineKind, FileId, IoRequest, Op, SyncEngine};
 use crate::error::{Error, Result};
+use crate::platform::HandleRef;
 use crate::platform::{self, OpenHow};
 use crate::probe::{Chain, NodeKind};
 use crate::results::{Blocker, Details, PairRates, PriorityEffect, Repetition, ThrottledDetails};
@@ -160,7 +160,7 @@ pub(super) enum Side {
 /// The file a phase works on, opened by each of its threads.
 #[derive(Clone, Copy)]
 pub(super) struct Target<'a> {
-    pub dir: BorrowedFd<'a>,
+    pub dir: HandleRef<'a>,
     pub name: &'a str,
     pub how: OpenHow,
 }

@@ -11,14 +11,13 @@
 
 use std::collections::HashSet;
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
 use crate::engine::tree::Dir;
 use crate::engine::{Engine, EngineFactory, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::interrupt;
-use crate::platform::{self, OpenHow};
+use crate::platform::{self, HandleRef, OpenHow};
 use crate::results::{
     BandSizeFrom, Details, Method, PlainCopy, Repetition, TmBackupDetails, TmPhaseFigures,
 };
@@ -221,7 +220,7 @@ struct Bundle<'a> {
 
 /// The directory's descriptor; under the null engine, whose directories are virtual and whose
 /// opens touch nothing, the scratch directory's.
-fn fd<'d>(dir: &'d Dir, scratch: &'d Scratch) -> BorrowedFd<'d> {
+fn fd<'d>(dir: &'d Dir, scratch: &'d Scratch) -> HandleRef<'d> {
     dir.fd().unwrap_or_else(|_| scratch.fd())
 }
 

@@ -5,9 +5,9 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
+use crate::platform::AsHandleRef;
 use crate::platform::{self, Handle, Removed};
 use crate::units::format_bytes;
 
@@ -30,8 +30,8 @@ fn open_stale(parent: &Handle, name: &OsStr) -> Option<(Handle, Marker)> {
     if !name.as_encoded_bytes().starts_with(PREFIX.as_bytes()) {
         return None;
     }
-    let dir = platform::open_dir_in(parent.as_fd(), name).ok()?;
-    let found = marker::read(dir.as_fd())?;
+    let dir = platform::open_dir_in(parent.handle_ref(), name).ok()?;
+    let found = marker::read(dir.handle_ref())?;
     found.is_stale().then_some((dir, found))
 }
 
@@ -40,7 +40,7 @@ pub fn find(dir: &Path) -> Vec<Leftover> {
     let Ok(parent) = platform::open_dir(dir) else {
         return Vec::new();
     };
-    let Ok(listing) = platform::read_dir(parent.as_fd()) else {
+    let Ok(listing) = platform::read_dir(parent.handle_ref()) else {
         return Vec::new();
     };
     let mut found = Vec::new();
@@ -49,7 +49,7 @@ pub fn find(dir: &Path) -> Vec<Leftover> {
         let Some((fd, marker)) = open_stale(&parent, &name) else {
             continue;
         };
-        let (entries, bytes) = platform::measure_contents(fd.as_fd()).unwrap_or_default();
+        let (entries, bytes) = platform::measure_contents(fd.handle_ref()).unwrap_or_default();
         found.push(Leftover {
             path: dir.join(&name),
             name,
@@ -69,7 +69,7 @@ pub fn remove(leftover: &Leftover) -> io::Result<Removed> {
     if open_stale(&parent, &leftover.name).is_none() {
         return Err(io::Error::other("no longer a stale scratch directory"));
     }
-    platform::remove_tree(parent.as_fd(), &leftover.name)
+    platform::remove_tree(parent.handle_ref(), &leftover.name)
 }
 
 /// One line on what `found` holds, or None when there is nothing.

@@ -3,9 +3,9 @@
 //! from a run still going, or another machine's scratch on a shared NAS.
 
 use std::io::{Read, Write};
-use std::os::fd::BorrowedFd;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::platform::HandleRef;
 use crate::platform::{self, OpenHow};
 
 /// The marker's name inside a scratch directory.
@@ -93,7 +93,7 @@ impl Marker {
 }
 
 /// Writes this process's marker into the open directory `dir`.
-pub fn write(dir: BorrowedFd<'_>) -> std::io::Result<()> {
+pub fn write(dir: HandleRef<'_>) -> std::io::Result<()> {
     let how = OpenHow {
         write: true,
         create: true,
@@ -104,7 +104,7 @@ pub fn write(dir: BorrowedFd<'_>) -> std::io::Result<()> {
 }
 
 /// The marker in the open directory `dir`, if it has one of ours.
-pub fn read(dir: BorrowedFd<'_>) -> Option<Marker> {
+pub fn read(dir: HandleRef<'_>) -> Option<Marker> {
     let how = OpenHow {
         write: false,
         create: false,

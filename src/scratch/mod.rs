@@ -13,7 +13,6 @@ pub mod marker;
 
 use std::ffi::OsStr;
 use std::io;
-use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,6 +21,7 @@ use std::time::{Duration, Instant};
 use crate::engine::tree::Root;
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::platform::AsHandleRef;
 use crate::platform::{self, Handle, HandleRef};
 
 /// The prefix of every scratch directory, so a leftover can be recognised.
@@ -94,7 +94,7 @@ impl Scratch {
             let path = destination.join(&name);
             // Register before creating so a second Ctrl-C in between still removes it.
             interrupt::register_scratch(&path);
-            match platform::create_dir_exclusive(parent.as_fd(), &name) {
+            match platform::create_dir_exclusive(parent.handle_ref(), &name) {
                 Ok(fd) => {
                     let scratch = Scratch {
                         fd: Arc::new(fd),
@@ -122,7 +122,7 @@ impl Scratch {
     }
 
     pub fn fd(&self) -> HandleRef<'_> {
-        self.fd.as_fd()
+        self.fd.handle_ref()
     }
 
     pub fn path(&self) -> &Path {
@@ -143,8 +143,8 @@ impl Scratch {
 
     /// Whether `name` in the parent is still this directory (not something swapped in).
     fn still_there(&self) -> bool {
-        let at = platform::stat_in(self.parent.as_fd(), OsStr::new(&self.name));
-        match (at, platform::stat(self.fd.as_fd())) {
+        let at = platform::stat_in(self.parent.handle_ref(), OsStr::new(&self.name));
+        match (at, platform::stat(self.fd.handle_ref())) {
             (Ok(at), Ok(ours)) => at.device == ours.device && at.inode == ours.inode,
             _ => false,
         }
@@ -160,11 +160,11 @@ impl Scratch {
     fn remove(&self) -> io::Result<()> {
         let deadline = Instant::now() + REMOVE_PATIENCE;
         loop {
-            let done = platform::remove_contents(self.fd.as_fd())?;
+            let done = platform::remove_contents(self.fd.handle_ref())?;
             if !self.still_there() {
                 return Err(io::Error::other("it was moved or replaced"));
             }
-            match platform::remove_dir_in(self.parent.as_fd(), OsStr::new(&self.name)) {
+            match platform::remove_dir_in(self.parent.handle_ref(), OsStr::new(&self.name)) {
                 Ok(()) => return Ok(()),
                 Err(e)
                     if e.kind() == io::ErrorKind::DirectoryNotEmpty

@@ -332,5 +332,6 @@ pub fn remove_all(parent: &Root, name: &str, engines: &EngineFactory) {
     }
 }
 
-#[cfg(test)]
+/// Copies with Unix modes, FIFOs and symlinks to /etc: Unix semantics, run on Unix.
+#[cfg(all(test, unix))]
 mod tests;

@@ -13,13 +13,13 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::platform::AsHandleRef;
 use crate::platform::{self, FileKind, Handle};
 use crate::workload::fileset::FileSizes;
 
@@ -196,8 +196,10 @@ pub fn survey(root: &Path, threads: usize, cross: bool) -> Result<Survey> {
     };
     let root_fd = platform::open_dir(root).map_err(unreadable)?;
     refuse_pseudo(root, &root_fd)?;
-    let device = platform::stat(root_fd.as_fd()).map_err(unreadable)?.device;
-    platform::read_dir(root_fd.as_fd()).map_err(unreadable)?;
+    let device = platform::stat(root_fd.handle_ref())
+        .map_err(unreadable)?
+        .device;
+    platform::read_dir(root_fd.handle_ref()).map_err(unreadable)?;
     let queue = Mutex::new(Queue {
         root: Some(Arc::new(root_fd)),
         pending: Vec::new(),
@@ -235,7 +237,7 @@ pub fn survey(root: &Path, threads: usize, cross: bool) -> Result<Survey> {
 /// Refuses a tree on a kernel pseudo-filesystem (`/proc`, `/sys`...): nothing there is data to
 /// back up, and some of its files block or never end.
 pub fn refuse_pseudo(root: &Path, dir: &Handle) -> Result<()> {
-    match platform::pseudo_filesystem(dir.as_fd()) {
+    match platform::pseudo_filesystem(dir.handle_ref()) {
         Ok(Some(kind)) => Err(Error::Destination {
             path: root.to_path_buf(),
             problem: format!(
@@ -298,7 +300,7 @@ fn lister(device: Option<u64>, queue: &Mutex<Queue>, wake: &Condvar) -> Survey {
 /// Opens a pending directory from its parent, without following a symlink; None (counted) if it
 /// cannot be opened or is on another filesystem than the root's.
 fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<Handle>> {
-    let fd = match platform::open_dir_in(dir.parent.as_fd(), &dir.name) {
+    let fd = match platform::open_dir_in(dir.parent.handle_ref(), &dir.name) {
         Ok(fd) => fd,
         Err(e) => {
             survey.skipped.unreadable += 1;
@@ -307,7 +309,7 @@ fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<H
         }
     };
     if let Some(root) = device
-        && platform::stat(fd.as_fd()).is_ok_and(|st| st.device != root)
+        && platform::stat(fd.handle_ref()).is_ok_and(|st| st.device != root)
     {
         survey.skipped.other_filesystems += 1;
         return None;
@@ -321,7 +323,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
         survey.skipped.unreadable += 1;
         survey.unreadable.add(format!("{}: {e}", what.display()));
     };
-    let entries = match platform::read_dir(dir.as_fd()) {
+    let entries = match platform::read_dir(dir.handle_ref()) {
         Ok(entries) => entries,
         Err(e) => {
             problem(rel, e, survey);
@@ -345,7 +347,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
         let mut size = None;
         let mut inode = None;
         if matches!(kind, FileKind::File | FileKind::Unknown) {
-            match platform::stat_in(dir.as_fd(), &name) {
+            match platform::stat_in(dir.handle_ref(), &name) {
                 Ok(st) => {
                     kind = st.kind;
                     size = Some(st.size);
@@ -399,7 +401,6 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
 mod tests {
     use super::*;
     use std::fs;
-    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn classes_split_at_their_bounds() {
@@ -431,7 +432,7 @@ mod tests {
                 expected.add(size as u64);
             }
         }
-        std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
+        crate::platform::symlink(outside.path(), &root.path().join("link")).unwrap();
         // A file of 3 names, in directories different threads may list: one file, 2 links.
         fs::write(root.path().join("d1/e/shared"), vec![2u8; 7000]).unwrap();
         fs::hard_link(
@@ -456,8 +457,11 @@ mod tests {
         }
     }
 
+    /// Unix permission bits make the directory unreadable; Windows would need an ACL.
+    #[cfg(unix)]
     #[test]
     fn an_unreadable_directory_is_counted_not_fatal() {
+        use std::os::unix::fs::PermissionsExt;
         if crate::platform::is_root() {
             // Root reads directories whatever their mode; the integration tests cover this
             // with a directory made unreadable to root as well.

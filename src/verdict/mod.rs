@@ -83,6 +83,8 @@ struct Facts {
     /// The narrowest known link's practical maximum, MB/s.
     narrowest_max_mb_s: Option<f64>,
     per_file: Option<PerFile>,
+    /// Windows' removal policy of a removable disk (its write cache), as the chain recorded it.
+    removal_policy: Option<String>,
 }
 
 /// The verdict over a chain (None when it could not be probed) and a run's results: classified
@@ -115,6 +117,7 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
         interface: None,
         narrowest_max_mb_s: None,
         per_file: None,
+        removal_policy: None,
     };
     let Some(chain) = chain else {
         v.kind = VerdictKind::NoChain;
@@ -142,6 +145,10 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
         .find(|n| n.kind == NodeKind::Interface)
         .map(|n| n.label.clone());
     facts.per_file = facts.network.then(|| PerFile::of(results)).flatten();
+    facts.removal_policy = chain.nodes().into_iter().find_map(|n| {
+        n.get("removal policy")
+            .map(|p| format!("{}: \"{p}\"", n.label))
+    });
     v.per_file_ms = facts.per_file.as_ref().map(|p| p.ms);
     v.kind = match (v.measured_mb_s, refs.first()) {
         (None, _) => VerdictKind::NeedsSequentialTests,

@@ -75,9 +75,14 @@ fn device_or_protocol(v: &Verdict, facts: &Facts) -> &'static str {
 /// about them, the per-file cost over a network, the figures that were a cache.
 pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
     let mut details = Vec::new();
+    let policy = facts.removal_policy.as_ref().map(|p| removal_policy(v, p));
     match v.kind {
         VerdictKind::NoChain | VerdictKind::Memory => return details,
-        VerdictKind::NeedsSequentialTests => return cached(v),
+        VerdictKind::NeedsSequentialTests => {
+            details.extend(policy);
+            details.extend(cached(v));
+            return details;
+        }
         VerdictKind::LimitedByLink => details.extend(next_link(v, facts)),
         _ => {}
     }
@@ -88,8 +93,27 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
         );
     }
     details.extend(facts.per_file.as_ref().map(|p| per_file(v, p)));
+    details.extend(policy);
     details.extend(cached(v));
     details
+}
+
+/// Windows' removal policy, which decides whether writes wait for the device.
+fn removal_policy(v: &Verdict, policy: &str) -> String {
+    let writes = v.write_mb_s.map_or(String::new(), |w| {
+        format!(" (the writes measured {w:.0} MB/s under it)")
+    });
+    if policy.ends_with("\"quick removal\"") {
+        format!(
+            "{policy}: the device's write cache is off, every write waits for the medium{writes}; \
+             \"better performance\" (Device Manager, the disk's Policies) turns it on"
+        )
+    } else {
+        format!(
+            "{policy}: writes are acknowledged from the device's cache{writes}; eject before \
+             unplugging, or choose \"quick removal\""
+        )
+    }
 }
 
 /// What would limit next if the bottleneck were faster.

@@ -18,8 +18,6 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -28,6 +26,7 @@ use hdrhistogram::Histogram;
 use super::DataStamper;
 use super::desktop::{Entry, MixedPlan};
 use crate::platform;
+use crate::platform::{AsHandleRef, Handle, HandleRef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -183,12 +182,12 @@ impl SizeSampler {
 /// Generates the set under `root` (which must exist and be empty): files of incompressible
 /// data with mode 0644 and the fixed [`GENERATED_MTIME`], in directories shaped by the kind.
 pub fn generate(spec: &SetSpec, root: &Path) -> io::Result<SetSummary> {
-    generate_in(spec, platform::open_dir(root)?.as_fd())
+    generate_in(spec, platform::open_dir(root)?.handle_ref())
 }
 
 /// [`generate`] in the open directory `root`: every directory and file is made relative to it,
 /// never through a symlink, so a directory swapped for a link cannot send a file elsewhere.
-pub fn generate_in(spec: &SetSpec, root: BorrowedFd<'_>) -> io::Result<SetSummary> {
+pub fn generate_in(spec: &SetSpec, root: HandleRef<'_>) -> io::Result<SetSummary> {
     let mut out = Writer::new(spec.seed, root);
     let root = Path::new("");
     match spec.kind {
@@ -204,9 +203,9 @@ pub fn generate_in(spec: &SetSpec, root: BorrowedFd<'_>) -> io::Result<SetSummar
 /// Writes the files of a set and counts them.
 /// Paths given to it are relative to the set's root, which it reaches through its descriptor.
 struct Writer<'a> {
-    root: BorrowedFd<'a>,
+    root: HandleRef<'a>,
     /// The directory files went into last (files mostly come in runs of one directory).
-    last_dir: Option<(PathBuf, OwnedFd)>,
+    last_dir: Option<(PathBuf, Handle)>,
     stamper: DataStamper,
     buffer: Vec<u8>,
     summary: SetSummary,
@@ -214,7 +213,7 @@ struct Writer<'a> {
 }
 
 impl<'a> Writer<'a> {
-    fn new(seed: u64, root: BorrowedFd<'a>) -> Self {
+    fn new(seed: u64, root: HandleRef<'a>) -> Self {
         let mut stamper = DataStamper::new(seed);
         let mut buffer = vec![0u8; 1 << 20];
         stamper.fill(&mut buffer);
@@ -232,7 +231,7 @@ impl<'a> Writer<'a> {
     fn parent_of<'p>(
         &mut self,
         path: &'p Path,
-    ) -> io::Result<(BorrowedFd<'_>, &'p std::ffi::OsStr)> {
+    ) -> io::Result<(HandleRef<'_>, &'p std::ffi::OsStr)> {
         let parent = path.parent().unwrap_or(Path::new(""));
         let name = path
             .file_name()
@@ -242,7 +241,7 @@ impl<'a> Writer<'a> {
             self.last_dir = Some((parent.to_path_buf(), fd));
         }
         let (_, fd) = self.last_dir.as_ref().expect("just opened");
-        Ok((fd.as_fd(), name))
+        Ok((fd.handle_ref(), name))
     }
 
     fn file(&mut self, path: &Path, size: u64) -> io::Result<()> {
@@ -338,7 +337,7 @@ fn write_file(
         file.write_all(&buffer[..n])?;
         left -= n as u64;
     }
-    file.set_permissions(fs::Permissions::from_mode(0o644))?;
+    platform::set_mode(&file, 0o644)?;
     let mtime = SystemTime::UNIX_EPOCH + GENERATED_MTIME;
     file.set_times(fs::FileTimes::new().set_modified(mtime).set_accessed(mtime))
 }
@@ -445,7 +444,7 @@ mod tests {
         assert_eq!(sa.files, 3000);
         assert!(sa.dirs >= 1, "nested directories: {sa:?}");
         let meta = fs::metadata(a.path().join("f0000.bin")).unwrap();
-        assert_eq!(meta.permissions().mode() & 0o777, 0o644);
+        assert_eq!(platform::mode_of(&meta) & 0o777, 0o644);
         assert_eq!(
             meta.modified().unwrap(),
             SystemTime::UNIX_EPOCH + GENERATED_MTIME

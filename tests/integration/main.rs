@@ -1,14 +1,19 @@
 //! destbench's integration tests, built into one test binary. The long ones are `#[ignore]`d,
 //! and `.ci/run` runs them: the figures held against an emulated device of known speed (`cargo
 //! test -- --ignored --skip lab::`) and the lab's qemu guests, which run alone (`cargo test
-//! --test integration lab:: -- --ignored`). The fault matrix (fanotify, inotify) and the testbed's
-//! own checks (O_DIRECT) are Linux's: on macOS those two modules are not built, and the testbed's
-//! tests skip there, saying why (it needs root and Linux's loop, nbd and dm).
+//! --test integration lab:: -- --ignored`).
+//!
+//! Modules that make FIFOs, device nodes, Unix permissions or signals are Unix's (`cfg(unix)`);
+//! the rest also builds for Windows and runs under wine (`.ci/run`, `scripts/wine/run`). The
+//! fault matrix (fanotify, inotify) and the testbed's own checks (O_DIRECT) are Linux's; the
+//! testbed's tests skip on other systems, saying why (root and Linux's loop, nbd and dm).
 mod chain;
 mod cli_ux;
+#[cfg(unix)]
 mod estimate;
 #[cfg(target_os = "linux")]
 mod faults;
+#[cfg(unix)]
 mod faults_history;
 mod fio_interop;
 mod headline;
@@ -17,10 +22,12 @@ mod html_report;
 mod lab;
 #[cfg(feature = "mpi")]
 mod mpi;
+#[cfg(unix)]
 mod run_files;
 mod run_input;
 mod run_null;
 mod run_real;
+#[cfg(unix)]
 mod run_signals;
 mod run_testbed;
 mod support;
@@ -28,4 +35,5 @@ mod sustained;
 mod testbed;
 #[cfg(target_os = "linux")]
 mod testbed_checks;
+#[cfg(unix)]
 mod tm_fidelity;

@@ -108,7 +108,7 @@ fn symlinked_scratch_name_cannot_redirect_writes() {
     let dir = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     let link = dir.path().join(".destbench-0000000000000000");
-    std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+    destbench::platform::symlink(outside.path(), &link).unwrap();
     exits(
         destbench().args([
             "run",

@@ -21,6 +21,7 @@ pub fn skip(reason: &str) {
 /// One `#[test]` per case of a fault matrix, named as the case and runnable alone (`cargo test
 /// --test integration faults::NAME`): `NAME: NEEDS => CASE;`. NEEDS is checked first (false:
 /// skipped, after `skip` said why); the cases hold `LOCK` while they run, one at a time.
+#[cfg(unix)]
 macro_rules! fault_cases {
     ($lock:ident; $($name:ident: $needs:expr => $case:expr;)*) => {$(
         #[test]
@@ -32,11 +33,12 @@ macro_rules! fault_cases {
         }
     )*};
 }
+#[cfg(unix)]
 pub(crate) use fault_cases;
 
 /// True when running as root.
 pub fn is_root() -> bool {
-    rustix::process::geteuid().is_root()
+    destbench::platform::is_root()
 }
 
 /// True when `program` is found on PATH.
@@ -85,7 +87,6 @@ pub fn destbench() -> Command {
 /// an earlier, killed run left in /tmp cannot change a test's outcome. Named after the test
 /// (libtest names each test's thread so), world-writable for the runs made as another user.
 pub fn test_tmpdir() -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     static MADE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let thread = std::thread::current();
     let name: String = thread
@@ -107,7 +108,11 @@ pub fn test_tmpdir() -> std::path::PathBuf {
     if !made.contains(&name) {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        }
         made.push(name);
     }
     dir

@@ -12,33 +12,39 @@
 //! clock, for exact figures in tests).
 
 mod null;
+#[cfg(unix)]
 mod system;
+#[cfg(windows)]
+mod windows;
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use null::{NullTree, VirtualTree};
+#[cfg(unix)]
 pub use system::SystemTree;
+#[cfg(windows)]
+pub use windows::SystemTree;
 
 use super::{Capabilities, EngineKind, FileId};
+use crate::platform::{Handle, HandleRef};
 
 /// An open directory: a descriptor for the real engines, a node of the virtual tree for `null`.
 /// Cheap to clone and to hand to another thread (a batch of files carries its directories).
 #[derive(Debug, Clone)]
 pub enum Dir {
-    Real(Arc<OwnedFd>),
+    Real(Arc<Handle>),
     Virtual(usize),
 }
 
 impl Dir {
     /// The descriptor of a real directory.
-    pub fn fd(&self) -> io::Result<BorrowedFd<'_>> {
+    pub fn fd(&self) -> io::Result<HandleRef<'_>> {
         match self {
-            Dir::Real(fd) => Ok(std::os::fd::AsFd::as_fd(fd.as_ref())),
+            Dir::Real(fd) => Ok(crate::platform::AsHandleRef::handle_ref(fd.as_ref())),
             Dir::Virtual(_) => Err(io::Error::other(
                 "a directory of the null engine used with a real engine",
             )),
@@ -62,7 +68,7 @@ pub struct Root {
 struct Base {
     path: PathBuf,
     /// None only for a virtual root of the `null` engine that no real directory backs.
-    fd: Option<Arc<OwnedFd>>,
+    fd: Option<Arc<Handle>>,
 }
 
 impl Root {
@@ -74,7 +80,7 @@ impl Root {
     }
 
     /// A directory already open at `path` (the scratch directory, opened as it was made).
-    pub fn of_fd(path: &Path, fd: Arc<OwnedFd>) -> Root {
+    pub fn of_fd(path: &Path, fd: Arc<Handle>) -> Root {
         Root {
             base: Arc::new(Base {
                 path: path.to_path_buf(),
@@ -254,8 +260,7 @@ pub trait TreeEngine: Send {
     /// into `file`; returns the bytes copied, fewer if the source shrank. Data moves through the
     /// kernel (`splice`) where it can, never by `copy_file_range` or a reflink: the destination
     /// receives every byte.
-    fn copy_in(&mut self, file: FileId, source: BorrowedFd<'_>, len: u64)
-    -> Result<u64, CopyError>;
+    fn copy_in(&mut self, file: FileId, source: HandleRef<'_>, len: u64) -> Result<u64, CopyError>;
 
     /// Reads the next bytes of `file` into `buf`; 0 at the end.
     fn read(&mut self, file: FileId, buf: &mut [u8]) -> io::Result<usize>;

@@ -11,13 +11,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{CopyError, Dir, Entry, Kind, Root, Stat, TreeEngine};
 use crate::engine::{EngineKind, FileId, NullTiming};
+use crate::platform::HandleRef;
 
 /// The data unit the null engine charges `io_latency` for (the copy and read buffer size of the
 /// real engines).
@@ -332,7 +332,7 @@ impl TreeEngine for NullTree {
     fn copy_in(
         &mut self,
         file: FileId,
-        _source: BorrowedFd<'_>,
+        _source: HandleRef<'_>,
         len: u64,
     ) -> Result<u64, CopyError> {
         let node = self.file(file).map_err(CopyError::Destination)?.node;
@@ -432,7 +432,7 @@ mod tests {
         let dir = writer.mkdir(&root, OsStr::new("d")).unwrap();
         let file = writer.create(&dir, OsStr::new("f"), 0o644).unwrap();
         let stdin = std::io::stdin();
-        let source = std::os::fd::AsFd::as_fd(&stdin);
+        let source = crate::platform::AsHandleRef::handle_ref(&stdin);
         assert_eq!(writer.copy_in(file, source, CHUNK + 1).unwrap(), CHUNK + 1);
         writer.fsync(file).unwrap();
         writer.close(file).unwrap();

@@ -603,7 +603,8 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
             let method = &lab.report_in(&format!("run-fsync-{i}"))["results"][0]["method"];
             assert_eq!(method, "fsync", "{dest} --buffered");
         }
-        row += &format!("; fsync'd buffered writes: xfs_io {fsync_truth:6.2}, destbench {fsync:6.2}");
+        row +=
+            &format!("; fsync'd buffered writes: xfs_io {fsync_truth:6.2}, destbench {fsync:6.2}");
         within.push(("seq-write fsync vs xfs_io the same way", fsync, fsync_truth));
         within.push(("seq-write fsync vs direct", fsync, figure));
     }
