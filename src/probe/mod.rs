@@ -229,3 +229,10 @@ impl Chain {
 pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
     linux::probe(path, &SysRoots::live(), declared)
 }
+
+/// The mounted volumes worth testing on this machine (disks and shares that can be written),
+/// each once; empty when the mount table cannot be read.
+#[cfg(target_os = "linux")]
+pub fn volumes() -> Vec<PathBuf> {
+    linux::volumes(&SysRoots::live()).unwrap_or_default()
+}

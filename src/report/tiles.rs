@@ -1,0 +1,63 @@
+//! The answer first, as tiles (`destbench ui`'s page, after a run): the verdict in words, then one
+//! tile per headline figure. The figures are the headline tables' cells (`headline::tables`,
+//! from `RunReport::headline`), so the page, the terminal and the HTML report show the same ones.
+
+use std::fmt::Write as _;
+
+use super::escape::html as escape;
+use super::table::Table;
+use crate::results::RunReport;
+
+/// The verdict and the headline's tiles, as an HTML fragment (text escaped).
+pub fn answer(run: &RunReport) -> String {
+    let mut out = String::from("<div class=\"answer\">\n");
+    match &run.verdict {
+        Some(v) => {
+            let _ = writeln!(
+                out,
+                "<div class=\"tile verdict\" data-tile=\"verdict\"><h3>Verdict</h3><p>{}</p></div>",
+                escape(&v.in_words())
+            );
+        }
+        None => out.push_str("<p class=\"note\">No verdict recorded with this run.</p>\n"),
+    }
+    match super::headline::tables(run) {
+        Some(tables) => {
+            tiles(&mut out, &tables.block);
+            if let Some(backup) = &tables.backup {
+                tiles(&mut out, backup);
+            }
+        }
+        None => {
+            out.push_str("<p class=\"note\">This run measured none of the headline figures.</p>\n")
+        }
+    }
+    out.push_str("</div>\n");
+    out
+}
+
+/// One tile per row: the first cell its title over the first column's (the unit or the kind),
+/// the other cells under their columns' titles.
+fn tiles(out: &mut String, table: &Table) {
+    let kind = table.columns.first().map_or("", |c| c.title.as_str());
+    for row in &table.rows {
+        let Some((title, rest)) = row.split_first() else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            "<div class=\"tile\" data-tile=\"figure\"><h3>{}</h3><small>{}</small><dl>",
+            escape(&title.text),
+            escape(kind)
+        );
+        for (cell, column) in rest.iter().zip(table.columns.iter().skip(1)) {
+            let _ = write!(
+                out,
+                "<dt>{}</dt><dd>{}</dd>",
+                escape(&column.title),
+                escape(&cell.text)
+            );
+        }
+        out.push_str("</dl></div>\n");
+    }
+}
