@@ -24,3 +24,4 @@ mod support;
 mod sustained;
 mod testbed;
 mod testbed_checks;
+mod ui;

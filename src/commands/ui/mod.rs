@@ -47,8 +47,11 @@ pub fn ui(args: &UiArgs) -> Result<ExitCode> {
         jobs: job::Jobs::default(),
     });
     let url = format!("http://127.0.0.1:{port}/?t={}", app.token);
-    println!("destbench: serving the page at {url}");
-    println!("destbench: Ctrl-C stops it (and a run under way, removing its scratch)");
+    // Not println!: a closed stdout (`destbench ui | head -1`) must not stop the server.
+    super::write_stdout(&format!(
+        "destbench: serving the page at {url}\n\
+         destbench: Ctrl-C stops it (and a run under way, removing its scratch)\n"
+    ))?;
     if !args.no_browser
         && let Err(e) = opener::open(&url)
     {
