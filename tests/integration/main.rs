@@ -25,3 +25,4 @@ mod sustained;
 mod testbed;
 mod testbed_checks;
 mod ui;
+mod ui_browser;
