@@ -390,8 +390,61 @@ fn a_run_from_the_page_is_stored_as_one_from_the_terminal() {
         })
         .collect();
     assert!(shapes[0].len() > 50, "a whole document: {:?}", shapes[0]);
+    // The two compared, as the page's Compare shows them: the HTML report of both.
+    let (code, compared) = ui.get("/report?id=1&id=2");
+    assert_eq!(code, 200);
+    assert!(
+        compared.contains("run 1 vs run 2"),
+        "the comparison's title"
+    );
+    assert!(
+        compared.contains("Welch's t-test"),
+        "compare's significance test"
+    );
     assert_eq!(
         shapes[0], shapes[1],
         "the page's run and the terminal's have one shape"
     );
+}
+
+#[test]
+#[ignore = "an estimate copies its calibration sets to a disk folder: about 30 s"]
+fn an_estimate_from_the_page_is_the_commands_text() {
+    let dir = crate::support::disk_tempdir("destbench-ui-estimate-");
+    let (source, to) = (dir.path().join("source"), dir.path().join("to"));
+    std::fs::create_dir(&source).unwrap();
+    std::fs::create_dir(&to).unwrap();
+    for i in 0..20 {
+        std::fs::write(source.join(format!("f{i}")), vec![i as u8; 20_000]).unwrap();
+    }
+    let ui = Ui::start(dir.path(), "null");
+    let encode = |p: &Path| -> String {
+        form_urlencoded::byte_serialize(p.to_str().unwrap().as_bytes()).collect()
+    };
+    let (code, body) = ui.post("/api/estimate", &format!("source={}", encode(&source)));
+    assert_eq!(
+        (code, body.as_str()),
+        (400, "a destination to estimate for is needed")
+    );
+    let estimate = format!("source={}&to={}", encode(&source), encode(&to));
+    let (code, body) = ui.post("/api/estimate", &estimate);
+    assert_eq!(code, 202, "{body}");
+    let (code, _) = ui.post("/api/run", &form(&to, "quick"));
+    assert_eq!(code, 409, "one job at a time, an estimate included");
+    let done = ui.wait_done(Duration::from_secs(300));
+    let text = done["outcome"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{done}"));
+    let first = format!(
+        "first full backup of {}: 20 files, 390.62 KiB in 1 directories",
+        source.display()
+    );
+    assert!(text.starts_with(&first), "{text}");
+    assert!(
+        text.contains(&format!("to {} (measured now):", to.display())),
+        "{text}"
+    );
+    assert!(text.contains("predicted for rsync: "), "{text}");
+    assert_eq!(scratch_dirs(&to), Vec::<String>::new());
+    assert_eq!(scratch_dirs(dir.path()), Vec::<String>::new());
 }
