@@ -102,13 +102,20 @@ impl Ui {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+
+    /// Sends SIGTERM and waits for the server to end.
+    pub fn stop(&mut self) -> std::process::ExitStatus {
+        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).unwrap();
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        self.child.wait().unwrap()
+    }
 }
 
 impl Drop for Ui {
     fn drop(&mut self) {
-        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).unwrap();
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-        let _ = self.child.wait();
+        if self.child.try_wait().is_ok_and(|s| s.is_none()) {
+            self.stop();
+        }
     }
 }
 
@@ -329,6 +336,25 @@ fn cancel_stops_the_run_and_removes_its_scratch() {
     assert_eq!(code, 202);
     let done = ui.wait_done(Duration::from_secs(120));
     assert_eq!(done["outcome"]["result"], "stored", "{done}");
+}
+
+#[test]
+fn sigterm_stops_the_server_and_its_run_removing_the_scratch() {
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    let mut ui = Ui::start(dir.path(), "null");
+    let (code, body) = ui.post("/api/run", &form(&dest, "backup"));
+    assert_eq!(code, 202, "{body}");
+    let start = Instant::now();
+    while scratch_dirs(&dest).is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(30), "no scratch made");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = ui.stop();
+    assert!(status.success(), "{status:?}");
+    assert!(start.elapsed() < Duration::from_secs(30), "stopped late");
+    assert_eq!(scratch_dirs(&dest), Vec::<String>::new());
 }
 
 /// Every path of a JSON document's keys, arrays' items merged: its shape.
