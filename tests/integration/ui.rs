@@ -179,6 +179,25 @@ fn scratch_dirs(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// A temp directory with an empty `dest` folder in it.
+fn with_dest() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("dest");
+    std::fs::create_dir(&dest).unwrap();
+    (dir, dest)
+}
+
+/// Starts a long run on `dest` and returns once its scratch directory is there.
+fn run_until_scratch(ui: &Ui, dest: &Path) {
+    let (code, body) = ui.post("/api/run", &form(dest, "backup"));
+    assert_eq!(code, 202, "{body}");
+    let start = Instant::now();
+    while scratch_dirs(dest).is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(30), "no scratch made");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn every_request_needs_the_token_this_host_and_post_to_change_anything() {
     let dir = tempfile::tempdir().unwrap();
@@ -304,17 +323,9 @@ fn one_run_at_a_time_and_every_tab_sees_it() {
 
 #[test]
 fn cancel_stops_the_run_and_removes_its_scratch() {
-    let dir = tempfile::tempdir().unwrap();
-    let dest = dir.path().join("dest");
-    std::fs::create_dir(&dest).unwrap();
+    let (dir, dest) = with_dest();
     let ui = Ui::start(dir.path(), "null");
-    let (code, body) = ui.post("/api/run", &form(&dest, "backup"));
-    assert_eq!(code, 202, "{body}");
-    let start = Instant::now();
-    while scratch_dirs(&dest).is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(30), "no scratch made");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    run_until_scratch(&ui, &dest);
     let (code, body) = ui.post("/api/cancel", "");
     assert_eq!(code, 200, "{body}");
     let done = ui.wait_done(Duration::from_secs(30));
@@ -340,17 +351,10 @@ fn cancel_stops_the_run_and_removes_its_scratch() {
 
 #[test]
 fn sigterm_stops_the_server_and_its_run_removing_the_scratch() {
-    let dir = tempfile::tempdir().unwrap();
-    let dest = dir.path().join("dest");
-    std::fs::create_dir(&dest).unwrap();
+    let (dir, dest) = with_dest();
     let mut ui = Ui::start(dir.path(), "null");
-    let (code, body) = ui.post("/api/run", &form(&dest, "backup"));
-    assert_eq!(code, 202, "{body}");
+    run_until_scratch(&ui, &dest);
     let start = Instant::now();
-    while scratch_dirs(&dest).is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(30), "no scratch made");
-        std::thread::sleep(Duration::from_millis(20));
-    }
     let status = ui.stop();
     assert!(status.success(), "{status:?}");
     assert!(start.elapsed() < Duration::from_secs(30), "stopped late");
@@ -374,9 +378,7 @@ fn shape(value: &Value, at: &str, out: &mut std::collections::BTreeSet<String>) 
 
 #[test]
 fn a_run_from_the_page_is_stored_as_one_from_the_terminal() {
-    let dir = tempfile::tempdir().unwrap();
-    let dest = dir.path().join("dest");
-    std::fs::create_dir(&dest).unwrap();
+    let (dir, dest) = with_dest();
     let ui = Ui::start(dir.path(), "null");
     let (code, body) = ui.post("/api/run", &form(&dest, "quick"));
     assert_eq!(code, 202, "{body}");
