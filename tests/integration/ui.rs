@@ -282,6 +282,50 @@ fn a_path_or_profile_the_command_line_refuses_is_refused() {
 }
 
 #[test]
+fn profiles_come_with_their_planned_time_and_volumes_with_their_chain() {
+    let (dir, dest) = with_dest();
+    let ui = Ui::start(dir.path(), "null");
+    let (code, body) = ui.get(&format!("/api/profiles?path={}", dest.display()));
+    assert_eq!(code, 200, "{body}");
+    let profiles: Value = serde_json::from_str(&body).unwrap();
+    let names: Vec<&str> = profiles
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["quick", "backup", "full"]);
+    let planned: Vec<f64> = profiles
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["planned_s"].as_f64().unwrap())
+        .collect();
+    assert!(
+        planned[0] > 0.0 && planned[0] < planned[1] && planned[1] < planned[2],
+        "{planned:?}"
+    );
+    let defaults: Vec<&Value> = profiles
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["default"] == true)
+        .collect();
+    assert_eq!(defaults.len(), 1, "{profiles}");
+    let (code, body) = ui.get("/api/destinations");
+    assert_eq!(code, 200, "{body}");
+    let volumes: Value = serde_json::from_str(&body).unwrap();
+    for v in volumes.as_array().unwrap() {
+        assert!(Path::new(v["path"].as_str().unwrap()).is_absolute(), "{v}");
+        assert!(!v["chain"].as_str().unwrap().is_empty(), "{v}");
+        assert!(
+            ["removable", "share", "fixed"].contains(&v["kind"].as_str().unwrap()),
+            "{v}"
+        );
+    }
+}
+
+#[test]
 fn one_run_at_a_time_and_every_tab_sees_it() {
     let dir = tempfile::tempdir().unwrap();
     let ui = Ui::start(dir.path(), "null");

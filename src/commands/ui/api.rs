@@ -3,6 +3,8 @@
 //! from its form for the command line's own parser.
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use crate::cli::{Cli, Command, RunId};
 use crate::history::RunRecord;
@@ -36,26 +38,56 @@ enum VolumeKind {
     Fixed,
 }
 
+/// How long a volume may take to answer the probe: a dead share hangs a `stat` for minutes.
+const PROBE_PATIENCE: Duration = Duration::from_secs(3);
+
 pub fn destinations() -> Vec<Destination> {
-    let mut list: Vec<Destination> = probe::volumes()
+    // Each volume probed on a thread of its own, so that a dead share delays the list by
+    // PROBE_PATIENCE at most (its thread stays blocked in the kernel until the share answers).
+    let probes: Vec<_> = probe::volumes()
         .into_iter()
         .map(|path| {
-            let chain = probe::probe(&path, None);
-            Destination {
-                chain: match &chain {
-                    Ok(chain) => report::chain::one_line(chain),
-                    Err(e) => format!("not probed: {e}"),
-                },
-                free: platform::available_space(&path)
-                    .ok()
-                    .map(units::format_bytes),
-                kind: chain.as_ref().map_or(VolumeKind::Fixed, kind),
+            let (tx, rx) = mpsc::channel();
+            let target = path.clone();
+            let _ = std::thread::Builder::new()
+                .name("ui-probe".into())
+                .spawn(move || tx.send(destination(target)));
+            (path, rx)
+        })
+        .collect();
+    let deadline = Instant::now() + PROBE_PATIENCE;
+    let mut list: Vec<Destination> = probes
+        .into_iter()
+        .map(|(path, rx)| {
+            let left = deadline.saturating_duration_since(Instant::now());
+            rx.recv_timeout(left).unwrap_or_else(|_| Destination {
+                chain: format!(
+                    "not probed: no answer within {} s",
+                    PROBE_PATIENCE.as_secs()
+                ),
+                free: None,
+                kind: VolumeKind::Fixed,
                 path,
-            }
+            })
         })
         .collect();
     list.sort_by(|a, b| a.kind.cmp(&b.kind));
     list
+}
+
+fn destination(path: PathBuf) -> Destination {
+    let chain = probe::probe(&path, None);
+    Destination {
+        chain: match &chain {
+            Ok(chain) => report::chain::one_line(chain),
+            Err(e) => format!("not probed: {e}"),
+        },
+        free: platform::available_space(&path)
+            .ok()
+            .map(units::format_bytes),
+        kind: chain.as_ref().map_or(VolumeKind::Fixed, kind),
+        path,
+    }
 }
 
 fn kind(chain: &Chain) -> VolumeKind {
@@ -76,6 +108,8 @@ fn kind(chain: &Chain) -> VolumeKind {
 #[derive(serde::Serialize)]
 struct Profile {
     name: ProfileName,
+    /// The one `run` takes when none is named.
+    default: bool,
     planned_s: f64,
     planned: String,
 }
@@ -90,6 +124,7 @@ pub fn profiles(app: &App, path: Option<&str>) -> Reply {
             let planned_s = plan_seconds(&argv)?;
             Ok(Profile {
                 name,
+                default: name == ProfileName::default(),
                 planned_s,
                 planned: units::human_duration(planned_s),
             })
@@ -222,4 +257,48 @@ pub fn value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
         .iter()
         .find(|(k, _)| k == key)
         .map(|(_, v)| v.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::Node;
+
+    fn chain(links: &[(NodeKind, &str)]) -> Chain {
+        let mut nodes = links.iter().rev().map(|&(k, label)| Node::new(k, label));
+        let last = nodes.next().unwrap();
+        let root = nodes.fold(last, |child, mut parent| {
+            parent.children.push(child);
+            parent
+        });
+        Chain {
+            path: PathBuf::from("/mnt"),
+            root,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn removable_disks_then_shares_then_the_rest() {
+        let usb = chain(&[
+            (NodeKind::Mount, "ext4 at /media/b from /dev/sdb1"),
+            (NodeKind::Disk, "disk sdb"),
+            (NodeKind::Transport, "USB 2.0 (BOT)"),
+        ]);
+        let share = chain(&[
+            (NodeKind::Mount, "cifs at /mnt/nas from //nas/b"),
+            (NodeKind::Server, "server nas"),
+        ]);
+        let internal = chain(&[
+            (NodeKind::Mount, "ext4 at / from /dev/nvme0n1p2"),
+            (NodeKind::Transport, "PCIe 3.0 x4"),
+        ]);
+        assert_eq!(
+            report::chain::one_line(&usb),
+            "ext4 at /media/b from /dev/sdb1 → disk sdb → USB 2.0 (BOT)"
+        );
+        let mut kinds = [kind(&internal), kind(&share), kind(&usb)];
+        kinds.sort();
+        assert!(kinds == [VolumeKind::Removable, VolumeKind::Share, VolumeKind::Fixed]);
+    }
 }

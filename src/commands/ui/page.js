@@ -41,6 +41,7 @@ async function loadDestinations() {
   const list = await (await get('/api/destinations')).json();
   const ul = $('destinations');
   ul.replaceChildren();
+  if (!list.length) ul.append(el('li', 'No mounted disk or share found: type a folder below.', { class: 'note' }));
   list.forEach((d, i) => {
     const label = el('label');
     const radio = el('input', null, { type: 'radio', name: 'destination', value: d.path });
@@ -59,9 +60,10 @@ async function loadProfiles() {
   const before = select.value;
   try {
     const list = await (await get('/api/profiles?path=' + encodeURIComponent(chosen()))).json();
-    select.replaceChildren(...list.map((p) => el('option', p.name + ' — about ' + p.planned, { value: p.name })));
-    select.value = before || 'quick';
-    if (!select.value) select.value = list[0].name;
+    select.replaceChildren(...list.map((p) => el('option',
+      p.name + ' — about ' + p.planned + (p.default ? ' (the default)' : ''), { value: p.name })));
+    const fallback = list.find((p) => p.default) || list[0];
+    select.value = before || fallback.name;
   } catch (e) { showError(e); }
 }
 
