@@ -95,6 +95,9 @@ def main():
         wait.until(lambda d: len(Select(d.find_element(By.ID, "profile")).options) == 3)
         profile = Select(driver.find_element(By.ID, "profile"))
         profile.select_by_value("quick")
+        time.sleep(0.5)  # the list asked for on typing the folder may land after the choice
+        profile = Select(driver.find_element(By.ID, "profile"))
+        check(profile.first_selected_option.get_attribute("value") == "quick", "quick is chosen")
         check("about" in profile.first_selected_option.text, "the profile shows its planned time: "
               + profile.first_selected_option.text)
         driver.find_element(By.ID, "run").click()

@@ -57,9 +57,9 @@ async function loadDestinations() {
 
 async function loadProfiles() {
   const select = $('profile');
-  const before = select.value;
   try {
     const list = await (await get('/api/profiles?path=' + encodeURIComponent(chosen()))).json();
+    const before = select.value; // read now: a choice made while the list was asked for stays
     select.replaceChildren(...list.map((p) => el('option',
       p.name + ' — about ' + p.planned + (p.default ? ' (the default)' : ''), { value: p.name })));
     const fallback = list.find((p) => p.default) || list[0];
