@@ -236,3 +236,9 @@ pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
 pub fn volumes() -> Vec<PathBuf> {
     linux::volumes(&SysRoots::live()).unwrap_or_default()
 }
+
+/// No volume list is read on other systems yet: `destbench ui` then asks for a folder.
+#[cfg(not(target_os = "linux"))]
+pub fn volumes() -> Vec<PathBuf> {
+    Vec::new()
+}
