@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::escape::html as escape;
-use super::table::Table;
+use super::table::{Align, Table};
 use crate::results::RunReport;
 
 /// The verdict and the headline's tiles, as an HTML fragment (text escaped).
@@ -36,21 +36,27 @@ pub fn answer(run: &RunReport) -> String {
     out
 }
 
-/// One tile per row: the first cell its title over the first column's (the unit or the kind),
-/// the other cells under their columns' titles.
+/// One tile per row: the first cell its title; under it the first column's title (the unit or
+/// the kind) and the row's other words (which result it is from); then its figures (the table's
+/// right-aligned columns) under their columns' titles.
 fn tiles(out: &mut String, table: &Table) {
     let kind = table.columns.first().map_or("", |c| c.title.as_str());
     for row in &table.rows {
         let Some((title, rest)) = row.split_first() else {
             continue;
         };
+        let cells = || rest.iter().zip(table.columns.iter().skip(1));
+        let mut caption = vec![kind.to_string()];
+        for (cell, column) in cells().filter(|(_, c)| c.align == Align::Left) {
+            caption.push(format!("{} {}", column.title, cell.text));
+        }
         let _ = write!(
             out,
             "<div class=\"tile\" data-tile=\"figure\"><h3>{}</h3><small>{}</small><dl>",
             escape(&title.text),
-            escape(kind)
+            escape(&caption.join(", "))
         );
-        for (cell, column) in rest.iter().zip(table.columns.iter().skip(1)) {
+        for (cell, column) in cells().filter(|(_, c)| c.align == Align::Right) {
             let _ = write!(
                 out,
                 "<dt>{}</dt><dd>{}</dd>",
