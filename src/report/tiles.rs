@@ -67,3 +67,35 @@ fn tiles(out: &mut String, table: &Table) {
         out.push_str("</dl></div>\n");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_then_a_tile_per_headline_row_escaped() {
+        let mut run: RunReport = serde_json::from_value(serde_json::json!({
+            "results": [
+                { "test": "seq-write", "variant": "SEQ1M-Q8T1", "median": 33.84,
+                  "method": "direct", "engine": "sync" },
+                { "test": "seq-read", "variant": "SEQ1M-Q8T1", "median": 41.0,
+                  "method": "direct", "engine": "sync" } ],
+        }))
+        .unwrap();
+        let mut verdict = crate::verdict::of(&run);
+        verdict.summary = "limited by <USB> & co".into();
+        verdict.details.clear();
+        run.verdict = Some(verdict);
+        let html = answer(&run);
+        let verdict = html
+            .find("<p>limited by &lt;USB&gt; &amp; co</p>")
+            .expect(&html);
+        let tile = html
+            .find("<h3>SEQ1M-Q8T1</h3><small>MB/s</small><dl><dt>read</dt><dd>41.0</dd><dt>write</dt><dd>33.8</dd></dl>")
+            .expect(&html);
+        assert!(verdict < tile, "the verdict first");
+        let nothing: RunReport = serde_json::from_value(serde_json::json!({})).unwrap();
+        let html = answer(&nothing);
+        assert!(html.contains("No verdict recorded") && html.contains("none of the headline"));
+    }
+}
