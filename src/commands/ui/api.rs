@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::cli::{Cli, Command, RunId};
+use crate::cli::{Command, RunId};
 use crate::history::RunRecord;
 use crate::probe::{self, Chain, NodeKind};
 use crate::report::{self, Exporter};
@@ -137,13 +137,8 @@ pub fn profiles(app: &App, path: Option<&str>) -> Reply {
 }
 
 fn plan_seconds(argv: &[String]) -> Result<f64, String> {
-    let words = ["destbench", "run"]
-        .map(String::from)
-        .into_iter()
-        .chain(argv.iter().cloned());
-    let cli = <Cli as clap::Parser>::try_parse_from(words).map_err(|e| e.kind().to_string())?;
-    let Command::Run(args) = cli.command else {
-        return Err("not a run".into());
+    let Command::Run(args) = super::job::parse(&["run"], argv).map_err(|e| e.to_string())? else {
+        unreachable!("parsed as run")
     };
     let plan = run::options(&args)
         .and_then(|o| o.plan())

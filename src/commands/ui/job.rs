@@ -246,7 +246,7 @@ impl Jobs {
 
 /// `destbench COMMAND ARGS...` through the command line's own parser, so that the page's values
 /// are checked exactly as typed ones are.
-fn parse(command: &[&str], argv: &[String]) -> Result<Command> {
+pub fn parse(command: &[&str], argv: &[String]) -> Result<Command> {
     let words = ["destbench"]
         .iter()
         .chain(command)
