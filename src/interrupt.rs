@@ -34,14 +34,28 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 static SCRATCH_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// The main thread is blocked waiting on other clients (an MPI collective).
 static WAITING: AtomicBool = AtomicBool::new(false);
+/// The page of `destbench ui` asked the run under way to stop (its Cancel button).
+static CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// How long a signalled process may stay blocked on other clients before the watchdog removes
 /// its scratch: well under Open MPI's one second between SIGTERM and SIGKILL.
 pub const WAIT_GRACE: Duration = Duration::from_millis(300);
 
-/// Installs the handlers (once per process).
-#[cfg(unix)]
+/// Installs the handlers, once per process: a later call (`destbench ui` runs and estimates
+/// many times) does nothing, so one signal is never seen twice.
 pub fn install() -> std::io::Result<()> {
+    static INSTALLED: Mutex<bool> = Mutex::new(false);
+    let mut installed = INSTALLED.lock().unwrap_or_else(|e| e.into_inner());
+    if !*installed {
+        install_handlers()?;
+        *installed = true;
+    }
+    Ok(())
+}
+
+/// SIGINT, SIGTERM and SIGHUP, on a thread of their own.
+#[cfg(unix)]
+fn install_handlers() -> std::io::Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new()
         .name("signals".into())
@@ -56,7 +70,7 @@ pub fn install() -> std::io::Result<()> {
 /// Installs the console handler (once per process): Ctrl-C and Ctrl-Break, and the console's
 /// close, logoff and shutdown events (as SIGTERM), each on the handler's own thread.
 #[cfg(windows)]
-pub fn install() -> std::io::Result<()> {
+fn install_handlers() -> std::io::Result<()> {
     ctrlc::set_handler(|| on_signal(SIGINT)).map_err(std::io::Error::other)
 }
 
@@ -72,14 +86,31 @@ fn on_signal(signal: i32) {
         .spawn(watchdog);
 }
 
-/// Err(Interrupted) once a signal has arrived.
+/// Err(Interrupted) once a signal has arrived, or a cancel was asked ([`cancel`]).
 pub fn check() -> Result<(), Error> {
     match RECEIVED.load(Ordering::Relaxed) {
+        0 if CANCELLED.load(Ordering::Relaxed) => Err(Error::Interrupted("Cancel on the page")),
         0 => Ok(()),
         SIGTERM => Err(Error::Interrupted("SIGTERM")),
         SIGHUP => Err(Error::Interrupted("SIGHUP")),
         _ => Err(Error::Interrupted("Ctrl-C")),
     }
+}
+
+/// Whether Ctrl-C, SIGTERM or SIGHUP has arrived (a [`cancel`] is not a signal).
+pub fn signalled() -> bool {
+    RECEIVED.load(Ordering::Relaxed) != 0
+}
+
+/// Stops the run under way as a first Ctrl-C does (the runner stops at its next check and the
+/// scratch's `Drop` removes it), without ending the process: `destbench ui`'s Cancel.
+pub fn cancel() {
+    CANCELLED.store(true, Ordering::SeqCst);
+}
+
+/// Forgets a [`cancel`], before the next run starts; a signal is never forgotten.
+pub fn clear_cancel() {
+    CANCELLED.store(false, Ordering::SeqCst);
 }
 
 pub(crate) fn register_scratch(path: &Path) {

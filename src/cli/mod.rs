@@ -6,6 +6,7 @@
 mod estimate;
 mod history;
 mod run;
+mod ui;
 
 use std::path::PathBuf;
 
@@ -17,6 +18,7 @@ pub use history::{
     ReportArgs, RunId, ShowArgs,
 };
 pub use run::{EngineArg, RunArgs};
+pub use ui::UiArgs;
 
 use crate::probe::DeclaredLink;
 
@@ -75,6 +77,8 @@ pub enum Command {
     /// Print the man page (roff): `destbench man | man -l -`; `destbench man run` for a
     /// subcommand's page, with all its options.
     Man(ManArgs),
+    /// Serve a page on 127.0.0.1 to pick a destination, run, and read the results in a browser.
+    Ui(UiArgs),
 }
 
 #[derive(Debug, clap::Args)]

@@ -12,6 +12,22 @@ use crate::report;
 use super::{db, write_stdout};
 
 pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
+    let (text, all_estimated) = render(args)?;
+    write_stdout(&text)?;
+    Ok(if all_estimated {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_RUNTIME)
+    })
+}
+
+/// The estimate as the command prints it (`destbench ui` shows the same text).
+pub fn text(args: &EstimateArgs) -> Result<String> {
+    render(args).map(|(text, _)| text)
+}
+
+/// The estimate rendered, and whether every destination was estimated.
+fn render(args: &EstimateArgs) -> Result<(String, bool)> {
     let plan = Options {
         source: args.source.clone(),
         cross_filesystems: args.cross_filesystems,
@@ -26,16 +42,12 @@ pub fn estimate(args: &EstimateArgs) -> Result<ExitCode> {
     // Stored runs before the survey: a wrong id should not cost a measurement.
     let stored = stored_runs(args)?;
     let report = estimate::run(&plan, &stored)?;
-    write_stdout(&if args.json {
+    let text = if args.json {
         report::estimate::render_json(&report)
     } else {
         report::estimate::render(&report)
-    })?;
-    Ok(if report.all_estimated() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_RUNTIME)
-    })
+    };
+    Ok((text, report.all_estimated()))
 }
 
 /// The runs of `--run`, in their order.

@@ -19,6 +19,7 @@ mod ranks;
 mod report;
 mod run;
 mod shell;
+mod ui;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -73,6 +74,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         Command::Clean(args) => print(clean::clean(&args)),
         Command::Completions(args) => print(shell::completions(args.shell)),
         Command::Man(args) => print(shell::man(args.subcommand.as_deref())),
+        Command::Ui(args) => ui::ui(&args),
     }
 }
 

@@ -8,7 +8,8 @@ use crate::cli::{EngineArg, RunArgs};
 use crate::engine::{EngineChoice, NullTiming};
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::results::RunReport;
-use crate::settings::{Given, RunOptions};
+use crate::runner::Progress;
+use crate::settings::{Given, RunOptions, RunPlan};
 use crate::workload::ProfileName;
 
 use super::config;
@@ -102,26 +103,35 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         }
     }
     let store = db::open_for_run(args.no_history, &args.history_db)?;
+    let run_report = measure(&plan, args, progress().as_mut())?;
+    finish(args, run_report, store)
+}
+
+/// The plan measured, the chain probed once before: a run from the terminal and one from
+/// `destbench ui`'s page alike.
+pub fn measure(plan: &RunPlan, args: &RunArgs, progress: &mut dyn Progress) -> Result<RunReport> {
     crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
-    // Probed once, before the run; a path that cannot be probed is left to the runner to
-    // report (it names the problem the same way), so the chain is simply absent then.
+    // A path that cannot be probed is left to the runner to report (it names the problem the
+    // same way), so the chain is simply absent then.
     let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
     #[cfg_attr(not(target_os = "macos"), allow(unused_mut))]
-    let mut run_report = runner::run(&plan, chain, progress().as_mut())?;
+    let mut run_report = runner::run(plan, chain, progress)?;
     #[cfg(target_os = "macos")]
     if !run_report.time_machine_log.is_empty() {
         run_report.destination.time_machine_checks = probe::time_machine_checks(&plan.destination);
     }
-    finish(args, run_report, store)
+    Ok(run_report)
+}
+
+/// The run with its verdict.
+pub fn judge(mut run_report: RunReport) -> RunReport {
+    run_report.verdict = Some(verdict::of(&run_report));
+    run_report
 }
 
 /// Judges, prints and stores a finished run (one client's, or rank 0's for all clients).
-pub fn finish(
-    args: &RunArgs,
-    mut run_report: RunReport,
-    store: Option<RunStore>,
-) -> Result<ExitCode> {
-    run_report.verdict = Some(verdict::of(&run_report));
+pub fn finish(args: &RunArgs, run_report: RunReport, store: Option<RunStore>) -> Result<ExitCode> {
+    let run_report = judge(run_report);
     let text = if args.json {
         report::json::render(&run_report)
     } else {
@@ -149,27 +159,34 @@ pub fn finish(
             .map_err(|e| Error::io(format!("writing the report to {}", path.display()), e))?,
         None => write_stdout(&text)?,
     }
-    // Only a run that finished is stored, in one transaction: an error or an interruption
-    // returned above and stored nothing; nor is a run in which every test failed (it has no
-    // figure to compare).
     if let Some(store) = store {
-        if run_report.results.is_empty() && !run_report.failures.is_empty() {
-            eprintln!("destbench: not stored in the history: every test failed");
-        } else {
-            match db::store_run(&store, &run_report) {
-                Ok(id) => eprintln!(
-                    "destbench: stored as run {id} in {}",
-                    store.path().display()
-                ),
-                Err(e) => return Err(not_stored(e, &run_report, args.json)),
-            }
-        }
+        self::store(&store, &run_report, args.json)?;
     }
     Ok(if run_report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_RUNTIME)
     })
+}
+
+/// Stores a finished run in one transaction and says so on stderr; returns its id. An error or
+/// an interruption returned before and stored nothing; nor is a run in which every test failed
+/// stored (it has no figure to compare): None.
+pub fn store(store: &RunStore, run_report: &RunReport, json: bool) -> Result<Option<i64>> {
+    if run_report.results.is_empty() && !run_report.failures.is_empty() {
+        eprintln!("destbench: not stored in the history: every test failed");
+        return Ok(None);
+    }
+    match db::store_run(store, run_report) {
+        Ok(id) => {
+            eprintln!(
+                "destbench: stored as run {id} in {}",
+                store.path().display()
+            );
+            Ok(Some(id))
+        }
+        Err(e) => Err(not_stored(e, run_report, json)),
+    }
 }
 
 /// The history could not take a finished run (a full or read-only disk): the error, and where

@@ -288,3 +288,16 @@ pub fn time_machine_destination() -> Result<PathBuf> {
 pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
     windows::probe(path, declared)
 }
+
+/// The mounted volumes worth testing on this machine (disks and shares that can be written),
+/// each once; empty when the mount table cannot be read.
+#[cfg(target_os = "linux")]
+pub fn volumes() -> Vec<PathBuf> {
+    linux::volumes(&SysRoots::live()).unwrap_or_default()
+}
+
+/// No volume list is read on other systems yet: `destbench ui` then asks for a folder.
+#[cfg(not(target_os = "linux"))]
+pub fn volumes() -> Vec<PathBuf> {
+    Vec::new()
+}

@@ -85,6 +85,13 @@ pub fn render(chain: &Chain) -> String {
     out
 }
 
+/// The chain in one line, from the mount towards the wire (`destbench ui`'s list of
+/// destinations): `ext4 on /dev/sdb1 at /mnt → disk sdb → USB 2.0 (BOT)`.
+pub fn one_line(chain: &Chain) -> String {
+    let labels: Vec<&str> = chain.nodes().iter().map(|n| n.label.as_str()).collect();
+    labels.join(" → ")
+}
+
 #[derive(serde::Serialize)]
 struct ChainDoc<'a> {
     schema: &'static str,

@@ -42,7 +42,7 @@ p.verdict { font-size: 1.15em; }
 ";
 
 /// The policy that keeps the report offline: nothing may be loaded, inline styles may apply.
-const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 /// `report --html`.
 pub struct Html;

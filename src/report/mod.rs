@@ -23,9 +23,10 @@ mod progress;
 mod summary;
 pub mod table;
 pub mod terminal;
+pub mod tiles;
 mod warnings;
 
-pub use progress::TerminalProgress;
+pub use progress::{ProgressReader, ProgressView, TerminalProgress};
 
 use crate::history::RunRecord;
 

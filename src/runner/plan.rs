@@ -51,7 +51,7 @@ impl RunPlan {
     }
 
     /// The planned seconds of the whole run.
-    pub(super) fn planned_total_s(&self) -> f64 {
+    pub fn planned_total_s(&self) -> f64 {
         let variants: f64 = self.variants.iter().map(|v| self.planned_s(v)).sum();
         variants * self.runs as f64 + self.prepare_planned_s()
     }

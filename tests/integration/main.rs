@@ -37,3 +37,7 @@ mod testbed;
 mod testbed_checks;
 #[cfg(unix)]
 mod tm_fidelity;
+#[cfg(unix)]
+mod ui;
+#[cfg(unix)]
+mod ui_browser;

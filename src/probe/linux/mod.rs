@@ -8,6 +8,9 @@ mod mountinfo;
 mod net;
 mod transport;
 mod udev;
+mod volumes;
+
+pub use volumes::volumes;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -57,7 +57,7 @@ fn unescape(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn parse_line(line: &str) -> Option<MountEntry> {
+pub(super) fn parse_line(line: &str) -> Option<MountEntry> {
     // id parent major:minor root mount-point options [optional...] - fstype source super-options
     let (left, right) = line.split_once(" - ")?;
     let l: Vec<&str> = left.split(' ').collect();

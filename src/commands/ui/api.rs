@@ -1,0 +1,299 @@
+//! What the page reads: the destinations worth testing, the profiles and their planned time,
+//! the history, a run's answer and its HTML report; and the argv of the jobs it starts, built
+//! from its form for the command line's own parser.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::cli::{Command, RunId};
+use crate::history::RunRecord;
+use crate::probe::{self, Chain, NodeKind};
+use crate::report::{self, Exporter};
+use crate::workload::ProfileName;
+use crate::{platform, units};
+
+use super::super::{db, run};
+use super::App;
+use super::job::Refused;
+use super::reply::{Reply, to_json};
+
+/// A destination offered on the page.
+#[derive(serde::Serialize)]
+pub struct Destination {
+    path: PathBuf,
+    /// The chain in one line, or why it could not be probed.
+    chain: String,
+    /// Free space, as the space check reads it.
+    free: Option<String>,
+    kind: VolumeKind,
+}
+
+/// Removable disks and shares come first: they are the backup destinations.
+#[derive(serde::Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+enum VolumeKind {
+    Removable,
+    Share,
+    Fixed,
+}
+
+/// How long a volume may take to answer the probe: a dead share hangs a `stat` for minutes.
+const PROBE_PATIENCE: Duration = Duration::from_secs(3);
+
+pub fn destinations() -> Vec<Destination> {
+    // Each volume probed on a thread of its own, so that a dead share delays the list by
+    // PROBE_PATIENCE at most (its thread stays blocked in the kernel until the share answers).
+    let probes: Vec<_> = probe::volumes()
+        .into_iter()
+        .map(|path| {
+            let (tx, rx) = mpsc::channel();
+            let target = path.clone();
+            let _ = std::thread::Builder::new()
+                .name("ui-probe".into())
+                .spawn(move || tx.send(destination(target)));
+            (path, rx)
+        })
+        .collect();
+    let deadline = Instant::now() + PROBE_PATIENCE;
+    let mut list: Vec<Destination> = probes
+        .into_iter()
+        .map(|(path, rx)| {
+            let left = deadline.saturating_duration_since(Instant::now());
+            rx.recv_timeout(left).unwrap_or_else(|_| Destination {
+                chain: format!(
+                    "not probed: no answer within {} s",
+                    PROBE_PATIENCE.as_secs()
+                ),
+                free: None,
+                kind: VolumeKind::Fixed,
+                path,
+            })
+        })
+        .collect();
+    list.sort_by(|a, b| a.kind.cmp(&b.kind));
+    list
+}
+
+fn destination(path: PathBuf) -> Destination {
+    let chain = probe::probe(&path, None);
+    Destination {
+        chain: match &chain {
+            Ok(chain) => report::chain::one_line(chain),
+            Err(e) => format!("not probed: {e}"),
+        },
+        free: platform::available_space(&path)
+            .ok()
+            .map(units::format_bytes),
+        kind: chain.as_ref().map_or(VolumeKind::Fixed, kind),
+        path,
+    }
+}
+
+fn kind(chain: &Chain) -> VolumeKind {
+    let external = |label: &str| label.starts_with("USB") || label.starts_with("Thunderbolt");
+    if chain.is_network() {
+        VolumeKind::Share
+    } else if chain
+        .nodes()
+        .iter()
+        .any(|n| n.kind == NodeKind::Transport && external(&n.label))
+    {
+        VolumeKind::Removable
+    } else {
+        VolumeKind::Fixed
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Profile {
+    name: ProfileName,
+    /// The one `run` takes when none is named.
+    default: bool,
+    planned_s: f64,
+    planned: String,
+}
+
+/// Each profile with the time its plan takes on `path` (the current directory when none).
+pub fn profiles(app: &App, path: Option<&str>) -> Reply {
+    let path = path.filter(|p| !p.is_empty()).unwrap_or(".");
+    let planned: Result<Vec<Profile>, String> = ProfileName::ALL
+        .into_iter()
+        .map(|name| {
+            let argv = run_args(app, path, name.as_str());
+            let planned_s = plan_seconds(&argv)?;
+            Ok(Profile {
+                name,
+                default: name == ProfileName::default(),
+                planned_s,
+                planned: units::human_duration(planned_s),
+            })
+        })
+        .collect();
+    match planned {
+        Ok(list) => Reply::json(200, to_json(&list)),
+        Err(why) => Reply::text(400, why),
+    }
+}
+
+fn plan_seconds(argv: &[String]) -> Result<f64, String> {
+    let Command::Run(args) = super::job::parse(&["run"], argv).map_err(|e| e.to_string())? else {
+        unreachable!("parsed as run")
+    };
+    let plan = run::options(&args)
+        .and_then(|o| o.plan())
+        .map_err(|e| e.to_string())?;
+    Ok(plan.planned_total_s())
+}
+
+/// `destbench history --json`, of every run or of those on `destination`.
+pub fn history(app: &App, destination: Option<&str>) -> Reply {
+    let entries = match db::open_existing(&app.db) {
+        Ok((_, Some(store))) => store.list(),
+        Ok((_, None)) => Ok(Vec::new()),
+        Err(e) => return Reply::text(500, e.to_string()),
+    };
+    let mut entries = match entries {
+        Ok(entries) => entries,
+        Err(e) => return Reply::text(500, e.to_string()),
+    };
+    if let Some(destination) = destination.filter(|d| !d.is_empty()) {
+        let wanted = std::fs::canonicalize(destination).unwrap_or_else(|_| destination.into());
+        entries.retain(|e| Path::new(&e.destination) == wanted);
+    }
+    Reply::json(200, report::export::list(&entries))
+}
+
+/// The stored runs of `ids`, in order.
+fn records(app: &App, ids: &[&str]) -> Result<Vec<RunRecord>, Reply> {
+    if ids.is_empty() {
+        return Err(Reply::text(400, "which run? give id=N"));
+    }
+    let ids: Vec<RunId> = ids
+        .iter()
+        .map(|id| id.parse::<RunId>())
+        .collect::<Result<_, _>>()
+        .map_err(|why| Reply::text(400, why))?;
+    db::records(&app.db, &ids).map_err(|e| Reply::text(404, e.to_string()))
+}
+
+/// A stored run's verdict and headline tiles.
+pub fn answer(app: &App, id: Option<&str>) -> Reply {
+    match records(app, &id.into_iter().collect::<Vec<_>>()) {
+        Ok(records) => Reply::html(
+            report::tiles::answer(&records[0].run),
+            report::html::CSP.to_string(),
+        ),
+        Err(reply) => reply,
+    }
+}
+
+/// The HTML report of the runs `ids` (`report --html`), framed by the page: one run's tables and
+/// charts, or several compared with `compare`'s significance test.
+pub fn report(app: &App, ids: &[&str]) -> Reply {
+    match records(app, ids) {
+        Ok(records) => Reply::html(
+            report::html::Html.serialize(&records),
+            format!("{}; frame-ancestors 'self'", report::html::CSP),
+        ),
+        Err(reply) => reply,
+    }
+}
+
+/// The arguments of `destbench run` for a destination and profile of the page's, with the
+/// server's engine and history.
+fn run_args(app: &App, path: &str, profile: &str) -> Vec<String> {
+    let mut argv: Vec<String> = vec!["--profile".into(), profile.into()];
+    argv.extend(["--engine".into(), engine_name(app)]);
+    argv.extend(db_args(app));
+    // After `--`, a path that starts with `-` is a path.
+    argv.extend(["--".into(), path.into()]);
+    argv
+}
+
+pub fn run_argv(app: &App, form: &[(String, String)]) -> Result<Vec<String>, Refused> {
+    let path = required(form, "path", "a destination folder")?;
+    let profile = value(form, "profile").unwrap_or(ProfileName::default().as_str());
+    Ok(run_args(app, path, profile))
+}
+
+pub fn estimate_argv(app: &App, form: &[(String, String)]) -> Result<Vec<String>, Refused> {
+    let source = required(form, "source", "a source folder to estimate")?;
+    let to = required(form, "to", "a destination to estimate for")?;
+    let mut argv: Vec<String> = vec!["--to".into(), to.into()];
+    argv.extend(db_args(app));
+    argv.extend(["--".into(), source.into()]);
+    Ok(argv)
+}
+
+fn required<'a>(form: &'a [(String, String)], key: &str, what: &str) -> Result<&'a str, Refused> {
+    value(form, key)
+        .filter(|v| !v.trim().is_empty())
+        .ok_or_else(|| Refused::Invalid(format!("{what} is needed")))
+}
+
+fn db_args(app: &App) -> Vec<String> {
+    match &app.db.db {
+        Some(db) => vec!["--db".into(), db.display().to_string()],
+        None => Vec::new(),
+    }
+}
+
+fn engine_name(app: &App) -> String {
+    use clap::ValueEnum;
+    app.engine
+        .to_possible_value()
+        .map_or_else(|| "auto".into(), |v| v.get_name().to_string())
+}
+
+/// The first value of `key` in a form or a query.
+pub fn value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::Node;
+
+    fn chain(links: &[(NodeKind, &str)]) -> Chain {
+        let mut nodes = links.iter().rev().map(|&(k, label)| Node::new(k, label));
+        let last = nodes.next().unwrap();
+        let root = nodes.fold(last, |child, mut parent| {
+            parent.children.push(child);
+            parent
+        });
+        Chain {
+            path: PathBuf::from("/mnt"),
+            root,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn removable_disks_then_shares_then_the_rest() {
+        let usb = chain(&[
+            (NodeKind::Mount, "ext4 at /media/b from /dev/sdb1"),
+            (NodeKind::Disk, "disk sdb"),
+            (NodeKind::Transport, "USB 2.0 (BOT)"),
+        ]);
+        let share = chain(&[
+            (NodeKind::Mount, "cifs at /mnt/nas from //nas/b"),
+            (NodeKind::Server, "server nas"),
+        ]);
+        let internal = chain(&[
+            (NodeKind::Mount, "ext4 at / from /dev/nvme0n1p2"),
+            (NodeKind::Transport, "PCIe 3.0 x4"),
+        ]);
+        assert_eq!(
+            report::chain::one_line(&usb),
+            "ext4 at /media/b from /dev/sdb1 → disk sdb → USB 2.0 (BOT)"
+        );
+        let mut kinds = [kind(&internal), kind(&share), kind(&usb)];
+        kinds.sort();
+        assert!(kinds == [VolumeKind::Removable, VolumeKind::Share, VolumeKind::Fixed]);
+    }
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""destbench ui in a real browser: headless Chromium driven by Selenium (chromium-driver).
+
+Usage: ui_browser.py URL DESTINATION ARTIFACTS
+
+Opens the page at 1280x800 (a screenshot while it runs), types DESTINATION, picks the quick profile and starts a run; checks
+that the progress bar moves and a second tab sees the run under way; waits for the verdict tile
+and the run's row in the history; screenshots at 1280x800 and at a phone's 390x844 (no
+sideways scrolling there); and that requests without the token or with a foreign Host get 403.
+Prints one line per check; exits non-zero on the first failure.
+"""
+
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+
+def check(ok, what):
+    if not ok:
+        raise AssertionError(what)
+    print(f"ok: {what}", flush=True)
+
+
+def status_of(url, host=None):
+    req = urllib.request.Request(url, headers={"Host": host} if host else {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def browser(width, height):
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                f"--window-size={width},{height}"):
+        options.add_argument(arg)
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path="/usr/bin/chromedriver")
+    return webdriver.Chrome(options=options, service=service)
+
+
+def viewport(driver, width, height):
+    """Sizes the window so that the page itself (not the window) is width x height."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    check(inner == [width, height], f"the page is {inner[0]}x{inner[1]}")
+
+
+def watch_progress(driver, within):
+    """The progress bar's values while the run goes, until the verdict tile shows."""
+    seen = []
+    end = time.time() + within
+    while time.time() < end:
+        if driver.find_elements(By.CSS_SELECTOR, "#tiles [data-tile=verdict]"):
+            return seen
+        if driver.find_element(By.ID, "progress").is_displayed():
+            value = float(driver.find_element(By.ID, "bar").get_attribute("value"))
+            eta = driver.find_element(By.ID, "eta").text
+            if not seen or seen[-1][0] != value:
+                seen.append((value, eta))
+        time.sleep(0.2)
+    raise AssertionError(f"no verdict within {within} s; progress seen: {seen}")
+
+
+def main():
+    url, destination, artifacts = sys.argv[1:4]
+    parts = urllib.parse.urlsplit(url)
+    base = f"{parts.scheme}://{parts.netloc}"
+    check(status_of(base + "/") == 403, "the page without the token: 403")
+    check(status_of(base + "/api/status") == 403, "the API without the token: 403")
+    check(status_of(url, host=f"rebound.example:{parts.port}") == 403, "a foreign Host: 403")
+    check(status_of(url) == 200, "the page with the token: 200")
+
+    driver = browser(1280, 800)
+    try:
+        wait = WebDriverWait(driver, 30)
+        driver.get(url)
+        viewport(driver, 1280, 800)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#destinations li"))
+        volumes = driver.find_elements(By.CSS_SELECTOR, "#destinations input[name=destination]")
+        check(True, f"the destinations list is shown ({len(volumes)} mounted volumes)")
+        folder = driver.find_element(By.ID, "folder")
+        folder.send_keys(destination)
+        driver.execute_script("document.getElementById('folder').dispatchEvent(new Event('change'))")
+        wait.until(lambda d: len(Select(d.find_element(By.ID, "profile")).options) == 3)
+        profile = Select(driver.find_element(By.ID, "profile"))
+        profile.select_by_value("quick")
+        time.sleep(0.5)  # the list asked for on typing the folder may land after the choice
+        profile = Select(driver.find_element(By.ID, "profile"))
+        check(profile.first_selected_option.get_attribute("value") == "quick", "quick is chosen")
+        check("about" in profile.first_selected_option.text, "the profile shows its planned time: "
+              + profile.first_selected_option.text)
+        driver.find_element(By.ID, "run").click()
+        wait.until(lambda d: d.find_element(By.ID, "progress").is_displayed())
+
+        wait.until(lambda d: float(d.find_element(By.ID, "bar").get_attribute("value")) > 0.1)
+        driver.save_screenshot(f"{artifacts}/ui-running-1280x800.png")
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(url)
+        wait.until(lambda d: d.find_element(By.ID, "progress").is_displayed())
+        check(not driver.find_element(By.ID, "run").is_enabled(),
+              "a second tab sees the run under way (Start disabled, progress shown)")
+        driver.close()
+        driver.switch_to.window(first)
+
+        seen = watch_progress(driver, 180)
+        values = [v for v, _ in seen]
+        check(len(values) >= 3 and values == sorted(values) and values[-1] > values[0],
+              f"the progress moved: {seen}")
+        verdict = driver.find_element(By.CSS_SELECTOR, "#tiles [data-tile=verdict]").text
+        check(verdict.startswith("Verdict"), "the verdict tile: " + verdict.replace("\n", " ")[:100])
+        figures = driver.find_elements(By.CSS_SELECTOR, "#tiles [data-tile=figure]")
+        check(len(figures) >= 4, f"{len(figures)} headline tiles")
+        run_id = driver.find_element(By.ID, "answer-of").text.split()[1].rstrip(",")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#history-here tr[data-run='{run_id}']"))
+        check(True, f"run {run_id} is in this destination's history")
+        driver.switch_to.frame(driver.find_element(By.ID, "report"))
+        wait.until(lambda d: d.find_elements(By.TAG_NAME, "h1"))
+        check(driver.find_elements(By.CSS_SELECTOR, "[data-chart]"), "the report's charts in the frame")
+        driver.switch_to.default_content()
+
+        driver.execute_script("document.getElementById('answer').scrollIntoView()")
+        driver.save_screenshot(f"{artifacts}/ui-1280x800.png")
+        viewport(driver, 390, 844)
+        time.sleep(0.5)
+        wide = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        culprits = driver.execute_script("""
+            const w = document.documentElement.clientWidth;
+            return [...document.querySelectorAll('body *')]
+              .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.scroll'))
+              .slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className);""")
+        check(wide <= 1, f"no sideways scrolling at a phone's width ({wide} px too wide: {culprits})")
+        driver.execute_script("document.getElementById('answer').scrollIntoView()")
+        driver.save_screenshot(f"{artifacts}/ui-390x844.png")
+        errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        check(not errors, f"nothing logged as an error (CSP included): {errors}")
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as e:
+        print(f"FAILED: {e}", flush=True)
+        sys.exit(1)

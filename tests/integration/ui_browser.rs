@@ -1,0 +1,52 @@
+//! `destbench ui` in a real browser: `ui_browser.py` drives headless Chromium through Selenium
+//! (Debian's chromium and chromium-driver, PyPI's selenium) against a served page, starts a
+//! quick run on a disk folder, watches the progress move, reads the verdict tile and the history
+//! row, and screenshots the page at 1280x800 and 390x844 into target/tmp/ui/ (CI's artifacts).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{disk_tempdir, have_program, skip};
+use crate::ui::Ui;
+
+fn selenium_installed() -> bool {
+    Command::new("python3")
+        .args(["-c", "import selenium"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+#[ignore = "a quick run in a real browser: about 40 s; CI runs it"]
+fn the_page_runs_and_answers_in_chromium() {
+    if !have_program("chromium") || !have_program("chromedriver") || !selenium_installed() {
+        skip("needs chromium, chromium-driver (Debian) and selenium (pip) for the browser test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dest = disk_tempdir("destbench-ui-");
+    let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let ui = Ui::start(dir.path(), "auto");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration/ui_browser.py");
+    let out = Command::new("python3")
+        // The driver is Debian's: Selenium's own manager must not look for one on the network.
+        .env("SE_OFFLINE", "true")
+        .arg(script)
+        .arg(format!("http://127.0.0.1:{}/?t={}", ui.port, ui.token))
+        .arg(dest.path())
+        .arg(&artifacts)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the browser test failed:\n{stdout}");
+    for shot in ["ui-1280x800.png", "ui-390x844.png"] {
+        let len = std::fs::metadata(artifacts.join(shot)).map_or(0, |m| m.len());
+        assert!(len > 10_000, "{shot}: {len} bytes");
+    }
+    assert!(
+        crate::support::entries(dest.path()).is_empty(),
+        "the run left something in its destination"
+    );
+}
