@@ -1,6 +1,6 @@
 # The lab's guest on a disk (tests/integration/lab/mod.rs, `throttled_disk`): dd, xfs_io and cp as
-# the truths, destbench beside them. Lab::run prepends $MB, $SET_MB and $COPY_ROUNDS; scripts/lab
-# sets $DESTBENCH and $DEST.
+# the truths, destbench beside them. Lab::run prepends $MB, $SET_MB, $TM_ROUNDS and $COPY_ROUNDS;
+# scripts/lab sets $DESTBENCH and $DEST.
 # Each section is marked on stderr too, to tell whose complaint a line there is.
 section() { echo "=== $1"; echo "=== $1" >&2; }
 section info
@@ -12,7 +12,7 @@ dd if=$DEST/truth.bin of=/dev/null bs=1M iflag=direct 2>&1 | tail -n1
 section dd-rewrite
 dd if=/dev/zero of=$DEST/truth.bin bs=1M count=$MB oflag=direct conv=notrunc,fsync 2>&1 | tail -n1
 rm -f $DEST/truth.bin
-for i in 1 2 3; do
+for i in $(seq 1 $TM_ROUNDS); do
   dd if=/dev/zero of=$DEST/warm.bin bs=1M count=4 oflag=direct conv=fsync 2>/dev/null
   rm -f $DEST/warm.bin
   sync; sleep 2
@@ -26,9 +26,11 @@ done
 section run
 $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q8T1,seq-read:SEQ1M-Q8T1 --size ${MB}M --duration 10 --runs 1 --no-history --json || echo "exit $?" >&2
 mkdir /tmp/cpset
-for i in 1 2 3 4 5 6 7 8; do
-  dd if=/dev/urandom of=/tmp/cpset/f$i bs=1M count=$((SET_MB / 8)) 2>/dev/null
-done
+if [ "$COPY_ROUNDS" -gt 0 ]; then
+  for i in 1 2 3 4 5 6 7 8; do
+    dd if=/dev/urandom of=/tmp/cpset/f$i bs=1M count=$((SET_MB / 8)) 2>/dev/null
+  done
+fi
 # Each side warms up with a copy of one file first: right after a destbench process the
 # emulated CPU copies cold (see copy_and_truth).
 warm_copy() { cp /tmp/cpset/f1 $DEST/warm.bin; rm -f $DEST/warm.bin; sync; sleep 2; }
