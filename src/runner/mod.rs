@@ -2,6 +2,7 @@
 
 mod access;
 mod block;
+mod eta;
 mod files;
 mod hook;
 mod kinds;
@@ -9,18 +10,21 @@ mod meta;
 mod order;
 mod plan;
 mod progress;
+mod schedule;
 mod sets;
 mod sources;
 mod stream;
 mod sustained;
 mod test;
 mod throttled;
+mod tracking;
 mod variant;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use crate::settings::{RunPlan, SetPlan};
 pub use access::Access;
+pub use eta::{Cost, Eta};
 pub use hook::{Alone, RepetitionHook};
 pub use progress::{NoProgress, Progress};
 
@@ -30,14 +34,16 @@ use crate::interrupt;
 use crate::platform;
 use crate::probe::Chain;
 use crate::results::{
-    Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport, RunSettings,
-    TestFailure, TestResult, time_machine_lines,
+    AdaptiveSettings, Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport,
+    RunSettings, TestFailure, TestResult, time_machine_lines,
 };
 use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
 use crate::stats::LatencyHistogram;
 use crate::units;
 use crate::workload::{DataStamper, Variant, Workload};
+use schedule::Schedule;
+use tracking::Tracker;
 use variant::run_variant;
 
 /// What one repetition measured.
@@ -164,12 +170,23 @@ pub fn run_with(
         chain: chain.as_ref(),
         hook,
     };
-    progress.begin(plan.planned_total_s());
     let wall = std::time::Instant::now();
+    let mut schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
+    let mut tracker = Tracker::new(progress, !capabilities.real_io);
+    tracker.begin(
+        schedule.predicted_from(tracker.eta(), 0, 0) + tracker.eta().predict(block_file_cost(plan)),
+    );
 
-    let block_file_problem = prepare_block_file(&mut ctx, plan, progress)?;
-    let (results, failures) = run_variants(&mut ctx, plan, block_file_problem, progress)?;
-    progress.finish();
+    let block_file_problem = prepare_block_file(&mut ctx, plan, &schedule, &mut tracker)?;
+    warnings.extend(stretched(plan, &schedule, &mut tracker));
+    let (results, failures) = run_variants(
+        &mut ctx,
+        plan,
+        block_file_problem,
+        &mut schedule,
+        &mut tracker,
+    )?;
+    tracker.finish();
     interrupt::check()?;
     if !failures.is_empty() {
         warnings.push(Warning::new(
@@ -283,25 +300,46 @@ fn warnings_before(plan: &RunPlan, engines: &EngineFactory, access: &Access) -> 
     warnings
 }
 
+/// What writing the block tests' file costs: its bytes, none without block tests.
+fn block_file_cost(plan: &RunPlan) -> eta::Cost {
+    eta::Cost {
+        seconds: 0.0,
+        bytes: if plan.has_block_tests() {
+            plan.file_size
+        } else {
+            0
+        },
+    }
+}
+
 /// Writes the block tests' file when the plan has block tests. A failure to write it is
 /// returned as what the block tests will fail with (Err only when it ends the run).
 fn prepare_block_file(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
-    progress: &mut dyn Progress,
+    schedule: &Schedule,
+    tracker: &mut Tracker<'_>,
 ) -> Result<Option<String>> {
     if !plan.has_block_tests() {
         return Ok(None);
     }
-    progress.step(
+    let after = schedule.predicted_from(tracker.eta(), 0, 0);
+    tracker.step(
         &format!(
             "preparing the {} test file",
             units::format_bytes(plan.file_size)
         ),
-        plan.prepare_planned_s(),
+        block_file_cost(plan),
+        after,
     );
-    match block::prepare_test_file(ctx, plan.file_size) {
-        Ok(()) => Ok(None),
+    let written = block::prepare_test_file(ctx, plan.file_size);
+    if let Ok(took) = written {
+        tracker.advance(took.as_secs_f64());
+    }
+    // The file's time teaches the ETA the destination's rate before anything is measured.
+    tracker.close();
+    match written {
+        Ok(_) => Ok(None),
         Err(e @ Error::Interrupted(_)) => Err(e),
         Err(e) if ctx.hook.failures_end_run() => Err(e),
         Err(e) => {
@@ -312,18 +350,38 @@ fn prepare_block_file(
     }
 }
 
+/// The `stretched` warning, said before the tests run, when even the least repetitions of every
+/// variant are predicted (at the rate the test file was written at) to take longer than the
+/// profile's budget: the run goes on, for as long as it needs.
+fn stretched(plan: &RunPlan, schedule: &Schedule, tracker: &mut Tracker<'_>) -> Option<Warning> {
+    let budget = schedule.budget_s()?;
+    let eta = tracker.eta();
+    let needs = eta.elapsed_s() + schedule.least_from(eta, 0);
+    if needs <= budget * 1.1 {
+        return None;
+    }
+    let message = format!(
+        "the destination is slow for the {} profile's budget of {budget:.0} s: even {} repetition(s) of each test need about {needs:.0} s, so the run is planned at that",
+        plan.profile.name,
+        plan.repeats.least(),
+    );
+    tracker.note(&message);
+    Some(Warning::new(WarningKind::Stretched, message))
+}
+
 /// Runs every variant the engine can, in the plan's order: the results, and the variants that
 /// failed (Err only for what ends the run).
 fn run_variants(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
     block_file_problem: Option<String>,
-    progress: &mut dyn Progress,
+    schedule: &mut Schedule,
+    tracker: &mut Tracker<'_>,
 ) -> Result<(Vec<TestResult>, Vec<TestFailure>)> {
     let capabilities = ctx.engines.capabilities();
     let mut results = Vec::new();
     let mut failures = Vec::new();
-    for variant in &plan.variants {
+    for (index, variant) in plan.variants.iter().enumerate() {
         let fail = |error: String| TestFailure {
             test: variant.test,
             variant: variant.name.to_string(),
@@ -338,7 +396,7 @@ fn run_variants(
         if !can_run(capabilities, variant) {
             continue;
         }
-        match run_variant(ctx, plan, variant, progress) {
+        match run_variant(ctx, plan, (index, variant), schedule, tracker) {
             Ok((result, integrity)) => {
                 results.extend(result);
                 failures.extend(integrity.map(fail));
@@ -355,7 +413,16 @@ fn run_variants(
 fn settings(plan: &RunPlan) -> RunSettings {
     RunSettings {
         profile: plan.profile.name,
-        runs: plan.runs,
+        runs: plan.repeats.most(),
+        adaptive: match plan.repeats {
+            crate::settings::Repeats::UntilPrecise(a) => Some(AdaptiveSettings {
+                min_runs: a.min_runs,
+                max_runs: a.max_runs,
+                precision: a.precision,
+                budget_s: a.budget.as_secs_f64(),
+            }),
+            crate::settings::Repeats::Exactly(_) => None,
+        },
         file_size_bytes: plan.file_size,
         block_duration_s: plan.block_duration.as_secs_f64(),
         min_time_s: plan.min_time.as_secs_f64(),

@@ -5,6 +5,7 @@
 mod chain;
 mod cli_ux;
 mod estimate;
+mod eta;
 mod faults;
 mod faults_history;
 mod fio_interop;
