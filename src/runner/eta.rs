@@ -117,6 +117,12 @@ impl Eta {
         self.elapsed_s += actual_s;
         self.remaining_s = (self.remaining_s - self.current_s).max(0.0);
         self.current_s = 0.0;
+        self.learn(cost, actual_s);
+    }
+
+    /// Work of `cost` took `actual_s`: the corrections learn from it (a part of a step, timed
+    /// on its own, or a finished step).
+    pub(super) fn learn(&mut self, cost: Cost, actual_s: f64) {
         if cost.bytes > 0 {
             if actual_s > cost.seconds * MOVED_NOT_FLOORED && actual_s > 0.0 {
                 self.moved.add(cost.bytes as f64, actual_s);

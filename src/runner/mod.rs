@@ -177,8 +177,13 @@ pub fn run_with(
         schedule.predicted_from(tracker.eta(), 0, 0) + tracker.eta().predict(block_file_cost(plan)),
     );
 
-    let block_file_problem = prepare_block_file(&mut ctx, plan, &schedule, &mut tracker)?;
-    warnings.extend(stretched(plan, &schedule, &mut tracker));
+    let mut stretch = None;
+    let block_file_problem =
+        prepare_block_file(&mut ctx, plan, &schedule, &mut tracker, &mut stretch)?;
+    if stretch.is_none() {
+        stretch = stretched(plan, &schedule, &mut tracker, eta::Cost::default());
+    }
+    warnings.extend(stretch);
     let (results, failures) = run_variants(
         &mut ctx,
         plan,
@@ -319,6 +324,7 @@ fn prepare_block_file(
     plan: &RunPlan,
     schedule: &Schedule,
     tracker: &mut Tracker<'_>,
+    stretch: &mut Option<Warning>,
 ) -> Result<Option<String>> {
     if !plan.has_block_tests() {
         return Ok(None);
@@ -332,7 +338,20 @@ fn prepare_block_file(
         block_file_cost(plan),
         after,
     );
-    let written = block::prepare_test_file(ctx, plan.file_size);
+    // The file's first part tells whether the run fits its budget, before the rest is written.
+    let mut head = |bytes: u64, took: std::time::Duration| {
+        let written = eta::Cost {
+            seconds: 0.0,
+            bytes,
+        };
+        tracker.learn(written, took.as_secs_f64());
+        let rest = eta::Cost {
+            seconds: 0.0,
+            bytes: plan.file_size - bytes,
+        };
+        *stretch = stretched(plan, schedule, tracker, rest);
+    };
+    let written = block::prepare_test_file(ctx, plan.file_size, &mut head);
     if let Ok(took) = written {
         tracker.advance(took.as_secs_f64());
     }
@@ -351,17 +370,23 @@ fn prepare_block_file(
 }
 
 /// The `stretched` warning, said before the tests run, when even the least repetitions of every
-/// variant are predicted (at the rate the test file was written at) to take longer than the
-/// profile's budget: the run goes on, for as long as it needs.
-fn stretched(plan: &RunPlan, schedule: &Schedule, tracker: &mut Tracker<'_>) -> Option<Warning> {
+/// variant (and `unwritten`, what is left of the test file) are predicted, at the rate the test
+/// file is written at, to take longer than the profile's budget: the run goes on, as long as it
+/// needs.
+fn stretched(
+    plan: &RunPlan,
+    schedule: &Schedule,
+    tracker: &mut Tracker<'_>,
+    unwritten: eta::Cost,
+) -> Option<Warning> {
     let budget = schedule.budget_s()?;
     let eta = tracker.eta();
-    let needs = eta.elapsed_s() + schedule.least_from(eta, 0);
+    let needs = tracker.now_s() + eta.predict(unwritten) + schedule.least_from(eta, 0);
     if needs <= budget * 1.1 {
         return None;
     }
     let message = format!(
-        "the destination is slow for the {} profile's budget of {budget:.0} s: even {} repetition(s) of each test need about {needs:.0} s, so the run is planned at that",
+        "the destination is slow for the {} profile's budget of {budget:.0} s: even {} repetition(s) of each test need about {needs:.0} s, so the run will take that long",
         plan.profile.name,
         plan.repeats.least(),
     );

@@ -54,6 +54,11 @@ impl<'p> Tracker<'p> {
         &self.eta
     }
 
+    /// Part of the step under way, of `cost`, took `seconds`: learned from before it ends.
+    pub fn learn(&mut self, cost: Cost, seconds: f64) {
+        self.eta.learn(cost, seconds);
+    }
+
     /// Where tests report what they are doing within a step.
     pub fn display(&mut self) -> &mut dyn Progress {
         &mut *self.display

@@ -22,6 +22,8 @@ const WITHIN: f64 = 0.20;
 struct Seen {
     etas: Vec<(f64, f64)>,
     end_s: f64,
+    /// What the run said before going on, and after how many steps.
+    notes: Vec<(usize, String)>,
 }
 
 impl Progress for Seen {
@@ -32,6 +34,9 @@ impl Progress for Seen {
         self.etas.push((eta.elapsed_s(), eta.total_s()));
     }
     fn update(&mut self, _message: &str) {}
+    fn note(&mut self, message: &str) {
+        self.notes.push((self.etas.len(), message.to_string()));
+    }
     fn finish(&mut self, eta: &Eta) {
         self.end_s = eta.elapsed_s();
     }
@@ -103,6 +108,40 @@ fn eta_holds_on_the_null_engine() {
     let (seen, report) = run(dir.path(), options);
     assert_holds("null", &seen);
     assert!(report.results.iter().all(|r| r.stopped.is_some()));
+}
+
+/// A destination too slow for the budget (the null engine at 2 s a request: 4.2 MB/s): the run
+/// says so, with its planned time, before the first test, and its ETA still holds.
+#[test]
+fn a_slow_destination_stretches_the_plan_and_says_so_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let slow = NullTiming {
+        io_latency: std::time::Duration::from_secs(2),
+        ..NullTiming::default()
+    };
+    let options = RunOptions {
+        engine: EngineChoice::Null(slow),
+        tests: tests("seq-write,tm-check"),
+        size: Some(destbench::units::ByteSize(64 << 20).into()),
+        ..RunOptions::default()
+    };
+    let (seen, report) = run(dir.path(), options);
+    assert_holds("null at 4.2 MB/s", &seen);
+    let stretched: Vec<_> = report
+        .warnings
+        .iter()
+        .filter(|w| w.kind == destbench::results::WarningKind::Stretched)
+        .collect();
+    assert_eq!(stretched.len(), 1, "{:?}", report.warnings);
+    // Said while the test file was being written: before the step of the first test.
+    assert_eq!(seen.notes.len(), 1, "{:?}", seen.notes);
+    let (after_steps, note) = &seen.notes[0];
+    assert_eq!(
+        *after_steps, 2,
+        "begin and the test file, then the note: {note}"
+    );
+    assert!(note.contains("budget of 90 s"), "{note}");
+    assert!(seen.end_s > 90.0, "{}", seen.end_s);
 }
 
 /// On the testbed's slow disk (37 MB/s, a USB 2.0 disk), with the adaptive default: the ETA
