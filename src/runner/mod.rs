@@ -138,6 +138,13 @@ pub fn run_with(
     progress: &mut dyn Progress,
     hook: &dyn RepetitionHook,
 ) -> Result<RunReport> {
+    let fixed;
+    let plan = if hook.with_others() {
+        fixed = fixed_for_others(plan);
+        &fixed
+    } else {
+        plan
+    };
     let started = SystemTime::now();
     let engines = engines_for(plan, chain.as_ref())?;
     scratch::check_destination(&plan.destination)?;
@@ -213,6 +220,16 @@ pub fn run_with(
         warnings,
         ..document(plan, chain, results, failures)
     })
+}
+
+/// The plan with its repetitions and block durations fixed in advance, for a run beside other
+/// clients (`RepetitionHook::with_others`).
+fn fixed_for_others(plan: &RunPlan) -> RunPlan {
+    RunPlan {
+        repeats: crate::settings::Repeats::Exactly(plan.repeats.least()),
+        block_until_steady: false,
+        ..plan.clone()
+    }
 }
 
 /// The engines the plan asks for, suited to the destination's filesystem.
