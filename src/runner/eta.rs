@@ -100,9 +100,10 @@ impl Eta {
         cost.seconds.max(cost.bytes as f64 / rate)
     }
 
-    /// A step of `cost` begins; `after_s` is what the steps after it are predicted to take.
-    pub(super) fn begin(&mut self, cost: Cost, after_s: f64) {
-        self.current_s = self.predict(cost);
+    /// A step predicted at `current_s` begins; `after_s` is what the steps after it are
+    /// predicted to take.
+    pub(super) fn begin(&mut self, current_s: f64, after_s: f64) {
+        self.current_s = current_s.max(0.0);
         self.remaining_s = self.current_s + after_s.max(0.0);
     }
 
@@ -145,11 +146,11 @@ mod tests {
     #[test]
     fn timed_steps_learn_how_much_of_their_plan_they_take() {
         let mut eta = Eta::default();
-        eta.begin(TIMED, 3.0 * 2.0);
+        eta.begin(eta.predict(TIMED), 3.0 * 2.0);
         assert_eq!(eta.total_s(), 8.0);
         eta.finished(TIMED, 1.0);
         assert_eq!(eta.predict(TIMED), 1.0, "half the plan, learned");
-        eta.begin(TIMED, 2.0 * eta.predict(TIMED));
+        eta.begin(eta.predict(TIMED), 2.0 * eta.predict(TIMED));
         assert_eq!(
             (eta.elapsed_s(), eta.remaining_s(), eta.total_s()),
             (1.0, 3.0, 4.0)
@@ -165,7 +166,7 @@ mod tests {
             bytes: 50_000_000,
         };
         assert_eq!(eta.predict(file), 0.5, "the prior rate");
-        eta.begin(file, 0.0);
+        eta.begin(eta.predict(file), 0.0);
         eta.finished(file, 10.0);
         assert_eq!(eta.predict(file), 10.0, "5 MB/s, learned");
         let floored = Cost {
@@ -183,7 +184,7 @@ mod tests {
     #[test]
     fn within_a_step_it_counts_down_to_what_the_rest_needs() {
         let mut eta = Eta::default();
-        eta.begin(TIMED, 5.0);
+        eta.begin(2.0, 5.0);
         assert_eq!(eta.remaining_after(0.5), 6.5);
         assert_eq!(eta.remaining_after(9.0), 5.0);
     }

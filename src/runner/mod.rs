@@ -181,7 +181,8 @@ pub fn run_with(
     let mut schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
     let mut tracker = Tracker::new(progress, !capabilities.real_io);
     tracker.begin(
-        schedule.predicted_from(tracker.eta(), 0, 0) + tracker.eta().predict(block_file_cost(plan)),
+        schedule.predicted_from(tracker.eta(), schedule.start(tracker.eta(), 0))
+            + tracker.eta().predict(block_file_cost(plan)),
     );
 
     let mut stretch = None;
@@ -346,14 +347,16 @@ fn prepare_block_file(
     if !plan.has_block_tests() {
         return Ok(None);
     }
-    let after = schedule.predicted_from(tracker.eta(), 0, 0);
+    let start = schedule.start(tracker.eta(), 0);
+    let file = tracker.eta().predict(block_file_cost(plan));
+    let after = schedule.predicted_from(tracker.eta(), start);
     tracker.step(
         &format!(
             "preparing the {} test file",
             units::format_bytes(plan.file_size)
         ),
         block_file_cost(plan),
-        after,
+        (file, after),
     );
     // The file's first part tells whether the run fits its budget, before the rest is written.
     let mut head = |bytes: u64, took: std::time::Duration| {

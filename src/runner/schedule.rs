@@ -32,9 +32,24 @@ struct Item {
 pub(super) struct Schedule {
     items: Vec<Item>,
     repeats: Repeats,
-    /// Repetitions run over the least repetitions, of the finished variants that repeat.
-    reps_run: usize,
-    reps_least: usize,
+    /// Of the finished variants the adaptive rule judged, how many, and how many were precise
+    /// at their least repetitions.
+    judged: usize,
+    precise: usize,
+}
+
+/// Variants' worth of prior belief in [`Schedule::p_precise`]: a quarter of one, so that two
+/// finished variants outweigh it nearly tenfold.
+const PRIOR: f64 = 0.25;
+
+/// Where a variant is: about to start its repetition `done + 1` (or its preparation), having
+/// spent `spent_s` since it began, its preparation included, with the allowance it began with.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Position {
+    pub index: usize,
+    pub done: usize,
+    pub spent_s: f64,
+    pub allowance: Option<f64>,
 }
 
 impl Schedule {
@@ -70,8 +85,8 @@ impl Schedule {
         Schedule {
             items,
             repeats: plan.repeats,
-            reps_run: 0,
-            reps_least: 0,
+            judged: 0,
+            precise: 0,
         }
     }
 
@@ -93,17 +108,6 @@ impl Schedule {
         }
     }
 
-    /// The repetitions variant `i` is expected to take: its least, scaled by how many more the
-    /// finished variants took, within its most.
-    fn expected_reps(&self, i: usize) -> f64 {
-        let least = self.least(i) as f64;
-        if self.items[i].single || self.reps_least == 0 {
-            return least;
-        }
-        let scale = self.reps_run as f64 / self.reps_least as f64;
-        (least * scale).clamp(least, self.repeats.most() as f64)
-    }
-
     /// A repetition of variant `i` took `seconds`.
     pub fn took(&mut self, i: usize, seconds: f64) {
         self.items[i].took_s += seconds;
@@ -121,27 +125,34 @@ impl Schedule {
         }
     }
 
-    /// Variant `i` finished after `reps` repetitions.
-    pub fn finished(&mut self, i: usize, reps: usize) {
-        if !self.items[i].single {
-            self.reps_run += reps;
-            self.reps_least += self.least(i);
+    /// Variant `i` stopped, for `reason`: whether it was precise at its least repetitions
+    /// teaches the chance that the variants after it will be.
+    pub fn finished(&mut self, i: usize, reps: usize, reason: Option<StopReason>) {
+        if !self.items[i].single && matches!(self.repeats, Repeats::UntilPrecise(_)) {
+            self.judged += 1;
+            if reason == Some(StopReason::Precise) && reps <= self.least(i) {
+                self.precise += 1;
+            }
         }
+    }
+
+    /// The chance that a variant is precise at its least repetitions, from the finished ones,
+    /// with [`PRIOR`] variants' worth of prior belief at one half: a half at first, near one
+    /// after two precise variants, near nought after one that was not.
+    fn p_precise(&self) -> f64 {
+        (self.precise as f64 + PRIOR / 2.0) / (self.judged as f64 + PRIOR)
     }
 
     /// The weight of variant `i` in the budget: the predicted time of its preparation and its
     /// least repetitions.
     fn weight(&self, eta: &Eta, i: usize) -> f64 {
-        eta.predict(self.prepare(i)) + self.least(i) as f64 * eta.predict(self.cost(i))
+        eta.predict(self.prepare(i)) + self.least(i) as f64 * self.next_rep_s(eta, i)
     }
 
-    /// The seconds variant `i` may spend when it starts, the run having taken `eta.elapsed_s()`;
-    /// None without a budget (`--runs N`).
+    /// The seconds variant `i` may spend when it starts, its preparation included, the run
+    /// having taken `eta.elapsed_s()`; None without a budget (`--runs N`).
     pub fn allowance(&self, eta: &Eta, i: usize) -> Option<f64> {
-        let Repeats::UntilPrecise(adaptive) = self.repeats else {
-            return None;
-        };
-        let left = (adaptive.budget.as_secs_f64() - eta.elapsed_s()).max(0.0);
+        let left = (self.budget_s()? - eta.elapsed_s()).max(0.0);
         let weights: f64 = (i..self.items.len()).map(|j| self.weight(eta, j)).sum();
         Some(if weights > 0.0 {
             left * self.weight(eta, i) / weights
@@ -150,19 +161,60 @@ impl Schedule {
         })
     }
 
-    /// Seconds predicted for variant `i` from its repetition `done` on (`done` already run), and
-    /// for every variant after it.
-    pub fn predicted_from(&self, eta: &Eta, i: usize, done: usize) -> f64 {
-        let own = (self.expected_reps(i) - done as f64).max(0.0) * self.next_rep_s(eta, i);
-        let later: f64 = (i + 1..self.items.len())
-            .map(|j| {
-                let time = eta.predict(self.prepare(j))
-                    + self.expected_reps(j) * eta.predict(self.cost(j));
-                self.allowance(eta, j)
-                    .map_or(time, |share| time.min(share).max(self.weight(eta, j)))
-            })
-            .sum();
+    /// The seconds variant `i` is expected to take in all: its least repetitions when it is
+    /// precise by then (chance `p`), else as long as its allowance or its most repetitions let
+    /// it; just its repetitions without a budget.
+    fn expected_s(&self, eta: &Eta, i: usize, allowance: Option<f64>, p: f64) -> f64 {
+        let least = self.weight(eta, i);
+        let Some(allowed) = allowance.filter(|_| !self.items[i].single) else {
+            return least;
+        };
+        let most =
+            eta.predict(self.prepare(i)) + self.repeats.most() as f64 * self.next_rep_s(eta, i);
+        p * least + (1.0 - p) * allowed.min(most).max(least)
+    }
+
+    /// Where variant `i` is when it begins, with the allowance it begins with.
+    pub fn start(&self, eta: &Eta, i: usize) -> Position {
+        Position {
+            index: i,
+            done: 0,
+            spent_s: 0.0,
+            allowance: self.allowance(eta, i),
+        }
+    }
+
+    /// The step about to start at `at`, predicted at `current_s`: its seconds and those of
+    /// the steps after it, as the tracker takes them.
+    pub fn split(&self, eta: &Eta, at: Position, current_s: f64) -> (f64, f64) {
+        (current_s, self.predicted_from(eta, at) - current_s)
+    }
+
+    /// Seconds predicted from `at` (a repetition of a variant about to start) to the end of
+    /// the run: what is left of that variant, and the variants after it, each with the share of
+    /// the budget left that it will be allowed.
+    pub fn predicted_from(&self, eta: &Eta, at: Position) -> f64 {
+        let i = at.index;
+        let must = self.least(i).saturating_sub(at.done) as f64 * self.next_rep_s(eta, i);
+        let p = if at.done < self.least(i) {
+            self.p_precise()
+        } else {
+            0.0
+        };
+        let own = (self.expected_s(eta, i, at.allowance, p) - at.spent_s).max(must);
+        let later = i + 1..self.items.len();
+        let Some(budget) = self.budget_s() else {
+            return own + later.map(|j| self.weight(eta, j)).sum::<f64>();
+        };
+        let left = (budget - eta.elapsed_s() - own).max(0.0);
+        let weights: f64 = later.clone().map(|j| self.weight(eta, j)).sum();
+        let p = self.p_precise();
         own + later
+            .map(|j| {
+                let share = left * self.weight(eta, j) / weights.max(f64::MIN_POSITIVE);
+                self.expected_s(eta, j, Some(share), p)
+            })
+            .sum::<f64>()
     }
 
     /// Seconds the least repetitions of the variants from `i` on are predicted to take: what

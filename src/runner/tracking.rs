@@ -66,15 +66,15 @@ impl<'p> Tracker<'p> {
 
     /// The run begins; `planned_s` is its first plan.
     pub fn begin(&mut self, planned_s: f64) {
-        self.eta.begin(Cost::default(), planned_s);
+        self.eta.begin(0.0, planned_s);
         self.display.begin(&self.eta);
     }
 
-    /// Ends the step under way and begins one of `cost`, the steps after it predicted at
-    /// `after_s`.
-    pub fn step(&mut self, message: &str, cost: Cost, after_s: f64) {
+    /// Ends the step under way and begins one of `cost`, predicted to take `current_s`, the
+    /// steps after it `after_s`.
+    pub fn step(&mut self, message: &str, cost: Cost, (current_s, after_s): (f64, f64)) {
         self.close();
-        self.eta.begin(cost, after_s);
+        self.eta.begin(current_s, after_s);
         self.step = Some((cost, self.now_s()));
         self.display.step(message, &self.eta);
     }

@@ -16,7 +16,7 @@ use crate::workload::{Variant, Workload};
 
 use super::eta::Cost;
 use super::kinds::test_for;
-use super::schedule::Schedule;
+use super::schedule::{Position, Schedule};
 use super::sets;
 use super::test::{Rep, Shape, Test};
 use super::tracking::Tracker;
@@ -33,11 +33,13 @@ pub(super) fn run_variant(
 ) -> Result<(Option<TestResult>, Option<String>)> {
     let mut test = test_for(&variant.workload);
     let mut gathered = Gathered::default();
+    let at = schedule.start(tracker.eta(), index);
+    let started = tracker.now_s();
     let prepare = schedule.prepare(index);
     if prepare != Cost::default() {
-        let after = schedule.predicted_from(tracker.eta(), index, 0);
+        let times = schedule.split(tracker.eta(), at, tracker.eta().predict(prepare));
         let message = format!("{} {} (preparing)", variant.test, variant.name);
-        tracker.step(&message, prepare, after);
+        tracker.step(&message, prepare, times);
     }
     let prepared = test.prepare(Rep {
         ctx: &mut *ctx,
@@ -51,11 +53,13 @@ pub(super) fn run_variant(
             variant,
             test: test.as_mut(),
             gathered: &mut gathered,
+            allowance: at.allowance,
+            started,
         };
         repeat(ctx, plan, &mut job, schedule, tracker)
     });
     test.clean_up(ctx);
-    schedule.finished(index, gathered.repetitions.len());
+    schedule.finished(index, gathered.repetitions.len(), gathered.stopped);
     outcome?;
     Ok(gathered.into_result(plan, variant, test.shape()))
 }
@@ -137,6 +141,9 @@ struct Job<'j> {
     variant: &'j Variant,
     test: &'j mut dyn Test,
     gathered: &'j mut Gathered,
+    /// The seconds it may spend (None: `--runs N`), and when it began on the tracker's clock.
+    allowance: Option<f64>,
+    started: f64,
 }
 
 /// Runs the variant's repetitions, each between the hook's calls, until the schedule's rule
@@ -149,18 +156,22 @@ fn repeat(
     tracker: &mut Tracker<'_>,
 ) -> Result<()> {
     let (index, variant) = (job.index, job.variant);
-    let allowance = schedule.allowance(tracker.eta(), index);
     let most = if variant.test.single_run() {
         1
     } else {
         plan.repeats.most()
     };
-    let started = tracker.now_s();
     for rep in 0.. {
         interrupt::check()?;
-        let after = schedule.predicted_from(tracker.eta(), index, rep + 1);
+        let at = Position {
+            index,
+            done: rep,
+            spent_s: tracker.now_s() - job.started,
+            allowance: job.allowance,
+        };
+        let times = schedule.split(tracker.eta(), at, schedule.next_rep_s(tracker.eta(), index));
         let message = format!("{} {} ({}/{most})", variant.test, variant.name, rep + 1);
-        tracker.step(&message, schedule.cost(index), after);
+        tracker.step(&message, schedule.cost(index), times);
         ctx.hook.before(variant, rep)?;
         let measured = job.test.measure(Rep {
             ctx: &mut *ctx,
@@ -176,9 +187,9 @@ fn repeat(
             schedule.took(index, took);
         }
         let samples: Vec<f64> = job.gathered.repetitions.iter().map(|r| r.rate).collect();
-        let spent = tracker.now_s() - started;
+        let spent = tracker.now_s() - job.started;
         let next = schedule.next_rep_s(tracker.eta(), index);
-        if let Some(reason) = schedule.stop(index, &samples, spent, next, allowance) {
+        if let Some(reason) = schedule.stop(index, &samples, spent, next, job.allowance) {
             job.gathered.stopped = Some(reason);
             break;
         }

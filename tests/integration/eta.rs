@@ -20,6 +20,8 @@ const WITHIN: f64 = 0.20;
 /// run's actual length.
 #[derive(Default)]
 struct Seen {
+    /// Each step's message, with the ETA as of its start.
+    steps: Vec<String>,
     etas: Vec<(f64, f64)>,
     end_s: f64,
     /// What the run said before going on, and after how many steps.
@@ -30,8 +32,13 @@ impl Progress for Seen {
     fn begin(&mut self, eta: &Eta) {
         self.etas.push((eta.elapsed_s(), eta.total_s()));
     }
-    fn step(&mut self, _message: &str, eta: &Eta) {
+    fn step(&mut self, message: &str, eta: &Eta) {
         self.etas.push((eta.elapsed_s(), eta.total_s()));
+        self.steps.push(format!(
+            "{:7.2} s, predicted end {:7.2} s: {message}",
+            eta.elapsed_s(),
+            eta.total_s()
+        ));
     }
     fn update(&mut self, _message: &str) {}
     fn note(&mut self, message: &str) {
@@ -65,7 +72,11 @@ fn assert_holds(what: &str, seen: &Seen) {
         seen.end_s,
         miss * 100.0
     );
-    assert!(miss <= WITHIN, "{what}: {miss} over {:?}", seen.etas);
+    assert!(
+        miss <= WITHIN,
+        "{what}: {miss:.3} over\n{}",
+        seen.steps.join("\n")
+    );
 }
 
 /// Each ETA from `FROM` of the run on, against the end: the worst miss, as a share of the end.
@@ -159,6 +170,12 @@ fn eta_holds_on_a_slow_disk() {
         ..RunOptions::default()
     };
     let (seen, report) = run(tb.mount(), options);
+    for r in &report.results {
+        eprintln!(
+            "{} {}: {:?} precision {:?} stopped {:?}",
+            r.test, r.variant, r.samples, r.precision, r.stopped
+        );
+    }
     assert_holds(&format!("slow-disk at {rate} MB/s"), &seen);
     let doc = serde_json::to_value(&report).unwrap();
     for (test, variant) in [("seq-write", "SEQ1M-Q1T1"), ("seq-read", "SEQ1M-Q1T1")] {
