@@ -288,6 +288,48 @@ mod tests {
         budget: Duration::from_secs(90),
     });
 
+    /// Three variants of 1 s repetitions (2 to 5 of them) under a 90 s budget.
+    fn three_variants() -> Schedule {
+        let item = || Item {
+            cost: Cost {
+                seconds: 1.0,
+                bytes: 0,
+            },
+            prepare: Cost::default(),
+            single: false,
+            took_s: 0.0,
+            took_reps: 0,
+        };
+        Schedule {
+            items: vec![item(), item(), item()],
+            repeats: RULE,
+            judged: 0,
+            precise: 0,
+        }
+    }
+
+    /// Each variant is planned at its least repetitions (2 s) if precise by then, else at its
+    /// most (5 s, within its share of the budget): half and half at first, then as the
+    /// finished variants went.
+    #[test]
+    fn variants_are_planned_by_how_the_finished_ones_stopped() {
+        let eta = Eta::default();
+        let mut s = three_variants();
+        assert_eq!(s.allowance(&eta, 0), Some(30.0));
+        assert_eq!(s.predicted_from(&eta, s.start(&eta, 0)), 3.0 * 3.5);
+        s.finished(0, 2, Some(StopReason::Precise));
+        let p = 1.125 / 1.25;
+        let expected = p * 2.0 + (1.0 - p) * 5.0;
+        let from_second = s.predicted_from(&eta, s.start(&eta, 1));
+        assert!((from_second - 2.0 * expected).abs() < 1e-9, "{from_second}");
+        let mut s = three_variants();
+        s.finished(0, 5, Some(StopReason::Budget));
+        let p = 0.125 / 1.25;
+        let expected = p * 2.0 + (1.0 - p) * 5.0;
+        let from_second = s.predicted_from(&eta, s.start(&eta, 1));
+        assert!((from_second - 2.0 * expected).abs() < 1e-9, "{from_second}");
+    }
+
     #[test]
     fn a_fixed_count_is_exactly_that_count() {
         let fixed = Repeats::Exactly(3);
