@@ -2,6 +2,7 @@
 
 mod access;
 mod block;
+mod budget;
 mod eta;
 mod files;
 mod hook;
@@ -189,8 +190,9 @@ pub fn run_with(
     let block_file_problem =
         prepare_block_file(&mut ctx, plan, &schedule, &mut tracker, &mut stretch)?;
     if stretch.is_none() {
-        stretch = stretched(plan, &schedule, &mut tracker, eta::Cost::default());
+        stretch = budget::stretched(plan, &schedule, &mut tracker, eta::Cost::default());
     }
+    let foreseen = stretch.is_some();
     warnings.extend(stretch);
     let (results, failures) = run_variants(
         &mut ctx,
@@ -200,6 +202,9 @@ pub fn run_with(
         &mut tracker,
     )?;
     tracker.finish();
+    if !foreseen {
+        warnings.extend(budget::overran(plan, &schedule, tracker.eta()));
+    }
     interrupt::check()?;
     if !failures.is_empty() {
         warnings.push(Warning::new(
@@ -369,7 +374,7 @@ fn prepare_block_file(
             seconds: 0.0,
             bytes: plan.file_size - bytes,
         };
-        *stretch = stretched(plan, schedule, tracker, rest);
+        *stretch = budget::stretched(plan, schedule, tracker, rest);
     };
     let written = block::prepare_test_file(ctx, plan.file_size, &mut head);
     if let Ok(took) = written {
@@ -387,31 +392,6 @@ fn prepare_block_file(
             Ok(Some(e.to_string()))
         }
     }
-}
-
-/// The `stretched` warning, said before the tests run, when even the least repetitions of every
-/// variant (and `unwritten`, what is left of the test file) are predicted, at the rate the test
-/// file is written at, to take longer than the profile's budget: the run goes on, as long as it
-/// needs.
-fn stretched(
-    plan: &RunPlan,
-    schedule: &Schedule,
-    tracker: &mut Tracker<'_>,
-    unwritten: eta::Cost,
-) -> Option<Warning> {
-    let budget = schedule.budget_s()?;
-    let eta = tracker.eta();
-    let needs = tracker.now_s() + eta.predict(unwritten) + schedule.least_from(eta, 0);
-    if needs <= budget * 1.1 {
-        return None;
-    }
-    let message = format!(
-        "the destination is slow for the {} profile's budget of {budget:.0} s: even {} repetition(s) of each test need about {needs:.0} s, so the run will take that long",
-        plan.profile.name,
-        plan.repeats.least(),
-    );
-    tracker.note(&message);
-    Some(Warning::new(WarningKind::Stretched, message))
 }
 
 /// Runs every variant the engine can, in the plan's order: the results, and the variants that

@@ -119,6 +119,12 @@ fn eta_holds_on_the_null_engine() {
     let (seen, report) = run(dir.path(), options);
     assert_holds("null", &seen);
     assert!(report.results.iter().all(|r| r.stopped.is_some()));
+    // 25 s of a 90 s budget: nothing stretched.
+    assert!(
+        report.warnings.is_empty() && seen.notes.is_empty(),
+        "{:?}",
+        report.warnings
+    );
 }
 
 /// A destination too slow for the budget (the null engine at 2 s a request: 4.2 MB/s): the run
