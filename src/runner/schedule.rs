@@ -32,15 +32,15 @@ struct Item {
 pub(super) struct Schedule {
     items: Vec<Item>,
     repeats: Repeats,
-    /// Of the finished variants the adaptive rule judged, how many, and how many were precise
-    /// at their least repetitions.
-    judged: usize,
-    precise: usize,
+    /// Of the finished variants that could have run longer than their least repetitions, how
+    /// many, and the sum of the shares of that extra time each used.
+    judged: f64,
+    used: f64,
 }
 
-/// Variants' worth of prior belief in [`Schedule::p_precise`]: a quarter of one, so that two
-/// finished variants outweigh it nearly tenfold.
-const PRIOR: f64 = 0.25;
+/// Variants' worth of prior belief in [`Schedule::extra_share`]: a tenth of one, so that the
+/// first two finished variants (by 10% of a run, often no more) outweigh it twentyfold.
+const PRIOR: f64 = 0.1;
 
 /// Where a variant is: about to start its repetition `done + 1` (or its preparation), having
 /// spent `spent_s` since it began, its preparation included, with the allowance it began with.
@@ -85,8 +85,8 @@ impl Schedule {
         Schedule {
             items,
             repeats: plan.repeats,
-            judged: 0,
-            precise: 0,
+            judged: 0.0,
+            used: 0.0,
         }
     }
 
@@ -125,22 +125,28 @@ impl Schedule {
         }
     }
 
-    /// Variant `i` stopped, for `reason`: whether it was precise at its least repetitions
-    /// teaches the chance that the variants after it will be.
-    pub fn finished(&mut self, i: usize, reps: usize, reason: Option<StopReason>) {
-        if !self.items[i].single && matches!(self.repeats, Repeats::UntilPrecise(_)) {
-            self.judged += 1;
-            if reason == Some(StopReason::Precise) && reps <= self.least(i) {
-                self.precise += 1;
-            }
+    /// Variant `i` stopped, having spent `spent_s` of `allowance`: the share of the time it
+    /// could spend beyond its least repetitions that it used teaches how much the variants
+    /// after it will use. One whose allowance left no room for another repetition teaches
+    /// nothing: it had no choice.
+    pub fn finished(&mut self, eta: &Eta, i: usize, spent_s: f64, allowance: Option<f64>) {
+        let (Some(allowed), false) = (allowance, self.items[i].single) else {
+            return;
+        };
+        let least = self.weight(eta, i);
+        let room = allowed.min(self.most_s(eta, i)) - least;
+        if room >= self.next_rep_s(eta, i) {
+            self.judged += 1.0;
+            self.used += ((spent_s - least) / room).clamp(0.0, 1.0);
         }
     }
 
-    /// The chance that a variant is precise at its least repetitions, from the finished ones,
-    /// with [`PRIOR`] variants' worth of prior belief at one half: a half at first, near one
-    /// after two precise variants, near nought after one that was not.
-    fn p_precise(&self) -> f64 {
-        (self.precise as f64 + PRIOR / 2.0) / (self.judged as f64 + PRIOR)
+    /// The share of the time a variant may spend beyond its least repetitions that it is
+    /// expected to use, from the finished ones, with [`PRIOR`] variants' worth of prior belief
+    /// at one half: a half at first, near nought after two that were precise at once, near one
+    /// after two that ran to their allowance.
+    fn extra_share(&self) -> f64 {
+        (self.used + PRIOR / 2.0) / (self.judged + PRIOR)
     }
 
     /// The weight of variant `i` in the budget: the predicted time of its preparation and its
@@ -161,17 +167,20 @@ impl Schedule {
         })
     }
 
-    /// The seconds variant `i` is expected to take in all: its least repetitions when it is
-    /// precise by then (chance `p`), else as long as its allowance or its most repetitions let
-    /// it; just its repetitions without a budget.
-    fn expected_s(&self, eta: &Eta, i: usize, allowance: Option<f64>, p: f64) -> f64 {
+    /// The seconds variant `i` is expected to take in all: its least repetitions and the share
+    /// `u` of what its allowance or its most repetitions let it spend beyond them; just its
+    /// repetitions without a budget.
+    fn expected_s(&self, eta: &Eta, i: usize, allowance: Option<f64>, u: f64) -> f64 {
         let least = self.weight(eta, i);
         let Some(allowed) = allowance.filter(|_| !self.items[i].single) else {
             return least;
         };
-        let most =
-            eta.predict(self.prepare(i)) + self.repeats.most() as f64 * self.next_rep_s(eta, i);
-        p * least + (1.0 - p) * allowed.min(most).max(least)
+        least + u * (allowed.min(self.most_s(eta, i)) - least).max(0.0)
+    }
+
+    /// The seconds of variant `i`'s preparation and its most repetitions.
+    fn most_s(&self, eta: &Eta, i: usize) -> f64 {
+        eta.predict(self.prepare(i)) + self.repeats.most() as f64 * self.next_rep_s(eta, i)
     }
 
     /// Where variant `i` is when it begins, with the allowance it begins with.
@@ -195,24 +204,20 @@ impl Schedule {
     /// the budget left that it will be allowed.
     pub fn predicted_from(&self, eta: &Eta, at: Position) -> f64 {
         let i = at.index;
-        let must = self.least(i).saturating_sub(at.done) as f64 * self.next_rep_s(eta, i);
-        let p = if at.done < self.least(i) {
-            self.p_precise()
-        } else {
-            0.0
-        };
-        let own = (self.expected_s(eta, i, at.allowance, p) - at.spent_s).max(must);
+        // The repetition about to start runs, as do the rest of the least.
+        let must = self.least(i).saturating_sub(at.done).max(1) as f64 * self.next_rep_s(eta, i);
+        let u = self.extra_share();
+        let own = (self.expected_s(eta, i, at.allowance, u) - at.spent_s).max(must);
         let later = i + 1..self.items.len();
         let Some(budget) = self.budget_s() else {
             return own + later.map(|j| self.weight(eta, j)).sum::<f64>();
         };
         let left = (budget - eta.elapsed_s() - own).max(0.0);
         let weights: f64 = later.clone().map(|j| self.weight(eta, j)).sum();
-        let p = self.p_precise();
         own + later
             .map(|j| {
                 let share = left * self.weight(eta, j) / weights.max(f64::MIN_POSITIVE);
-                self.expected_s(eta, j, Some(share), p)
+                self.expected_s(eta, j, Some(share), u)
             })
             .sum::<f64>()
     }
@@ -303,31 +308,31 @@ mod tests {
         Schedule {
             items: vec![item(), item(), item()],
             repeats: RULE,
-            judged: 0,
-            precise: 0,
+            judged: 0.0,
+            used: 0.0,
         }
     }
 
-    /// Each variant is planned at its least repetitions (2 s) if precise by then, else at its
-    /// most (5 s, within its share of the budget): half and half at first, then as the
-    /// finished variants went.
+    /// Each variant is planned at its least repetitions (2 s) and a share of what it may spend
+    /// beyond them (up to its most, 5 s): half at first, then as much as the finished ones
+    /// used; one that had no room for another repetition teaches nothing.
     #[test]
-    fn variants_are_planned_by_how_the_finished_ones_stopped() {
+    fn variants_are_planned_by_how_much_the_finished_ones_used() {
         let eta = Eta::default();
+        let from_second = |s: &Schedule| s.predicted_from(&eta, s.start(&eta, 1));
         let mut s = three_variants();
         assert_eq!(s.allowance(&eta, 0), Some(30.0));
         assert_eq!(s.predicted_from(&eta, s.start(&eta, 0)), 3.0 * 3.5);
-        s.finished(0, 2, Some(StopReason::Precise));
-        let p = 1.125 / 1.25;
-        let expected = p * 2.0 + (1.0 - p) * 5.0;
-        let from_second = s.predicted_from(&eta, s.start(&eta, 1));
-        assert!((from_second - 2.0 * expected).abs() < 1e-9, "{from_second}");
+        s.finished(&eta, 0, 2.0, Some(30.0));
+        let u = 0.05 / 1.1;
+        assert!((from_second(&s) - 2.0 * (2.0 + 3.0 * u)).abs() < 1e-9);
         let mut s = three_variants();
-        s.finished(0, 5, Some(StopReason::Budget));
-        let p = 0.125 / 1.25;
-        let expected = p * 2.0 + (1.0 - p) * 5.0;
-        let from_second = s.predicted_from(&eta, s.start(&eta, 1));
-        assert!((from_second - 2.0 * expected).abs() < 1e-9, "{from_second}");
+        s.finished(&eta, 0, 5.0, Some(30.0));
+        let u = 1.05 / 1.1;
+        assert!((from_second(&s) - 2.0 * (2.0 + 3.0 * u)).abs() < 1e-9);
+        let mut s = three_variants();
+        s.finished(&eta, 0, 2.0, Some(2.5));
+        assert_eq!(s.extra_share(), 0.5, "no room for a third: nothing learned");
     }
 
     #[test]

@@ -59,7 +59,8 @@ pub(super) fn run_variant(
         repeat(ctx, plan, &mut job, schedule, tracker)
     });
     test.clean_up(ctx);
-    schedule.finished(index, gathered.repetitions.len(), gathered.stopped);
+    let spent = tracker.now_s() - started;
+    schedule.finished(tracker.eta(), index, spent, at.allowance);
     outcome?;
     Ok(gathered.into_result(plan, variant, test.shape()))
 }
