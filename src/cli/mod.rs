@@ -146,9 +146,11 @@ mod tests {
         for profile in ProfileName::ALL {
             assert!(
                 long.contains(&format!(
-                    "{:<7} {} runs",
+                    "{:<7} about {} s, {}-{} runs",
                     profile.to_string(),
-                    Profile::get(profile).runs
+                    Profile::get(profile).budget.as_secs(),
+                    Profile::get(profile).min_runs,
+                    Profile::get(profile).max_runs
                 )),
                 "{profile} not in --help"
             );

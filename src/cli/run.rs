@@ -38,11 +38,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub band_size: Option<ByteSize>,
 
-    /// Repetitions of every test (default from the profile).
+    /// Exactly this many repetitions of every test (default: each repeats until its median is
+    /// known to ±2% or its share of the profile's time budget runs out; see README).
     #[arg(short, long, allow_negative_numbers = true, value_parser = positive)]
     pub runs: Option<usize>,
 
-    /// Seconds each block-test repetition runs (default from the profile).
+    /// Seconds each block-test repetition runs, exactly (default: until its rate is steady,
+    /// at least --min-time and at most the profile's duration).
     #[arg(long, allow_negative_numbers = true)]
     pub duration: Option<f64>,
 
@@ -313,9 +315,11 @@ fn profiles_help() -> String {
             .collect();
         let _ = write!(
             out,
-            "\n  {:<7} {} runs of at least {} s, {} s per block test, {} test file{}\n  {:<7} tests: {}\n  {:<7} file sets: {}; copy threads: {}",
+            "\n  {:<7} about {} s, {}-{} runs of at least {} s, up to {} s per block test, {} test file{}\n  {:<7} tests: {}\n  {:<7} file sets: {}; copy threads: {}",
             name.to_string(),
-            p.runs,
+            p.budget.as_secs(),
+            p.min_runs,
+            p.max_runs,
             p.min_time.as_secs_f64(),
             p.block_duration.as_secs_f64(),
             format_bytes(p.file_size),

@@ -211,6 +211,7 @@ fn aggregate_result(own: &TestResult, agg: &Aggregate) -> TestResult {
         max: summary.as_ref().map_or(0.0, |s| s.max),
         mean: summary.as_ref().map_or(0.0, |s| s.mean),
         cv: summary.as_ref().map_or(0.0, |s| s.cv),
+        precision: stats::precision::median_half_width(&samples),
         ops_per_s_median: if ops.is_empty() {
             0.0
         } else {

@@ -373,6 +373,10 @@ impl RepetitionHook for MpiHook<'_> {
     fn failures_end_run(&self) -> bool {
         true
     }
+
+    fn with_others(&self) -> bool {
+        true
+    }
 }
 
 /// The one collective of a run: sums (failed, sent a stonewall message) over the ranks.

@@ -1,48 +1,58 @@
 //! The progress bar on stderr (only when stderr is a terminal): one line that fits the terminal
-//! (indicatif cuts the message to its width), with the time elapsed and an ETA. The bar counts
-//! planned milliseconds, not steps: the steps differ by orders of magnitude (a 4 KiB test of two
-//! seconds, a sustained write of minutes), so an ETA from a step count jumps about.
+//! (indicatif cuts the message to its width), with the time elapsed and the runner's ETA
+//! (`runner::Eta`, the one every display shows), counting down within a step. The bar counts
+//! seconds of the predicted run, not steps: the steps differ by orders of magnitude.
 
-use indicatif::{HumanDuration, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use crate::runner::Progress;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+
+use crate::runner::{Eta, Progress};
+
+/// The ETA as of the step under way, and when that step began.
+type Shown = Arc<Mutex<(Eta, Instant)>>;
 
 pub struct TerminalProgress {
     bar: ProgressBar,
-    /// The planned milliseconds of the step under way, added to the bar when it ends.
-    current_ms: u64,
+    shown: Shown,
 }
 
 /// What the bar shows, read by `destbench ui`'s page, so that the page and the terminal show the
 /// same progress and ETA from the same source.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ProgressView {
-    /// Planned time done, 0 to 1.
+    /// Predicted time done, 0 to 1.
     pub fraction: f64,
     pub elapsed_s: f64,
     pub eta_s: f64,
-    /// The two times in the bar's own words (`{elapsed}`, `{eta}`: "12s", "3m").
+    /// The two times in the bar's own words ("12s", "3m05s").
     pub elapsed: String,
     pub eta: String,
     pub message: String,
 }
 
-/// A handle on a [`TerminalProgress`]'s bar that another thread can read while the run goes on.
+/// A handle on a [`TerminalProgress`] that another thread can read while the run goes on.
 #[derive(Clone)]
-pub struct ProgressReader(ProgressBar);
+pub struct ProgressReader {
+    bar: ProgressBar,
+    shown: Shown,
+}
 
 impl ProgressReader {
     pub fn view(&self) -> ProgressView {
-        let bar = &self.0;
-        let length = bar.length().unwrap_or(0).max(1);
-        let (elapsed, eta) = (bar.elapsed(), bar.eta());
+        let (eta, began) = &*self.shown.lock().unwrap_or_else(|e| e.into_inner());
+        let into_step = began.elapsed().as_secs_f64();
+        let remaining = eta.remaining_after(into_step);
+        let elapsed = eta.elapsed_s() + into_step;
         ProgressView {
-            fraction: (bar.position() as f64 / length as f64).min(1.0),
-            elapsed_s: elapsed.as_secs_f64(),
-            eta_s: eta.as_secs_f64(),
-            elapsed: format!("{:#}", HumanDuration(elapsed)),
-            eta: format!("{:#}", HumanDuration(eta)),
-            message: bar.message(),
+            fraction: (elapsed / (elapsed + remaining).max(1e-9)).clamp(0.0, 1.0),
+            elapsed_s: elapsed,
+            eta_s: remaining,
+            elapsed: short_duration(elapsed),
+            eta: short_duration(remaining),
+            message: self.bar.message(),
         }
     }
 }
@@ -58,16 +68,35 @@ impl TerminalProgress {
     }
 
     pub fn reader(&self) -> ProgressReader {
-        ProgressReader(self.bar.clone())
+        ProgressReader {
+            bar: self.bar.clone(),
+            shown: Arc::clone(&self.shown),
+        }
     }
 
     fn drawn_to(target: ProgressDrawTarget) -> Self {
         let bar = ProgressBar::with_draw_target(Some(0), target);
+        let shown: Shown = Arc::new(Mutex::new((Eta::default(), Instant::now())));
+        let read = Arc::clone(&shown);
+        let eta_key = move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let (eta, began) = &*read.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = w.write_str(&short_duration(
+                eta.remaining_after(began.elapsed().as_secs_f64()),
+            ));
+        };
         bar.set_style(
-            ProgressStyle::with_template("{elapsed:>4} {bar:16} ETA {eta:>4}  {wide_msg}")
-                .expect("valid progress template"),
+            ProgressStyle::with_template("{elapsed:>4} {bar:16} ETA {eta:>5}  {wide_msg}")
+                .expect("valid progress template")
+                .with_key("eta", eta_key),
         );
-        TerminalProgress { bar, current_ms: 0 }
+        bar.enable_steady_tick(Duration::from_secs(1));
+        TerminalProgress { bar, shown }
+    }
+
+    fn show(&mut self, eta: &Eta) {
+        *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = (eta.clone(), Instant::now());
+        self.bar.set_length(ms(eta.total_s()).max(1));
+        self.bar.set_position(ms(eta.elapsed_s()));
     }
 }
 
@@ -81,14 +110,25 @@ fn ms(seconds: f64) -> u64 {
     (seconds.max(0.0) * 1000.0).round() as u64
 }
 
+/// "45s", "3m05s", "1h02m".
+fn short_duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    let mut out = String::new();
+    let _ = match s {
+        0..60 => write!(out, "{s}s"),
+        60..3600 => write!(out, "{}m{:02}s", s / 60, s % 60),
+        _ => write!(out, "{}h{:02}m", s / 3600, s % 3600 / 60),
+    };
+    out
+}
+
 impl Progress for TerminalProgress {
-    fn begin(&mut self, planned_s: f64) {
-        self.bar.set_length(ms(planned_s).max(1));
+    fn begin(&mut self, eta: &Eta) {
+        self.show(eta);
     }
 
-    fn step(&mut self, message: &str, planned_s: f64) {
-        self.bar.inc(self.current_ms);
-        self.current_ms = ms(planned_s);
+    fn step(&mut self, message: &str, eta: &Eta) {
+        self.show(eta);
         self.bar.set_message(message.to_string());
     }
 
@@ -96,7 +136,23 @@ impl Progress for TerminalProgress {
         self.bar.set_message(message.to_string());
     }
 
-    fn finish(&mut self) {
+    fn note(&mut self, message: &str) {
+        self.bar.println(message);
+    }
+
+    fn finish(&mut self, _eta: &Eta) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_duration;
+
+    #[test]
+    fn durations_read_short() {
+        assert_eq!(short_duration(44.6), "45s");
+        assert_eq!(short_duration(185.0), "3m05s");
+        assert_eq!(short_duration(3720.0), "1h02m");
     }
 }

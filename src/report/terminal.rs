@@ -423,11 +423,18 @@ fn verdict(out: &mut String, v: &Verdict, style: Style, width: usize) {
 }
 
 /// `-v`: every result's repetitions in the order they ran, each with its figure, its time to the
-/// microsecond and what it moved.
+/// microsecond and what it moved; with how well they know the median and why they stopped.
 pub fn repetitions(report: &RunReport) -> String {
     let mut out = String::from("\nrepetitions, in the order they ran:\n");
     for r in &report.results {
-        let _ = writeln!(out, "  {} {} ({}):", r.test, r.variant, r.unit.as_str());
+        let _ = writeln!(
+            out,
+            "  {} {} ({}){}:",
+            r.test,
+            r.variant,
+            r.unit.as_str(),
+            precision(r)
+        );
         for (i, rep) in r.repetitions.iter().enumerate() {
             let passes = match rep.passes {
                 Some(p) if p > 1 => format!(", the set {p} times"),
@@ -450,6 +457,16 @@ pub fn repetitions(report: &RunReport) -> String {
         }
     }
     out
+}
+
+/// How well a result knows its median and why it stopped: ", median ±1.2% (95%), stopped:
+/// precise"; empty for documents that recorded neither.
+fn precision(r: &TestResult) -> String {
+    let known = r
+        .precision
+        .map(|p| format!(", median ±{:.1}% (95%)", p * 100.0));
+    let stopped = r.stopped.map(|s| format!(", stopped: {s}"));
+    known.unwrap_or_default() + &stopped.unwrap_or_default()
 }
 
 /// `destbench list`: every test variant, the profiles that run it (`-` for none: only with

@@ -216,6 +216,8 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         mean: rate,
         cv: 0.0,
         samples: vec![rate],
+        precision: None,
+        stopped: None,
         ops_per_s_median: f64_at(side, "iops"),
         op_kind: OpKind::Io,
         latency_us: latency(side),

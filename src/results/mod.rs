@@ -12,6 +12,7 @@ mod headline;
 mod lenient;
 mod priority;
 mod result;
+mod stopping;
 mod verdict;
 mod warning;
 
@@ -32,6 +33,7 @@ pub use result::{
     FileSetInfo, FileSizes, Method, OpKind, Repetition, RepetitionRecord, TestResult,
     TestResultParts, Unit,
 };
+pub use stopping::{AdaptiveSettings, StopReason};
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
 pub use warning::{Warning, WarningKind};
 
@@ -58,7 +60,12 @@ pub struct TestFailure {
 pub struct RunSettings {
     #[serde(deserialize_with = "profile_or_default")]
     pub profile: ProfileName,
+    /// Repetitions of every variant: exactly this many, or at most this many under `adaptive`.
     pub runs: usize,
+    /// The adaptive rule's settings when it decided the repetitions (no `--runs`); None when
+    /// every variant ran exactly `runs` times (and in documents written before the rule).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<AdaptiveSettings>,
     pub file_size_bytes: u64,
     pub block_duration_s: f64,
     /// The least every repetition was to last (`--min-time`).
@@ -77,6 +84,7 @@ impl Default for RunSettings {
         RunSettings {
             profile: ProfileName::Backup,
             runs: 0,
+            adaptive: None,
             file_size_bytes: 0,
             block_duration_s: 0.0,
             min_time_s: 0.0,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::details::Details;
 use super::lenient;
+use super::stopping::StopReason;
 use super::{Warning, WarningKind};
 use crate::engine::EngineKind;
 use crate::stats::{self, LatencyHistogram, LatencySummary, ThroughputSeries};
@@ -268,6 +269,17 @@ pub struct TestResult {
     /// One figure per repetition.
     #[serde(default)]
     pub samples: Vec<f64>,
+    /// Half-width of the 95% confidence interval of the median, as a fraction of the median
+    /// (`stats::precision`); None below two repetitions and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+    /// Why the repetitions stopped; None in older documents (a fixed count).
+    #[serde(
+        default,
+        deserialize_with = "lenient::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stopped: Option<StopReason>,
     /// IOPS, or files/s when `op_kind` is `file`.
     #[serde(default)]
     pub ops_per_s_median: f64,
@@ -318,6 +330,8 @@ pub struct TestResultParts {
     pub repetitions: Vec<Repetition>,
     pub latency: LatencyHistogram,
     pub warnings: Vec<Warning>,
+    /// Why the repetitions stopped (None where no rule decided, as in fixtures).
+    pub stopped: Option<StopReason>,
 }
 
 impl TestResult {
@@ -362,6 +376,8 @@ impl TestResult {
             max: summary.max,
             mean: summary.mean,
             cv: summary.cv,
+            precision: stats::precision::median_half_width(&samples),
+            stopped: parts.stopped,
             samples,
             ops_per_s_median: ops_per_s.median,
             op_kind: parts.op_kind,

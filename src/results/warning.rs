@@ -25,6 +25,8 @@ pub enum WarningKind {
     Outlier,
     /// A repetition lasted less than the minimum time.
     ShortSample,
+    /// The variant's time budget ran out before its median was known to the target precision.
+    Imprecise,
     /// The sustained write stopped before its rate was steady.
     NotSteady,
     /// Background priority could not act, or did not shield the reader.
@@ -39,6 +41,8 @@ pub enum WarningKind {
     NoUring,
     /// Some variants failed.
     Failures,
+    /// The destination is too slow for the profile's time budget: the run was planned longer.
+    Stretched,
     /// Leftovers of killed runs were found.
     Leftovers,
     /// The result was imported from another tool.
@@ -60,6 +64,7 @@ impl WarningKind {
             WarningKind::Drift => "repetitions drift",
             WarningKind::Outlier => "outlier repetitions",
             WarningKind::ShortSample => "short-sample",
+            WarningKind::Imprecise => "imprecise",
             WarningKind::NotSteady => "not yet steady",
             WarningKind::Priority => "background priority",
             WarningKind::SkippedFiles => "skipped files",
@@ -67,6 +72,7 @@ impl WarningKind {
             WarningKind::LeftOut => "left out",
             WarningKind::NoUring => "io_uring",
             WarningKind::Failures => "failures",
+            WarningKind::Stretched => "stretched",
             WarningKind::Leftovers => "leftovers",
             WarningKind::Imported => "imported",
             WarningKind::Other => "other",

@@ -5,6 +5,7 @@ use std::time::Duration;
 use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
 use crate::platform;
+use crate::stats::steady;
 use crate::units;
 use crate::workload::{Direction, Pattern};
 
@@ -26,8 +27,18 @@ pub(super) fn fill_buffers(ctx: &mut Ctx<'_>, engine: &mut dyn Engine, depth: us
     }
 }
 
-/// Writes the test file of `size` bytes (a multiple of 1 MiB), untimed, durable.
-pub(super) fn prepare_test_file(ctx: &mut Ctx<'_>, size: u64) -> Result<()> {
+/// The first part of the test file, timed on its own: what the destination writes it at tells
+/// the run, before the rest, whether it fits the budget (a second at 16 MB/s; direct I/O
+/// writes it to the device, buffered writes only to the page cache, which then says nothing).
+const HEAD_BYTES: u64 = 16 << 20;
+
+/// Writes the test file of `size` bytes (a multiple of 1 MiB), untimed, durable; returns how
+/// long it took on the engine's clock. `head` hears how long its first part took.
+pub(super) fn prepare_test_file(
+    ctx: &mut Ctx<'_>,
+    size: u64,
+    head: &mut dyn FnMut(u64, Duration),
+) -> Result<Duration> {
     let mut engine = ctx.build_engine(FILL_DEPTH)?;
     engine
         .prepare(FILL_DEPTH, FILL_BLOCK)
@@ -37,33 +48,42 @@ pub(super) fn prepare_test_file(ctx: &mut Ctx<'_>, size: u64) -> Result<()> {
     let file = engine
         .open(ctx.scratch.fd(), TEST_FILE, ctx.access.open_how(true, true))
         .map_err(|e| Error::io(what(), e))?;
+    let start = engine.now();
+    let mut recorder = Recorder::new(start, Duration::from_secs(1));
     let mut offset = 0u64;
-    let next = || {
-        (offset < size).then(|| {
-            let chunk = Chunk {
-                offset,
-                len: FILL_BLOCK,
-                counted: FILL_BLOCK as u64,
-            };
-            offset += FILL_BLOCK as u64;
-            chunk
-        })
-    };
-    let mut recorder = Recorder::new(engine.now(), Duration::from_secs(1));
-    let stamper = &mut *ctx.stamper;
-    stream::stream(
-        engine.as_mut(),
-        file,
-        Op::Write,
-        FILL_DEPTH,
-        next,
-        None,
-        Some(stamper),
-        &mut recorder,
-        &what,
-    )?;
+    let head_bytes = size.min(HEAD_BYTES);
+    for end in [head_bytes, size] {
+        let next = || {
+            (offset < end).then(|| {
+                let chunk = Chunk {
+                    offset,
+                    len: FILL_BLOCK,
+                    counted: FILL_BLOCK as u64,
+                };
+                offset += FILL_BLOCK as u64;
+                chunk
+            })
+        };
+        let stamper = &mut *ctx.stamper;
+        stream::stream(
+            engine.as_mut(),
+            file,
+            Op::Write,
+            FILL_DEPTH,
+            next,
+            None,
+            Some(stamper),
+            &mut recorder,
+            &what,
+        )?;
+        if end == head_bytes {
+            head(head_bytes, engine.now() - start);
+        }
+    }
     stream::sync(engine.as_mut(), file, &what)?;
-    engine.close(file).map_err(|e| Error::io(what(), e))
+    let took = engine.now() - start;
+    engine.close(file).map_err(|e| Error::io(what(), e))?;
+    Ok(took)
 }
 
 /// A block variant: `block`-byte requests over the shared test file for the block duration.
@@ -130,6 +150,24 @@ fn chunks<'h>(
     }
 }
 
+/// Complete intervals a block test needs before its rate can be called steady.
+const MIN_STEADY_POINTS: usize = 4;
+
+/// Whether a block test's rate is steady after `elapsed`: at least `min_time` and
+/// [`MIN_STEADY_POINTS`] complete intervals, the first left out (the queue filling), flat by
+/// `stats::steady`'s rule (the fitted drift within 5% and the spread within 10%).
+fn steady(recorder: &Recorder, elapsed: Duration, min_time: Duration) -> bool {
+    if elapsed < min_time {
+        return false;
+    }
+    let interval = recorder.series.interval();
+    let complete = (elapsed.as_nanos() / interval.as_nanos().max(1)) as usize;
+    let rates = recorder.series.rates_mb_s(elapsed);
+    let points = &rates[..complete.min(rates.len())];
+    points.len() > MIN_STEADY_POINTS
+        && steady::Flatness::of(&points[1..]).is_some_and(|f| f.is_flat())
+}
+
 /// One timed repetition of a block variant.
 fn measure(ctx: &mut Ctx<'_>, job: &BlockTest, plan: &RunPlan, rep: usize) -> Result<Measured> {
     let mut engine = ctx.build_engine(job.depth)?;
@@ -166,18 +204,36 @@ fn measure(ctx: &mut Ctx<'_>, job: &BlockTest, plan: &RunPlan, rep: usize) -> Re
     let start = engine.now();
     let mut recorder = Recorder::new(start, ctx.series_interval);
     let op = if write { Op::Write } else { Op::Read };
-    let stamper = write.then_some(&mut *ctx.stamper);
-    stream::stream(
-        engine.as_mut(),
-        file,
-        op,
-        job.depth,
-        next,
-        Some(start + plan.block_duration),
-        stamper,
-        &mut recorder,
-        &what,
-    )?;
+    let mut next = next;
+    let end = start + plan.block_duration;
+    // Without --duration the stream goes in segments of one series interval and stops once
+    // its rate is steady; a segment's drained queue costs an instant of an interval.
+    let segment = if plan.block_until_steady {
+        ctx.series_interval
+    } else {
+        plan.block_duration
+    };
+    let mut segment_end = start;
+    loop {
+        segment_end = (segment_end + segment).min(end);
+        let stamper = write.then_some(&mut *ctx.stamper);
+        stream::stream(
+            engine.as_mut(),
+            file,
+            op,
+            job.depth,
+            &mut next,
+            Some(segment_end),
+            stamper,
+            &mut recorder,
+            &what,
+        )?;
+        let now = engine.now();
+        let ran_dry = now < segment_end;
+        if ran_dry || now >= end || steady(&recorder, now - start, plan.min_time) {
+            break;
+        }
+    }
     if write {
         stream::sync(engine.as_mut(), file, &what)?;
     }

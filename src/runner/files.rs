@@ -44,6 +44,17 @@ impl Test for WholeFilesTest {
         }
     }
 
+    fn planned_bytes(&self, _plan: &RunPlan) -> u64 {
+        self.sizes.iter().sum()
+    }
+
+    fn prepare_bytes(&self, _plan: &RunPlan) -> u64 {
+        match self.direction {
+            Direction::Read => self.sizes.iter().sum(),
+            Direction::Write => 0,
+        }
+    }
+
     fn prepare(&mut self, rep: Rep<'_, '_>) -> Result<()> {
         match self.direction {
             Direction::Read => prepare_read_files(rep.ctx, &self.sizes, self.block),
@@ -80,6 +91,10 @@ impl Test for ManyFilesTest {
 
     fn space_needed(&self, _plan: &RunPlan) -> u64 {
         self.count as u64 * self.size.next_multiple_of(4096)
+    }
+
+    fn planned_bytes(&self, plan: &RunPlan) -> u64 {
+        self.space_needed(plan)
     }
 
     fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {

@@ -46,6 +46,13 @@ pub trait RepetitionHook {
     fn failures_end_run(&self) -> bool {
         false
     }
+
+    /// Whether other clients run beside this one. Their repetitions start together, so how many
+    /// there are and how long a block test runs are fixed in advance (the adaptive rule's least
+    /// repetitions, the whole duration), never decided by one client's own figures.
+    fn with_others(&self) -> bool {
+        false
+    }
 }
 
 /// One client alone: nothing around the repetitions.

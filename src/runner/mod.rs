@@ -2,6 +2,8 @@
 
 mod access;
 mod block;
+mod budget;
+mod eta;
 mod files;
 mod hook;
 mod kinds;
@@ -9,6 +11,7 @@ mod meta;
 mod order;
 mod plan;
 mod progress;
+mod schedule;
 mod sets;
 mod sources;
 mod stream;
@@ -17,12 +20,14 @@ mod test;
 mod throttled;
 mod tm_backup;
 mod tm_beside;
+mod tracking;
 mod variant;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use crate::settings::{RunPlan, SetPlan};
 pub use access::Access;
+pub use eta::{Cost, Eta};
 pub use hook::{Alone, RepetitionHook};
 pub use progress::{NoProgress, Progress};
 
@@ -32,14 +37,16 @@ use crate::interrupt;
 use crate::platform;
 use crate::probe::Chain;
 use crate::results::{
-    Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport, RunSettings,
-    TestFailure, TestResult, time_machine_lines,
+    AdaptiveSettings, Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport,
+    RunSettings, TestFailure, TestResult, time_machine_lines,
 };
 use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
 use crate::stats::LatencyHistogram;
 use crate::units;
 use crate::workload::{DataStamper, Variant, Workload};
+use schedule::Schedule;
+use tracking::Tracker;
 use variant::run_variant;
 
 /// What one repetition measured.
@@ -118,6 +125,15 @@ impl Ctx<'_> {
     }
 }
 
+/// The seconds a run of `plan` is planned to take before anything is measured (`destbench ui`
+/// shows it beside each profile): the first plan the progress bar's ETA starts from, with every
+/// variant taken as runnable.
+pub fn planned_total_s(plan: &RunPlan) -> f64 {
+    let eta = eta::Eta::default();
+    let schedule = Schedule::new(plan, |_| true);
+    schedule.predicted_from(&eta, schedule.start(&eta, 0)) + eta.predict(block_file_cost(plan))
+}
+
 /// Runs the plan. Returns Err only for what stops the whole run (bad destination, no space,
 /// interruption); a failing test is recorded in the report's `failures` and the others go on.
 /// `chain` is the destination's chain as probed before the run (None when it could not be),
@@ -134,6 +150,13 @@ pub fn run_with(
     progress: &mut dyn Progress,
     hook: &dyn RepetitionHook,
 ) -> Result<RunReport> {
+    let fixed;
+    let plan = if hook.with_others() {
+        fixed = fixed_for_others(plan);
+        &fixed
+    } else {
+        plan
+    };
     let started = SystemTime::now();
     let engines = engines_for(plan, chain.as_ref())?;
     scratch::check_destination(&plan.destination)?;
@@ -166,12 +189,33 @@ pub fn run_with(
         chain: chain.as_ref(),
         hook,
     };
-    progress.begin(plan.planned_total_s());
     let wall = std::time::Instant::now();
+    let mut schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
+    let mut tracker = Tracker::new(progress, !capabilities.real_io);
+    tracker.begin(
+        schedule.predicted_from(tracker.eta(), schedule.start(tracker.eta(), 0))
+            + tracker.eta().predict(block_file_cost(plan)),
+    );
 
-    let block_file_problem = prepare_block_file(&mut ctx, plan, progress)?;
-    let (results, failures) = run_variants(&mut ctx, plan, block_file_problem, progress)?;
-    progress.finish();
+    let mut stretch = None;
+    let block_file_problem =
+        prepare_block_file(&mut ctx, plan, &schedule, &mut tracker, &mut stretch)?;
+    if stretch.is_none() {
+        stretch = budget::stretched(plan, &schedule, &mut tracker, eta::Cost::default());
+    }
+    let foreseen = stretch.is_some();
+    warnings.extend(stretch);
+    let (results, failures) = run_variants(
+        &mut ctx,
+        plan,
+        block_file_problem,
+        &mut schedule,
+        &mut tracker,
+    )?;
+    tracker.finish();
+    if !foreseen {
+        warnings.extend(budget::overran(plan, &schedule, tracker.eta()));
+    }
     interrupt::check()?;
     if !failures.is_empty() {
         warnings.push(Warning::new(
@@ -193,6 +237,16 @@ pub fn run_with(
         warnings,
         ..document(plan, chain, results, failures)
     })
+}
+
+/// The plan with its repetitions and block durations fixed in advance, for a run beside other
+/// clients (`RepetitionHook::with_others`).
+fn fixed_for_others(plan: &RunPlan) -> RunPlan {
+    RunPlan {
+        repeats: crate::settings::Repeats::Exactly(plan.repeats.least()),
+        block_until_steady: false,
+        ..plan.clone()
+    }
 }
 
 /// The engines the plan asks for, suited to the destination's filesystem.
@@ -286,25 +340,62 @@ fn warnings_before(plan: &RunPlan, engines: &EngineFactory, access: &Access) -> 
     warnings
 }
 
+/// What writing the block tests' file costs: its bytes, none without block tests.
+fn block_file_cost(plan: &RunPlan) -> eta::Cost {
+    eta::Cost {
+        seconds: 0.0,
+        bytes: if plan.has_block_tests() {
+            plan.file_size
+        } else {
+            0
+        },
+    }
+}
+
 /// Writes the block tests' file when the plan has block tests. A failure to write it is
 /// returned as what the block tests will fail with (Err only when it ends the run).
 fn prepare_block_file(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
-    progress: &mut dyn Progress,
+    schedule: &Schedule,
+    tracker: &mut Tracker<'_>,
+    stretch: &mut Option<Warning>,
 ) -> Result<Option<String>> {
     if !plan.has_block_tests() {
         return Ok(None);
     }
-    progress.step(
+    let start = schedule.start(tracker.eta(), 0);
+    let file = tracker.eta().predict(block_file_cost(plan));
+    let after = schedule.predicted_from(tracker.eta(), start);
+    tracker.step(
         &format!(
             "preparing the {} test file",
             units::format_bytes(plan.file_size)
         ),
-        plan.prepare_planned_s(),
+        block_file_cost(plan),
+        (file, after),
     );
-    match block::prepare_test_file(ctx, plan.file_size) {
-        Ok(()) => Ok(None),
+    // The file's first part tells whether the run fits its budget, before the rest is written.
+    let mut head = |bytes: u64, took: std::time::Duration| {
+        let written = eta::Cost {
+            seconds: 0.0,
+            bytes,
+        };
+        tracker.learn(written, took.as_secs_f64());
+        let rest = eta::Cost {
+            seconds: 0.0,
+            bytes: plan.file_size - bytes,
+        };
+        *stretch = budget::stretched(plan, schedule, tracker, rest);
+    };
+    let written = block::prepare_test_file(ctx, plan.file_size, &mut head);
+    if let Ok(took) = written {
+        tracker.advance(took.as_secs_f64());
+    }
+    // The file's time teaches the ETA the destination's rate before anything is measured.
+    tracker.close();
+    match written {
+        Ok(_) => Ok(None),
         Err(e @ Error::Interrupted(_)) => Err(e),
         Err(e) if ctx.hook.failures_end_run() => Err(e),
         Err(e) => {
@@ -321,12 +412,13 @@ fn run_variants(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
     block_file_problem: Option<String>,
-    progress: &mut dyn Progress,
+    schedule: &mut Schedule,
+    tracker: &mut Tracker<'_>,
 ) -> Result<(Vec<TestResult>, Vec<TestFailure>)> {
     let capabilities = ctx.engines.capabilities();
     let mut results = Vec::new();
     let mut failures = Vec::new();
-    for variant in &plan.variants {
+    for (index, variant) in plan.variants.iter().enumerate() {
         let fail = |error: String| TestFailure {
             test: variant.test,
             variant: variant.name.to_string(),
@@ -341,7 +433,7 @@ fn run_variants(
         if !can_run(capabilities, variant) {
             continue;
         }
-        match run_variant(ctx, plan, variant, progress) {
+        match run_variant(ctx, plan, (index, variant), schedule, tracker) {
             Ok((result, integrity)) => {
                 results.extend(result);
                 failures.extend(integrity.map(fail));
@@ -358,7 +450,16 @@ fn run_variants(
 fn settings(plan: &RunPlan) -> RunSettings {
     RunSettings {
         profile: plan.profile.name,
-        runs: plan.runs,
+        runs: plan.repeats.most(),
+        adaptive: match plan.repeats {
+            crate::settings::Repeats::UntilPrecise(a) => Some(AdaptiveSettings {
+                min_runs: a.min_runs,
+                max_runs: a.max_runs,
+                precision: a.precision,
+                budget_s: a.budget.as_secs_f64(),
+            }),
+            crate::settings::Repeats::Exactly(_) => None,
+        },
         file_size_bytes: plan.file_size,
         block_duration_s: plan.block_duration.as_secs_f64(),
         min_time_s: plan.min_time.as_secs_f64(),

@@ -1,11 +1,11 @@
 //! What a validated plan (`settings::RunPlan`) needs of the destination, in the runner's terms:
-//! its peak space, its progress steps.
+//! its peak space (its time is `schedule`'s).
 
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::settings::RunPlan;
 use crate::units;
-use crate::workload::{Variant, Workload};
+use crate::workload::Workload;
 
 use super::kinds::test_for;
 
@@ -33,28 +33,6 @@ impl RunPlan {
         // 5% for filesystem metadata and rounding.
         (block_file + largest_variant) / 20 * 21
     }
-
-    /// The seconds one repetition of `variant` is planned to take, as its test plans it. Only
-    /// an estimate for the progress bar's ETA.
-    pub(super) fn planned_s(&self, variant: &Variant) -> f64 {
-        test_for(&variant.workload).planned_s(self)
-    }
-
-    /// The planned seconds of preparing the block tests' file (written once, untimed): as long
-    /// as one block test, for lack of a better guess before anything is measured.
-    pub(super) fn prepare_planned_s(&self) -> f64 {
-        if self.has_block_tests() {
-            self.block_duration.as_secs_f64()
-        } else {
-            0.0
-        }
-    }
-
-    /// The planned seconds of the whole run.
-    pub fn planned_total_s(&self) -> f64 {
-        let variants: f64 = self.variants.iter().map(|v| self.planned_s(v)).sum();
-        variants * self.runs as f64 + self.prepare_planned_s()
-    }
 }
 
 /// Refuses to start when the destination reports less free space than the run needs.
@@ -74,30 +52,4 @@ pub(super) fn check_space(plan: &RunPlan) -> Result<()> {
         });
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::settings::RunOptions;
-    use crate::workload::ProfileName;
-
-    /// The progress bar's plan adds up: block tests their duration, the rest the minimum time,
-    /// the test file's preparation one block test.
-    #[test]
-    fn planned_seconds_follow_the_durations() {
-        let plan = RunOptions {
-            destination: std::env::temp_dir(),
-            profile: ProfileName::Quick,
-            tests: Some(vec!["seq-read".parse().unwrap(), "tm-check".parse().unwrap()].into()),
-            runs: Some(3.into()),
-            block_duration_s: Some(2.0.into()),
-            min_time_s: Some(0.5.into()),
-            ..Default::default()
-        }
-        .plan()
-        .unwrap();
-        // seq-read: SEQ1M-Q1T1 and SEQ1M-Q8T1 (blocks), 20-100MB (whole files); tm-check: two.
-        let per_run = 2.0 * 2.0 + 3.0 * 0.5;
-        assert!((plan.planned_total_s() - (3.0 * per_run + 2.0)).abs() < 1e-9);
-    }
 }

@@ -73,7 +73,7 @@ impl Sources {
                 }
                 let area = self.area.as_ref().expect("source area");
                 let root = tree::make_dir(&area.root(), kind.as_str(), &EngineFactory::system())?;
-                progress.step(&format!("generating the {kind} file set"), 0.0);
+                progress.update(&format!("generating the {kind} file set"));
                 let spec = SetSpec {
                     kind,
                     total_bytes: set.total_bytes,
@@ -151,7 +151,7 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet>
             problem: format!("(--source) cannot be read: {e}"),
         })?
         .crossing(plan.cross_filesystems);
-    progress.step("reading the --source folder into the page cache", 0.0);
+    progress.update("reading the --source folder into the page cache");
     let outcome = tree::run(
         &Task::Read,
         &root,

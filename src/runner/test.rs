@@ -54,10 +54,21 @@ pub(super) trait Test {
         0
     }
 
-    /// The seconds one repetition is planned to take (for the progress bar's ETA); a test
-    /// whose work is fixed plans the least a repetition lasts.
-    fn planned_s(&self, plan: &RunPlan) -> f64 {
-        least_planned_s(plan)
+    /// The seconds one repetition runs for, or at least (for the ETA and the budget); a test
+    /// whose work is fixed plans none, and its bytes in [`Test::planned_bytes`].
+    fn planned_s(&self, _plan: &RunPlan) -> f64 {
+        0.0
+    }
+
+    /// The bytes one repetition moves however long that takes (0 for a test that runs for a
+    /// time): the ETA predicts them at the rate the destination has shown.
+    fn planned_bytes(&self, _plan: &RunPlan) -> u64 {
+        0
+    }
+
+    /// The bytes `prepare` writes before the first repetition (untimed, but it takes time).
+    fn prepare_bytes(&self, _plan: &RunPlan) -> u64 {
+        0
     }
 
     /// Untimed work before the first repetition.
@@ -70,10 +81,4 @@ pub(super) trait Test {
 
     /// Removes what `prepare` made; runs whether the repetitions succeeded or not.
     fn clean_up(&mut self, _ctx: &mut Ctx<'_>) {}
-}
-
-/// The least a repetition of a test whose work is fixed is planned to take: the minimum time,
-/// a quarter second when there is none.
-fn least_planned_s(plan: &RunPlan) -> f64 {
-    plan.min_time.as_secs_f64().max(0.25)
 }

@@ -6,36 +6,61 @@ use std::time::SystemTime;
 use crate::engine::EngineKind;
 use crate::error::Result;
 use crate::interrupt;
-use crate::results::{Details, FileSetInfo, Method, Repetition, TestResult, TestResultParts};
+use crate::results::{
+    Details, FileSetInfo, Method, Repetition, StopReason, TestResult, TestResultParts,
+};
 use crate::results::{Warning, WarningKind};
-use crate::stats::LatencyHistogram;
+use crate::settings::Repeats;
+use crate::stats::{LatencyHistogram, precision};
 use crate::workload::{Variant, Workload};
 
+use super::eta::Cost;
 use super::kinds::test_for;
+use super::schedule::{Position, Schedule};
 use super::sets;
 use super::test::{Rep, Shape, Test};
-use super::{Ctx, Measured, Progress, RunPlan};
+use super::tracking::Tracker;
+use super::{Ctx, Measured, RunPlan};
 
-/// All repetitions of one variant, and a data-integrity failure if its data did not survive. A
-/// repetition that fails ends the variant with that error.
+/// All repetitions of one variant (the `index`th of the plan), and a data-integrity failure if
+/// its data did not survive. A repetition that fails ends the variant with that error.
 pub(super) fn run_variant(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
-    variant: &Variant,
-    progress: &mut dyn Progress,
+    (index, variant): (usize, &Variant),
+    schedule: &mut Schedule,
+    tracker: &mut Tracker<'_>,
 ) -> Result<(Option<TestResult>, Option<String>)> {
     let mut test = test_for(&variant.workload);
     let mut gathered = Gathered::default();
-    let prepare = Rep {
+    let at = schedule.start(tracker.eta(), index);
+    let started = tracker.now_s();
+    let prepare = schedule.prepare(index);
+    if prepare != Cost::default() {
+        let times = schedule.split(tracker.eta(), at, tracker.eta().predict(prepare));
+        let message = format!("{} {} (preparing)", variant.test, variant.name);
+        tracker.step(&message, prepare, times);
+    }
+    let prepared = test.prepare(Rep {
         ctx: &mut *ctx,
         plan,
         index: 0,
-        progress: &mut *progress,
-    };
-    let outcome = test
-        .prepare(prepare)
-        .and_then(|()| repeat(ctx, plan, variant, test.as_mut(), progress, &mut gathered));
+        progress: tracker.display(),
+    });
+    let outcome = prepared.and_then(|()| {
+        let mut job = Job {
+            index,
+            variant,
+            test: test.as_mut(),
+            gathered: &mut gathered,
+            allowance: at.allowance,
+            started,
+        };
+        repeat(ctx, plan, &mut job, schedule, tracker)
+    });
     test.clean_up(ctx);
+    let spent = tracker.now_s() - started;
+    schedule.finished(tracker.eta(), index, spent, at.allowance);
     outcome?;
     Ok(gathered.into_result(plan, variant, test.shape()))
 }
@@ -51,6 +76,7 @@ struct Gathered {
     file_set: Option<FileSetInfo>,
     integrity: Option<String>,
     details: Option<Details>,
+    stopped: Option<StopReason>,
 }
 
 impl Gathered {
@@ -85,6 +111,8 @@ impl Gathered {
         };
         self.warnings
             .extend(short_sample(plan, variant, &self.repetitions));
+        self.warnings
+            .extend(imprecise(plan, &self.repetitions, self.stopped));
         let mut result = TestResult::from_parts(TestResultParts {
             test: variant.test,
             workload: variant.workload.clone(),
@@ -99,6 +127,7 @@ impl Gathered {
             repetitions: self.repetitions,
             latency: self.latency,
             warnings: self.warnings,
+            stopped: self.stopped,
         });
         if let Some(result) = &mut result {
             result.details = self.details;
@@ -107,38 +136,91 @@ impl Gathered {
     }
 }
 
-/// Runs the variant's repetitions (one for a single-run test), each between the hook's calls.
+/// The variant being repeated: its place in the plan, its test, what it gathered.
+struct Job<'j> {
+    index: usize,
+    variant: &'j Variant,
+    test: &'j mut dyn Test,
+    gathered: &'j mut Gathered,
+    /// The seconds it may spend (None: `--runs N`), and when it began on the tracker's clock.
+    allowance: Option<f64>,
+    started: f64,
+}
+
+/// Runs the variant's repetitions, each between the hook's calls, until the schedule's rule
+/// stops them (`schedule::decide`).
 fn repeat(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
-    variant: &Variant,
-    test: &mut dyn Test,
-    progress: &mut dyn Progress,
-    gathered: &mut Gathered,
+    job: &mut Job<'_>,
+    schedule: &mut Schedule,
+    tracker: &mut Tracker<'_>,
 ) -> Result<()> {
-    let runs = if variant.test.single_run() {
+    let (index, variant) = (job.index, job.variant);
+    let most = if variant.test.single_run() {
         1
     } else {
-        plan.runs
+        plan.repeats.most()
     };
-    for rep in 0..runs {
+    for rep in 0.. {
         interrupt::check()?;
-        progress.step(
-            &format!("{} {} ({}/{})", variant.test, variant.name, rep + 1, runs),
-            test.planned_s(plan),
-        );
+        let at = Position {
+            index,
+            done: rep,
+            spent_s: tracker.now_s() - job.started,
+            allowance: job.allowance,
+        };
+        let times = schedule.split(tracker.eta(), at, schedule.next_rep_s(tracker.eta(), index));
+        let message = format!("{} {} ({}/{most})", variant.test, variant.name, rep + 1);
+        tracker.step(&message, schedule.cost(index), times);
         ctx.hook.before(variant, rep)?;
-        let measured = test.measure(Rep {
+        let measured = job.test.measure(Rep {
             ctx: &mut *ctx,
             plan,
             index: rep,
-            progress: &mut *progress,
+            progress: tracker.display(),
         })?;
+        tracker.advance(measured.repetition.elapsed.as_secs_f64());
         ctx.hook
             .after(variant, rep, &measured.repetition, SystemTime::now())?;
-        gathered.add(measured);
+        job.gathered.add(measured);
+        if let Some(took) = tracker.close() {
+            schedule.took(index, took);
+        }
+        let samples: Vec<f64> = job.gathered.repetitions.iter().map(|r| r.rate).collect();
+        let spent = tracker.now_s() - job.started;
+        let next = schedule.next_rep_s(tracker.eta(), index);
+        if let Some(reason) = schedule.stop(index, &samples, spent, next, job.allowance) {
+            job.gathered.stopped = Some(reason);
+            break;
+        }
     }
     Ok(())
+}
+
+/// The `imprecise` warning when the variant's budget ran out before its median was known to
+/// the profile's precision: its figure is shown, with how well it is known.
+fn imprecise(
+    plan: &RunPlan,
+    repetitions: &[Repetition],
+    stopped: Option<StopReason>,
+) -> Option<Warning> {
+    let (Some(StopReason::Budget), Repeats::UntilPrecise(rule)) = (stopped, plan.repeats) else {
+        return None;
+    };
+    let samples: Vec<f64> = repetitions.iter().map(|r| r.rate).collect();
+    let known = precision::median_half_width(&samples)
+        .map_or("not known (one repetition)".to_string(), |h| {
+            format!("known to ±{:.1}%", h * 100.0)
+        });
+    Some(Warning::new(
+        WarningKind::Imprecise,
+        format!(
+            "imprecise: its share of the time budget ran out after {} repetition(s) with the median {known}, not the ±{:.0}% aimed at (--runs N repeats exactly N times)",
+            samples.len(),
+            rule.precision * 100.0
+        ),
+    ))
 }
 
 /// The `short-sample` warning when a repetition lasted less than the minimum time: it then

@@ -31,10 +31,15 @@ pub struct RunPlan {
     pub destination: PathBuf,
     pub profile: Profile,
     pub variants: Vec<Variant>,
-    pub runs: usize,
+    /// How many repetitions each variant gets.
+    pub repeats: Repeats,
     /// Size of the block tests' file (a multiple of 1 MiB).
     pub file_size: u64,
+    /// How long a block-test repetition runs: exactly, with `--duration`; else at most, as it
+    /// stops once its rate is steady and `min_time` has passed.
     pub block_duration: Duration,
+    /// Whether a block test stops once its rate is steady (no `--duration` given).
+    pub block_until_steady: bool,
     /// The least every repetition should last (`--min-time`, else the profile's; zero: no
     /// minimum).
     pub min_time: Duration,
@@ -65,6 +70,44 @@ pub struct RunPlan {
     /// tm-backup's band size (`--band-size`); `None` for the one Time Machine would choose for
     /// the destination's size.
     pub band_size: Option<u64>,
+}
+
+/// How many repetitions each variant gets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Repeats {
+    /// `--runs N`: exactly N.
+    Exactly(usize),
+    /// Until the median is precise or the variant's share of the budget runs out.
+    UntilPrecise(Adaptive),
+}
+
+/// The adaptive rule's settings, from the profile.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Adaptive {
+    pub min_runs: usize,
+    pub max_runs: usize,
+    /// The target half-width of the median's 95% confidence interval, a fraction of it.
+    pub precision: f64,
+    /// The run's time budget, shared out over the variants.
+    pub budget: Duration,
+}
+
+impl Repeats {
+    /// The least repetitions of a variant that repeats.
+    pub fn least(&self) -> usize {
+        match *self {
+            Repeats::Exactly(n) => n,
+            Repeats::UntilPrecise(a) => a.min_runs,
+        }
+    }
+
+    /// The most repetitions of a variant.
+    pub fn most(&self) -> usize {
+        match *self {
+            Repeats::Exactly(n) => n,
+            Repeats::UntilPrecise(a) => a.max_runs,
+        }
+    }
 }
 
 /// A file set to use, as planned from the profile and the command line.

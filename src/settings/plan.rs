@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::{
-    Given, MAX_DURATION_S, MAX_RUNS, MAX_SUSTAINED_S, MAX_THREADS, MIN_FILE_SIZE, Origin,
-    RunOptions, RunPlan, SetPlan, suite_options,
+    Adaptive, Given, MAX_DURATION_S, MAX_RUNS, MAX_SUSTAINED_S, MAX_THREADS, MIN_FILE_SIZE, Origin,
+    Repeats, RunOptions, RunPlan, SetPlan, suite_options,
 };
 use crate::error::{Error, Result};
 use crate::units::format_bytes;
@@ -28,9 +28,10 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
     Ok(RunPlan {
         destination: o.destination.clone(),
         variants,
-        runs,
+        repeats: runs,
         file_size,
         block_duration: durations.block,
+        block_until_steady: o.block_duration_s.is_none(),
         min_time: durations.min_time,
         engine: o.engine,
         force_buffered: o.force_buffered,
@@ -69,14 +70,19 @@ pub(super) fn check_values(o: &RunOptions) -> Result<()> {
     check_file_sets(o)
 }
 
-fn runs(o: &RunOptions, profile: &Profile) -> Result<usize> {
+fn runs(o: &RunOptions, profile: &Profile) -> Result<Repeats> {
     match &o.runs {
         Some(g) if g.value == 0 || g.value > MAX_RUNS => Err(g.refuse(
             format_args!("--runs {}", g.value),
             format_args!("must be between 1 and {MAX_RUNS}"),
         )),
-        Some(g) => Ok(g.value),
-        None => Ok(profile.runs),
+        Some(g) => Ok(Repeats::Exactly(g.value)),
+        None => Ok(Repeats::UntilPrecise(Adaptive {
+            min_runs: profile.min_runs,
+            max_runs: profile.max_runs,
+            precision: profile.precision,
+            budget: profile.budget,
+        })),
     }
 }
 
@@ -289,8 +295,11 @@ mod tests {
         .plan()
         .unwrap();
         let backup = Profile::get(workload::ProfileName::Backup);
-        assert_eq!(plan.runs, backup.runs);
+        assert!(
+            matches!(plan.repeats, Repeats::UntilPrecise(a) if a.min_runs == backup.min_runs && a.budget == backup.budget)
+        );
         assert_eq!(plan.block_duration, backup.block_duration);
+        assert!(plan.block_until_steady);
         assert_eq!(plan.file_size, 3 << 20);
         assert_eq!(plan.sustained_size, (3 << 20) + 5);
         assert!(plan.allow_drop_caches && plan.check_space && !plan.force_buffered);

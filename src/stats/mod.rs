@@ -2,6 +2,7 @@
 
 mod compare;
 mod latency;
+pub mod precision;
 mod series;
 pub mod steady;
 mod trend;

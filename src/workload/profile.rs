@@ -9,7 +9,7 @@ use super::{SetKind, TestId};
 #[serde(rename_all = "lowercase")]
 pub enum ProfileName {
     Quick,
-    /// The default: a few minutes (3 min 14 s on the project's 2-core VM, see README).
+    /// The default: about 90 s (its time budget), longer only on a slow destination.
     #[default]
     Backup,
     Full,
@@ -30,15 +30,24 @@ impl ProfileName {
 }
 
 /// The parameters a profile fixes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     pub name: ProfileName,
-    /// Repetitions of every test variant.
-    pub runs: usize,
-    /// How long each block-test repetition runs.
+    /// The least repetitions of every test variant (`--runs N` asks for exactly N instead).
+    pub min_runs: usize,
+    /// The most repetitions of a variant whose median is not yet known to `precision`.
+    pub max_runs: usize,
+    /// A variant repeats until the 95% confidence interval of its median is within this
+    /// fraction of it (`stats::precision`), or its share of `budget` runs out.
+    pub precision: f64,
+    /// The time the run aims at, shared out over the variants (stretched only when even
+    /// `min_runs` of each take longer: a slow destination).
+    pub budget: Duration,
+    /// How long each block-test repetition runs at most (`--duration` makes it exactly this).
     pub block_duration: Duration,
     /// The least every repetition of every test should last (`--min-time` overrides): a
-    /// file-set repetition goes over its set again until it does.
+    /// file-set repetition goes over its set again until it does, and a block test stops
+    /// once its rate is steady but not before.
     pub min_time: Duration,
     /// Size of the shared file the block tests work on.
     pub file_size: u64,
@@ -68,7 +77,10 @@ impl Profile {
             // About 15 s on an ordinary SSD.
             ProfileName::Quick => Profile {
                 name,
-                runs: 2,
+                min_runs: 2,
+                max_runs: 5,
+                precision: 0.02,
+                budget: Duration::from_secs(15),
                 block_duration: Duration::from_millis(500),
                 min_time: Duration::from_millis(250),
                 file_size: 64 << 20,
@@ -82,10 +94,13 @@ impl Profile {
                 sustained_time: Duration::from_secs(10),
                 sustained_size: 4 << 30,
             },
-            // A few minutes: every file-set repetition lasts at least --min-time (see README).
+            // About 90 s: every file-set repetition lasts at least --min-time (see README).
             ProfileName::Backup => Profile {
                 name,
-                runs: 3,
+                min_runs: 2,
+                max_runs: 10,
+                precision: 0.02,
+                budget: Duration::from_secs(90),
                 block_duration: Duration::from_secs(2),
                 min_time: Duration::from_secs(1),
                 file_size: 512 << 20,
@@ -101,7 +116,10 @@ impl Profile {
             },
             ProfileName::Full => Profile {
                 name,
-                runs: 5,
+                min_runs: 3,
+                max_runs: 20,
+                precision: 0.02,
+                budget: Duration::from_secs(600),
                 block_duration: Duration::from_secs(5),
                 min_time: Duration::from_secs(1),
                 file_size: 1 << 30,

@@ -317,6 +317,11 @@ fn wide_and_verbose_show_every_column_and_warning() {
         .count();
     assert!(short > 3, "every warning whole under -v: {verbose}");
     assert!(verbose.contains("repetitions, in the order they ran:"));
+    // The null engine's figures repeat exactly: known at once, from the least repetitions.
+    assert!(
+        verbose.contains("(MB/s), median ±0.0% (95%), stopped: precise:"),
+        "{verbose}"
+    );
 }
 
 /// `--color` decides over the terminal check and NO_COLOR (which `destbench()` sets).

@@ -11,6 +11,7 @@ mod chain;
 mod cli_ux;
 #[cfg(unix)]
 mod estimate;
+mod eta;
 #[cfg(target_os = "linux")]
 mod faults;
 #[cfg(unix)]

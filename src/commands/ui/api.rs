@@ -143,7 +143,7 @@ fn plan_seconds(argv: &[String]) -> Result<f64, String> {
     let plan = run::options(&args)
         .and_then(|o| o.plan())
         .map_err(|e| e.to_string())?;
-    Ok(plan.planned_total_s())
+    Ok(crate::runner::planned_total_s(&plan))
 }
 
 /// `destbench history --json`, of every run or of those on `destination`.

@@ -60,6 +60,7 @@ pub fn result(test: TestId, variant: &str, rate: f64) -> TestResult {
         }],
         latency: LatencyHistogram::default(),
         warnings: Vec::new(),
+        stopped: None,
     })
     .expect("one repetition")
 }

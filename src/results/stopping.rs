@@ -1,0 +1,46 @@
+//! Why a variant's repetitions stopped, as data: the reports and the warnings read it, so a
+//! figure that ran out of time is never shown as a precise one.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Why a variant stopped repeating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// Its median was known to the target precision (the profile's, see `stats::precision`).
+    Precise,
+    /// Its share of the run's time budget, or the most repetitions the profile allows, ran out
+    /// before the median was that precise.
+    Budget,
+    /// It ran the count it was asked for (`--runs N`, or a test that runs once).
+    Count,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Precise => "precise",
+            StopReason::Budget => "budget",
+            StopReason::Count => "count",
+        }
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The adaptive rule a run's repetitions followed, as the document records it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveSettings {
+    pub min_runs: usize,
+    pub max_runs: usize,
+    /// The target half-width of the median's 95% confidence interval, a fraction of it.
+    pub precision: f64,
+    /// The time the run aimed at, in seconds.
+    pub budget_s: f64,
+}

@@ -1,0 +1,191 @@
+//! The run's ETA, computed in one place so that every display of the progress (the terminal's
+//! bar, the `destbench ui` page) shows the same figure. Pure: the runner tells it what each step
+//! was planned to cost and what it took; it holds no clock.
+//!
+//! A step costs [`Cost`]: seconds it runs for whatever the destination (a block test's duration,
+//! a minimum time) and bytes it moves whatever the time (a file to lay down, a set to copy). Two
+//! corrections are learned from the finished steps: how much of its planned time a timed step
+//! really takes (a block test that stops once steady takes less), and the rate at which the
+//! destination moved the bytes of the steps that move bytes (a slow disk takes longer). The
+//! remaining time is the runner's plan of the steps left, each predicted with both corrections.
+
+/// The rate assumed for steps that move bytes before any has been timed, bytes/s: an ordinary
+/// disk's; the first step that moves bytes (the block tests' file) replaces it.
+const PRIOR_RATE: f64 = 100e6;
+/// A step that moves bytes teaches the rate only when it took this much longer than its timed
+/// floor: one that only lasted its minimum time moved its bytes faster than it shows.
+const MOVED_NOT_FLOORED: f64 = 1.5;
+
+/// What a step is planned to cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cost {
+    /// Seconds it runs for, or at least (a minimum time).
+    pub seconds: f64,
+    /// Bytes it moves however long that takes (0: a step that only runs for a time).
+    pub bytes: u64,
+}
+
+/// A sum of what was seen over a sum of what was planned.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ratio {
+    seen: f64,
+    planned: f64,
+}
+
+impl Ratio {
+    fn add(&mut self, seen: f64, planned: f64) {
+        self.seen += seen;
+        self.planned += planned;
+    }
+
+    fn value(self) -> Option<f64> {
+        (self.planned > 0.0 && self.seen > 0.0).then(|| self.seen / self.planned)
+    }
+}
+
+/// The run's progress in time: how long it has run and how long it is predicted to run yet, as
+/// of the start of the step under way. Read [`Eta::remaining_after`] to count down within a step.
+#[derive(Debug, Clone, Default)]
+pub struct Eta {
+    elapsed_s: f64,
+    remaining_s: f64,
+    /// The predicted seconds of the step under way (part of `remaining_s`).
+    current_s: f64,
+    /// Seconds taken over seconds planned, of the finished steps that only run for a time.
+    timed: Ratio,
+    /// Bytes moved over seconds taken, of the finished steps that move bytes.
+    moved: Ratio,
+}
+
+impl Eta {
+    /// Seconds the run has taken, up to the start of the step under way.
+    pub fn elapsed_s(&self) -> f64 {
+        self.elapsed_s
+    }
+
+    /// Seconds predicted from the start of the step under way to the end of the run.
+    pub fn remaining_s(&self) -> f64 {
+        self.remaining_s
+    }
+
+    /// The predicted length of the whole run, in seconds.
+    pub fn total_s(&self) -> f64 {
+        self.elapsed_s + self.remaining_s
+    }
+
+    /// Seconds predicted to remain `into_step_s` seconds after the step under way began: counts
+    /// down through the step, but never below what the steps after it are predicted to need.
+    pub fn remaining_after(&self, into_step_s: f64) -> f64 {
+        let after_step = self.remaining_s - self.current_s;
+        (self.remaining_s - into_step_s.max(0.0)).max(after_step)
+    }
+
+    /// The share of the predicted run done at the start of the step under way, 0 to 1.
+    pub fn fraction_done(&self) -> f64 {
+        let total = self.total_s();
+        if total > 0.0 {
+            (self.elapsed_s / total).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// The seconds a step of `cost` is predicted to take, with what the run has taught so far.
+    pub(super) fn predict(&self, cost: Cost) -> f64 {
+        let timed = cost.seconds * self.timed.value().unwrap_or(1.0);
+        if cost.bytes == 0 {
+            return timed;
+        }
+        let rate = self.moved.value().unwrap_or(PRIOR_RATE);
+        cost.seconds.max(cost.bytes as f64 / rate)
+    }
+
+    /// A step predicted at `current_s` begins; `after_s` is what the steps after it are
+    /// predicted to take.
+    pub(super) fn begin(&mut self, current_s: f64, after_s: f64) {
+        self.current_s = current_s.max(0.0);
+        self.remaining_s = self.current_s + after_s.max(0.0);
+    }
+
+    /// The run ended: nothing remains.
+    pub(super) fn end(&mut self) {
+        self.remaining_s = 0.0;
+        self.current_s = 0.0;
+    }
+
+    /// The step under way, planned at `cost`, took `actual_s`.
+    pub(super) fn finished(&mut self, cost: Cost, actual_s: f64) {
+        self.elapsed_s += actual_s;
+        self.remaining_s = (self.remaining_s - self.current_s).max(0.0);
+        self.current_s = 0.0;
+        self.learn(cost, actual_s);
+    }
+
+    /// Work of `cost` took `actual_s`: the corrections learn from it (a part of a step, timed
+    /// on its own, or a finished step).
+    pub(super) fn learn(&mut self, cost: Cost, actual_s: f64) {
+        if cost.bytes > 0 {
+            if actual_s > cost.seconds * MOVED_NOT_FLOORED && actual_s > 0.0 {
+                self.moved.add(cost.bytes as f64, actual_s);
+            }
+        } else if cost.seconds > 0.0 {
+            self.timed.add(actual_s, cost.seconds);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TIMED: Cost = Cost {
+        seconds: 2.0,
+        bytes: 0,
+    };
+
+    #[test]
+    fn timed_steps_learn_how_much_of_their_plan_they_take() {
+        let mut eta = Eta::default();
+        eta.begin(eta.predict(TIMED), 3.0 * 2.0);
+        assert_eq!(eta.total_s(), 8.0);
+        eta.finished(TIMED, 1.0);
+        assert_eq!(eta.predict(TIMED), 1.0, "half the plan, learned");
+        eta.begin(eta.predict(TIMED), 2.0 * eta.predict(TIMED));
+        assert_eq!(
+            (eta.elapsed_s(), eta.remaining_s(), eta.total_s()),
+            (1.0, 3.0, 4.0)
+        );
+        assert_eq!(eta.fraction_done(), 0.25);
+    }
+
+    #[test]
+    fn moving_steps_learn_the_rate_unless_they_only_lasted_their_floor() {
+        let mut eta = Eta::default();
+        let file = Cost {
+            seconds: 0.0,
+            bytes: 50_000_000,
+        };
+        assert_eq!(eta.predict(file), 0.5, "the prior rate");
+        eta.begin(eta.predict(file), 0.0);
+        eta.finished(file, 10.0);
+        assert_eq!(eta.predict(file), 10.0, "5 MB/s, learned");
+        let floored = Cost {
+            seconds: 1.0,
+            bytes: 1_000_000,
+        };
+        eta.finished(floored, 1.2);
+        assert_eq!(
+            eta.predict(file),
+            10.0,
+            "a step at its floor teaches nothing"
+        );
+    }
+
+    #[test]
+    fn within_a_step_it_counts_down_to_what_the_rest_needs() {
+        let mut eta = Eta::default();
+        eta.begin(2.0, 5.0);
+        assert_eq!(eta.remaining_after(0.5), 6.5);
+        assert_eq!(eta.remaining_after(9.0), 5.0);
+    }
+}

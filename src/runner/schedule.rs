@@ -1,0 +1,375 @@
+//! How the run's time is shared out: what each variant's repetition costs, how many repetitions
+//! each is expected to take, the share of the profile's budget a variant may spend, and when a
+//! variant stops repeating (the stopping rule).
+//!
+//! The budget is shared by need: when a variant starts, it may spend the budget left times its
+//! weight over the weights of the variants left, a weight being the predicted time of its least
+//! repetitions. A variant that stops early (precise) leaves its time to the ones after it; one
+//! that overran (a slow destination) takes it from them. The least repetitions always run, so a
+//! destination too slow for the budget stretches the run, which the runner says before it
+//! measures.
+
+use crate::results::StopReason;
+use crate::settings::{Repeats, RunPlan};
+use crate::stats::precision;
+
+use super::eta::{Cost, Eta};
+use super::kinds::test_for;
+
+/// One variant as the schedule sees it.
+struct Item {
+    cost: Cost,
+    /// What preparing it costs, before its first repetition.
+    prepare: Cost,
+    /// A test that runs once whatever the plan (sustained, throttled).
+    single: bool,
+    /// Seconds its finished repetitions took, and how many: its next one is predicted from
+    /// them rather than from its cost.
+    took_s: f64,
+    took_reps: usize,
+}
+
+pub(super) struct Schedule {
+    items: Vec<Item>,
+    repeats: Repeats,
+    /// Of the finished variants that could have run longer than their least repetitions, how
+    /// many, and the sum of the shares of that extra time each used.
+    judged: f64,
+    used: f64,
+}
+
+/// Variants' worth of prior belief in [`Schedule::extra_share`]: a tenth of one, so that the
+/// first two finished variants (by 10% of a run, often no more) outweigh it twentyfold.
+const PRIOR: f64 = 0.1;
+
+/// Where a variant is: about to start its repetition `done + 1` (or its preparation), having
+/// spent `spent_s` since it began, its preparation included, with the allowance it began with.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Position {
+    pub index: usize,
+    pub done: usize,
+    pub spent_s: f64,
+    pub allowance: Option<f64>,
+}
+
+impl Schedule {
+    pub fn new(plan: &RunPlan, runnable: impl Fn(usize) -> bool) -> Schedule {
+        let items = plan
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let test = test_for(&v.workload);
+                let (cost, prepare) = if runnable(i) {
+                    let cost = Cost {
+                        seconds: test.planned_s(plan),
+                        bytes: test.planned_bytes(plan),
+                    };
+                    let prepare = Cost {
+                        seconds: 0.0,
+                        bytes: test.prepare_bytes(plan),
+                    };
+                    (cost, prepare)
+                } else {
+                    (Cost::default(), Cost::default())
+                };
+                Item {
+                    cost,
+                    prepare,
+                    single: v.test.single_run(),
+                    took_s: 0.0,
+                    took_reps: 0,
+                }
+            })
+            .collect();
+        Schedule {
+            items,
+            repeats: plan.repeats,
+            judged: 0.0,
+            used: 0.0,
+        }
+    }
+
+    /// What one repetition of variant `i` is planned to cost.
+    pub fn cost(&self, i: usize) -> Cost {
+        self.items[i].cost
+    }
+
+    /// What preparing variant `i` is planned to cost.
+    pub fn prepare(&self, i: usize) -> Cost {
+        self.items[i].prepare
+    }
+
+    fn least(&self, i: usize) -> usize {
+        if self.items[i].single {
+            1
+        } else {
+            self.repeats.least()
+        }
+    }
+
+    /// A repetition of variant `i` took `seconds`.
+    pub fn took(&mut self, i: usize, seconds: f64) {
+        self.items[i].took_s += seconds;
+        self.items[i].took_reps += 1;
+    }
+
+    /// The seconds the next repetition of variant `i` is predicted to take: the mean of its
+    /// own so far, else its cost's prediction.
+    pub fn next_rep_s(&self, eta: &Eta, i: usize) -> f64 {
+        let item = &self.items[i];
+        if item.took_reps > 0 {
+            item.took_s / item.took_reps as f64
+        } else {
+            eta.predict(item.cost)
+        }
+    }
+
+    /// Variant `i` stopped, having spent `spent_s` of `allowance`: the share of the time it
+    /// could spend beyond its least repetitions that it used teaches how much the variants
+    /// after it will use. One whose allowance left no room for another repetition teaches
+    /// nothing: it had no choice.
+    pub fn finished(&mut self, eta: &Eta, i: usize, spent_s: f64, allowance: Option<f64>) {
+        let (Some(allowed), false) = (allowance, self.items[i].single) else {
+            return;
+        };
+        let least = self.weight(eta, i);
+        let room = allowed.min(self.most_s(eta, i)) - least;
+        if room >= self.next_rep_s(eta, i) {
+            self.judged += 1.0;
+            self.used += ((spent_s - least) / room).clamp(0.0, 1.0);
+        }
+    }
+
+    /// The share of the time a variant may spend beyond its least repetitions that it is
+    /// expected to use, from the finished ones, with [`PRIOR`] variants' worth of prior belief
+    /// at one half: a half at first, near nought after two that were precise at once, near one
+    /// after two that ran to their allowance.
+    fn extra_share(&self) -> f64 {
+        (self.used + PRIOR / 2.0) / (self.judged + PRIOR)
+    }
+
+    /// The weight of variant `i` in the budget: the predicted time of its preparation and its
+    /// least repetitions.
+    fn weight(&self, eta: &Eta, i: usize) -> f64 {
+        eta.predict(self.prepare(i)) + self.least(i) as f64 * self.next_rep_s(eta, i)
+    }
+
+    /// The seconds variant `i` may spend when it starts, its preparation included, the run
+    /// having taken `eta.elapsed_s()`; None without a budget (`--runs N`).
+    pub fn allowance(&self, eta: &Eta, i: usize) -> Option<f64> {
+        let left = (self.budget_s()? - eta.elapsed_s()).max(0.0);
+        let weights: f64 = (i..self.items.len()).map(|j| self.weight(eta, j)).sum();
+        Some(if weights > 0.0 {
+            left * self.weight(eta, i) / weights
+        } else {
+            0.0
+        })
+    }
+
+    /// The seconds variant `i` is expected to take in all: its least repetitions and the share
+    /// `u` of what its allowance or its most repetitions let it spend beyond them; just its
+    /// repetitions without a budget.
+    fn expected_s(&self, eta: &Eta, i: usize, allowance: Option<f64>, u: f64) -> f64 {
+        let least = self.weight(eta, i);
+        let Some(allowed) = allowance.filter(|_| !self.items[i].single) else {
+            return least;
+        };
+        least + u * (allowed.min(self.most_s(eta, i)) - least).max(0.0)
+    }
+
+    /// The seconds of variant `i`'s preparation and its most repetitions.
+    fn most_s(&self, eta: &Eta, i: usize) -> f64 {
+        eta.predict(self.prepare(i)) + self.repeats.most() as f64 * self.next_rep_s(eta, i)
+    }
+
+    /// Where variant `i` is when it begins, with the allowance it begins with.
+    pub fn start(&self, eta: &Eta, i: usize) -> Position {
+        Position {
+            index: i,
+            done: 0,
+            spent_s: 0.0,
+            allowance: self.allowance(eta, i),
+        }
+    }
+
+    /// The step about to start at `at`, predicted at `current_s`: its seconds and those of
+    /// the steps after it, as the tracker takes them.
+    pub fn split(&self, eta: &Eta, at: Position, current_s: f64) -> (f64, f64) {
+        (current_s, self.predicted_from(eta, at) - current_s)
+    }
+
+    /// Seconds predicted from `at` (a repetition of a variant about to start) to the end of
+    /// the run: what is left of that variant, and the variants after it, each with the share of
+    /// the budget left that it will be allowed.
+    pub fn predicted_from(&self, eta: &Eta, at: Position) -> f64 {
+        let i = at.index;
+        // The repetition about to start runs, as do the rest of the least.
+        let must = self.least(i).saturating_sub(at.done).max(1) as f64 * self.next_rep_s(eta, i);
+        let u = self.extra_share();
+        let own = (self.expected_s(eta, i, at.allowance, u) - at.spent_s).max(must);
+        let later = i + 1..self.items.len();
+        let Some(budget) = self.budget_s() else {
+            return own + later.map(|j| self.weight(eta, j)).sum::<f64>();
+        };
+        let left = (budget - eta.elapsed_s() - own).max(0.0);
+        let weights: f64 = later.clone().map(|j| self.weight(eta, j)).sum();
+        own + later
+            .map(|j| {
+                let share = left * self.weight(eta, j) / weights.max(f64::MIN_POSITIVE);
+                self.expected_s(eta, j, Some(share), u)
+            })
+            .sum::<f64>()
+    }
+
+    /// Seconds the least repetitions of the variants from `i` on are predicted to take: what
+    /// the run needs at the least.
+    pub fn least_from(&self, eta: &Eta, i: usize) -> f64 {
+        (i..self.items.len()).map(|j| self.weight(eta, j)).sum()
+    }
+
+    /// The run's budget in seconds, when it has one.
+    pub fn budget_s(&self) -> Option<f64> {
+        match self.repeats {
+            Repeats::UntilPrecise(a) => Some(a.budget.as_secs_f64()),
+            Repeats::Exactly(_) => None,
+        }
+    }
+
+    /// Whether variant `i` stops after the repetitions whose figures are `samples`, having
+    /// spent `spent_s` of its `allowance_s`, its next repetition predicted at `next_s`.
+    pub fn stop(
+        &self,
+        i: usize,
+        samples: &[f64],
+        spent_s: f64,
+        next_s: f64,
+        allowance_s: Option<f64>,
+    ) -> Option<StopReason> {
+        if self.items[i].single {
+            return (!samples.is_empty()).then_some(StopReason::Count);
+        }
+        decide(self.repeats, samples, spent_s + next_s, allowance_s)
+    }
+}
+
+/// The stopping rule: `--runs N` stops at N; the adaptive rule never before its least
+/// repetitions, then once the median is precise, else at its most repetitions or once the next
+/// repetition would end after the variant's allowance (`would_spend_s` is the time spent with
+/// it).
+pub(super) fn decide(
+    repeats: Repeats,
+    samples: &[f64],
+    would_spend_s: f64,
+    allowance_s: Option<f64>,
+) -> Option<StopReason> {
+    let n = samples.len();
+    match repeats {
+        Repeats::Exactly(count) => (n >= count).then_some(StopReason::Count),
+        Repeats::UntilPrecise(a) => {
+            if n < a.min_runs {
+                return None;
+            }
+            if precision::median_half_width(samples).is_some_and(|h| h <= a.precision) {
+                return Some(StopReason::Precise);
+            }
+            let over = allowance_s.is_some_and(|allowed| would_spend_s > allowed);
+            (n >= a.max_runs || over).then_some(StopReason::Budget)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::settings::Adaptive;
+
+    const RULE: Repeats = Repeats::UntilPrecise(Adaptive {
+        min_runs: 2,
+        max_runs: 5,
+        precision: 0.02,
+        budget: Duration::from_secs(90),
+    });
+
+    /// Three variants of 1 s repetitions (2 to 5 of them) under a 90 s budget.
+    fn three_variants() -> Schedule {
+        let item = || Item {
+            cost: Cost {
+                seconds: 1.0,
+                bytes: 0,
+            },
+            prepare: Cost::default(),
+            single: false,
+            took_s: 0.0,
+            took_reps: 0,
+        };
+        Schedule {
+            items: vec![item(), item(), item()],
+            repeats: RULE,
+            judged: 0.0,
+            used: 0.0,
+        }
+    }
+
+    /// Each variant is planned at its least repetitions (2 s) and a share of what it may spend
+    /// beyond them (up to its most, 5 s): half at first, then as much as the finished ones
+    /// used; one that had no room for another repetition teaches nothing.
+    #[test]
+    fn variants_are_planned_by_how_much_the_finished_ones_used() {
+        let eta = Eta::default();
+        let from_second = |s: &Schedule| s.predicted_from(&eta, s.start(&eta, 1));
+        let mut s = three_variants();
+        assert_eq!(s.allowance(&eta, 0), Some(30.0));
+        assert_eq!(s.predicted_from(&eta, s.start(&eta, 0)), 3.0 * 3.5);
+        s.finished(&eta, 0, 2.0, Some(30.0));
+        let u = 0.05 / 1.1;
+        assert!((from_second(&s) - 2.0 * (2.0 + 3.0 * u)).abs() < 1e-9);
+        let mut s = three_variants();
+        s.finished(&eta, 0, 5.0, Some(30.0));
+        let u = 1.05 / 1.1;
+        assert!((from_second(&s) - 2.0 * (2.0 + 3.0 * u)).abs() < 1e-9);
+        let mut s = three_variants();
+        s.finished(&eta, 0, 2.0, Some(2.5));
+        assert_eq!(s.extra_share(), 0.5, "no room for a third: nothing learned");
+    }
+
+    #[test]
+    fn a_fixed_count_is_exactly_that_count() {
+        let fixed = Repeats::Exactly(3);
+        assert_eq!(decide(fixed, &[1.0, 1.0], 1e9, Some(0.0)), None);
+        assert_eq!(
+            decide(fixed, &[1.0, 5.0, 9.0], 0.0, None),
+            Some(StopReason::Count)
+        );
+    }
+
+    #[test]
+    fn never_before_the_least_repetitions() {
+        assert_eq!(decide(RULE, &[100.0], 1e9, Some(0.0)), None);
+    }
+
+    /// 100 and 100.2: s = 0.141, t(1) = 12.71, half-width 12.71 * 1.2533 * 0.141 / 1.414 = 1.59
+    /// MB/s, 1.6% of the median: precise. 100 and 101 give 8%: not yet.
+    #[test]
+    fn precise_once_the_interval_is_within_the_target() {
+        assert_eq!(
+            decide(RULE, &[100.0, 100.2], 0.0, Some(10.0)),
+            Some(StopReason::Precise)
+        );
+        assert_eq!(decide(RULE, &[100.0, 101.0], 0.0, Some(10.0)), None);
+    }
+
+    #[test]
+    fn budget_when_the_next_repetition_would_overrun_or_at_the_most() {
+        let noisy = [100.0, 130.0, 80.0];
+        assert_eq!(decide(RULE, &noisy, 9.0, Some(10.0)), None);
+        assert_eq!(
+            decide(RULE, &noisy, 11.0, Some(10.0)),
+            Some(StopReason::Budget)
+        );
+        let most = [100.0, 130.0, 80.0, 120.0, 90.0];
+        assert_eq!(decide(RULE, &most, 0.0, None), Some(StopReason::Budget));
+    }
+}

@@ -1,0 +1,62 @@
+//! How well the repetitions know their median: the half-width of its 95% confidence interval,
+//! as a fraction of the median. Pure code.
+//!
+//! The interval is the normal-theory one for a median: the sample median's standard error is
+//! `sqrt(pi / 2) * s / sqrt(n)` for normal data (its asymptotic efficiency against the mean is
+//! 2/pi), taken with Student's t at `n - 1` degrees of freedom so that two or three repetitions
+//! pay for what they do not know. The distribution-free interval from order statistics would
+//! need six repetitions before any 95% interval exists (`1 - 2 * 0.5^n >= 0.95` from n = 6), more
+//! than a 90-second run can give every variant; an outlier widens this interval through `s`, so
+//! a noisy variant is never called precise for it.
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The confidence of the interval.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Half-width of the 95% confidence interval of the median, as a fraction of the median; None
+/// below two samples (no spread can be estimated) or for a median of zero.
+pub fn median_half_width(samples: &[f64]) -> Option<f64> {
+    let n = samples.len();
+    let summary = super::summarize(samples)?;
+    if n < 2 || summary.median == 0.0 {
+        return None;
+    }
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .ok()?
+        .inverse_cdf(0.5 + CONFIDENCE / 2.0);
+    let standard_error = (std::f64::consts::PI / 2.0).sqrt() * summary.stddev / (n as f64).sqrt();
+    Some(t * standard_error / summary.median.abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_sample_or_a_zero_median_has_no_precision() {
+        assert_eq!(median_half_width(&[]), None);
+        assert_eq!(median_half_width(&[100.0]), None);
+        assert_eq!(median_half_width(&[0.0, 0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn identical_samples_are_exact() {
+        assert_eq!(median_half_width(&[50.0, 50.0]), Some(0.0));
+    }
+
+    /// Three samples 99, 100, 101: s = 1, t(2, 0.975) = 4.3027, so the half-width is
+    /// 4.3027 * 1.2533 / sqrt(3) = 3.113 MB/s, 3.11% of the median.
+    #[test]
+    fn half_width_by_hand() {
+        let h = median_half_width(&[99.0, 100.0, 101.0]).unwrap();
+        assert!((h - 0.031_13).abs() < 1e-4, "{h}");
+    }
+
+    #[test]
+    fn more_samples_of_the_same_spread_narrow_it() {
+        let three = median_half_width(&[99.0, 100.0, 101.0]).unwrap();
+        let six = median_half_width(&[99.0, 100.0, 101.0, 99.0, 100.0, 101.0]).unwrap();
+        assert!(six < three / 2.0, "{six} vs {three}");
+    }
+}
