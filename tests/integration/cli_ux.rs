@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::history::Fixture;
-use crate::support::{destbench, exits, have_program, skip};
+use crate::support::{assert_success, destbench, exits, have_program, skip};
 
 #[test]
 fn bare_destbench_prints_usage_and_subcommands() {
@@ -130,11 +130,7 @@ fn bash_complete(words: &str) -> Vec<String> {
         ))
         .output()
         .expect("bash");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(
         out.stderr.is_empty(),
         "sourced cleanly: {}",
@@ -203,11 +199,7 @@ fn man_page_renders() {
         .output()
         .expect("man");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(
         text.contains("NAME") && text.contains("destbench - Benchmarks"),
         "{text}"

@@ -172,6 +172,15 @@ pub fn exits(cmd: &mut Command, code: i32) -> (Output, String) {
     (output, stderr)
 }
 
+/// Asserts that the command of `output` succeeded, its stderr in the message.
+pub fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// Runs destbench with `args` and parses its stdout as the `--json` document.
 pub fn run_json(args: &[&str]) -> serde_json::Value {
     let output = destbench().args(args).output().expect("run destbench");
