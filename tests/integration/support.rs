@@ -206,6 +206,21 @@ pub fn run_on(destination: &Path, flags: &str) -> serde_json::Value {
     run_json(&args)
 }
 
+/// `key` of each entry of the JSON list `list`, read by `read` (`Value::as_str`, `as_i64`, ...).
+pub fn each<'a, T>(
+    list: &'a serde_json::Value,
+    key: &str,
+    read: impl Fn(&'a serde_json::Value) -> Option<T>,
+) -> Vec<T> {
+    let entries = list
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"));
+    entries
+        .iter()
+        .map(|entry| read(&entry[key]).unwrap_or_else(|| panic!("{key} of {entry}")))
+        .collect()
+}
+
 /// "test variant" of each entry of a document's `results` or `failures` list.
 pub fn test_variants(list: &serde_json::Value) -> Vec<String> {
     list.as_array()
