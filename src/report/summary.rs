@@ -153,21 +153,23 @@ fn headline(out: &mut String, run: &RunReport) {
     }
     let _ = writeln!(out, "</div>");
     if !run.time_machine_log.is_empty() {
-        let _ = writeln!(out, "<ul class=\"tm-log\">");
-        for line in &run.time_machine_log {
-            let _ = writeln!(out, "<li><code>{}</code></li>", escape(line));
-        }
-        let _ = writeln!(out, "</ul>");
+        tm_log(out, &run.time_machine_log);
     }
     let own = &run.destination.time_machine_checks;
     if !own.is_empty() {
         let _ = writeln!(
             out,
-            "<p>Time Machine's own checks of this volume (its unified log, last 7 days):</p>\n<ul class=\"tm-log\">"
+            "<p>Time Machine's own checks of this volume (its unified log, last 7 days):</p>"
         );
-        for check in own {
-            let _ = writeln!(out, "<li><code>{}</code></li>", escape(&check.to_string()));
-        }
-        let _ = writeln!(out, "</ul>");
+        tm_log(out, own.iter().map(ToString::to_string));
     }
+}
+
+/// Time Machine's log lines as a list, each as code.
+fn tm_log(out: &mut String, lines: impl IntoIterator<Item = impl AsRef<str>>) {
+    let _ = writeln!(out, "<ul class=\"tm-log\">");
+    for line in lines {
+        let _ = writeln!(out, "<li><code>{}</code></li>", escape(line.as_ref()));
+    }
+    let _ = writeln!(out, "</ul>");
 }
