@@ -318,15 +318,7 @@ fn a_stored_run_cannot_stand_for_another_tool() {
     );
     let tree = tempfile::tempdir().unwrap();
     realistic_tree(tree.path(), 12);
-    let estimate = |tool: &str| {
-        destbench()
-            .arg("estimate")
-            .arg(tree.path())
-            .args(["--run", "1", "--json", "--tool", tool, "--db"])
-            .arg(&dbpath)
-            .output()
-            .unwrap()
-    };
+    let estimate = |tool: &str| estimate_stored(tree.path(), &dbpath, "1", tool);
     let out = estimate("cp");
     assert_eq!(
         out.status.code(),
@@ -368,15 +360,7 @@ fn time_machine_is_estimated_from_a_stored_replay() {
     stored("seq-write:SEQ1M-Q1T1");
     let tree = tempfile::tempdir().unwrap();
     realistic_tree(tree.path(), 13);
-    let estimate = |id: &str| {
-        destbench()
-            .arg("estimate")
-            .arg(tree.path())
-            .args(["--run", id, "--json", "--tool", "timemachine", "--db"])
-            .arg(&dbpath)
-            .output()
-            .unwrap()
-    };
+    let estimate = |id: &str| estimate_stored(tree.path(), &dbpath, id, "timemachine");
     let out = estimate("1");
     assert_success(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -402,4 +386,15 @@ fn time_machine_is_estimated_from_a_stored_replay() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `destbench estimate SOURCE --json` from the stored run `run` of the history `db`, for `tool`.
+fn estimate_stored(source: &Path, db: &Path, run: &str, tool: &str) -> std::process::Output {
+    destbench()
+        .arg("estimate")
+        .arg(source)
+        .args(["--run", run, "--json", "--tool", tool, "--db"])
+        .arg(db)
+        .output()
+        .unwrap()
 }
