@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use super::escape::html as escape;
+use super::tiles::{NO_HEADLINE, verdict};
 use crate::history::RunRecord;
 use crate::probe::{Bandwidth, Chain, Node};
 use crate::results::{RunReport, Verdict};
@@ -20,21 +21,9 @@ pub(super) fn summaries(out: &mut String, records: &[RunRecord]) {
             escape(&format!("Summary: {}", r.name()))
         );
         let run = &r.run;
-        match &run.verdict {
-            Some(v) => {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"verdict\"><b>Verdict:</b> {}</p>",
-                    escape(&v.in_words())
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"note\">No verdict recorded with this run.</p>"
-                );
-            }
-        }
+        verdict(out, run, |words| {
+            format!("<p class=\"verdict\"><b>Verdict:</b> {words}</p>")
+        });
         match &run.chain {
             Some(chain) => chain_diagram(out, chain, run.verdict.as_ref()),
             None => {
@@ -140,10 +129,7 @@ fn link_box(out: &mut String, node: &Node, verdict: Option<&Verdict>) {
 /// The headline tables of one run (`report::headline`), then Time Machine's log lines.
 fn headline(out: &mut String, run: &RunReport) {
     let Some(tables) = super::headline::tables(run) else {
-        let _ = writeln!(
-            out,
-            "<p class=\"note\">This run measured none of the headline figures.</p>"
-        );
+        out.push_str(NO_HEADLINE);
         return;
     };
     let _ = writeln!(out, "<div class=\"headline\">");
