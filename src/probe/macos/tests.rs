@@ -30,7 +30,12 @@ fn fixture(machine: &str) -> Fixture {
     )
 }
 
-fn probe(machine: &str, fstype: &str, from: &str, on: &str) -> Chain {
+/// The chain of `machine`'s fixtures for `mount`: "FSTYPE FROM ON", the mount point last (it
+/// may hold spaces).
+fn probe(machine: &str, mount: &str) -> Chain {
+    let mut fields = mount.splitn(3, ' ');
+    let mut field = || fields.next().expect("FSTYPE FROM ON");
+    let (fstype, from, on) = (field(), field(), field());
     let mount = MountFacts {
         fstype: fstype.into(),
         from: from.into(),
@@ -68,12 +73,7 @@ fn bottleneck(c: &Chain) -> Option<&str> {
 
 #[test]
 fn internal_nvme_on_apple_silicon_walks_volume_store_and_disk() {
-    let c = probe(
-        "internal-nvme",
-        "apfs",
-        "/dev/disk3s5",
-        "/System/Volumes/Data",
-    );
+    let c = probe("internal-nvme", "apfs /dev/disk3s5 /System/Volumes/Data");
     assert_eq!(
         labels(&c),
         [
@@ -91,7 +91,7 @@ fn internal_nvme_on_apple_silicon_walks_volume_store_and_disk() {
 
 #[test]
 fn apfs_on_a_usb_ssd_is_uas_at_10_gbit() {
-    let c = probe("usb-apfs", "apfs", "/dev/disk5s1", "/Volumes/Backup");
+    let c = probe("usb-apfs", "apfs /dev/disk5s1 /Volumes/Backup");
     let usb = node(&c, |n| n.kind == NodeKind::Transport);
     assert_facts(
         usb,
@@ -109,7 +109,7 @@ fn apfs_on_a_usb_ssd_is_uas_at_10_gbit() {
 
 #[test]
 fn a_usb_2_stick_is_bot_at_480_mbit_and_fat_is_noted() {
-    let c = probe("usb2-stick", "msdos", "/dev/disk2s1", "/Volumes/STICK");
+    let c = probe("usb2-stick", "msdos /dev/disk2s1 /Volumes/STICK");
     assert_eq!(bottleneck(&c), Some("usb2-bot"));
     let usb = node(&c, |n| n.kind == NodeKind::Transport);
     assert_facts(
@@ -121,7 +121,7 @@ fn a_usb_2_stick_is_bot_at_480_mbit_and_fat_is_noted() {
 
 #[test]
 fn a_thunderbolt_enclosure_is_a_tunnelled_pcie_gen3_x4_link() {
-    let c = probe("thunderbolt", "apfs", "/dev/disk7s1", "/Volumes/TB Backup");
+    let c = probe("thunderbolt", "apfs /dev/disk7s1 /Volumes/TB Backup");
     assert_eq!(bottleneck(&c), Some("pcie3"));
     let pcie = node(&c, |n| n.label.starts_with("PCIe"));
     assert_eq!(pcie.label, "PCIe Gen3 x4");
@@ -136,9 +136,7 @@ fn a_thunderbolt_enclosure_is_a_tunnelled_pcie_gen3_x4_link() {
 fn an_smb_3_share_with_signing_over_wifi() {
     let c = probe(
         "smb-signed-wifi",
-        "smbfs",
-        "//alice@nas.local/TimeMachine",
-        "/Volumes/TimeMachine",
+        "smbfs //alice@nas.local/TimeMachine /Volumes/TimeMachine",
     );
     assert!(c.is_network());
     let server = c.nodes()[1];
@@ -160,9 +158,7 @@ fn an_smb_3_share_with_signing_over_wifi() {
 fn an_smb_3_share_without_signing_over_2_5g_ethernet() {
     let c = probe(
         "smb-unsigned-ethernet",
-        "smbfs",
-        "//GUEST:@192.168.1.20/Backups",
-        "/Volumes/Backups",
+        "smbfs //GUEST:@192.168.1.20/Backups /Volumes/Backups",
     );
     let server = c.nodes()[1];
     assert_eq!(server.label, "server 192.168.1.20");
@@ -181,12 +177,7 @@ fn an_smb_3_share_without_signing_over_2_5g_ethernet() {
 
 #[test]
 fn an_nfs_mount_over_gigabit_ethernet() {
-    let c = probe(
-        "nfs-ethernet",
-        "nfs",
-        "192.168.1.30:/export/tm",
-        "/Volumes/tm",
-    );
+    let c = probe("nfs-ethernet", "nfs 192.168.1.30:/export/tm /Volumes/tm");
     let server = c.nodes()[1];
     assert_facts(server, &[("NFS version", "3"), ("address", "192.168.1.30")]);
     let params: Vec<&str> = server
@@ -201,7 +192,7 @@ fn an_nfs_mount_over_gigabit_ethernet() {
 
 #[test]
 fn a_missing_tool_output_is_an_unknown_with_its_reason() {
-    let c = probe("internal-nvme", "apfs", "/dev/disk9s1", "/Volumes/Gone");
+    let c = probe("internal-nvme", "apfs /dev/disk9s1 /Volumes/Gone");
     assert_eq!(c.unknown_links().len(), 1);
     assert!(
         c.unknown_links()[0]
