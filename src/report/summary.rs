@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use super::escape::html as escape;
+use super::tiles::{NO_HEADLINE, verdict};
 use crate::history::RunRecord;
 use crate::probe::{Bandwidth, Chain, Node};
 use crate::results::{RunReport, Verdict};
@@ -20,21 +21,9 @@ pub(super) fn summaries(out: &mut String, records: &[RunRecord]) {
             escape(&format!("Summary: {}", r.name()))
         );
         let run = &r.run;
-        match &run.verdict {
-            Some(v) => {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"verdict\"><b>Verdict:</b> {}</p>",
-                    escape(&v.in_words())
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"note\">No verdict recorded with this run.</p>"
-                );
-            }
-        }
+        verdict(out, run, |words| {
+            format!("<p class=\"verdict\"><b>Verdict:</b> {words}</p>")
+        });
         match &run.chain {
             Some(chain) => chain_diagram(out, chain, run.verdict.as_ref()),
             None => {
@@ -140,10 +129,7 @@ fn link_box(out: &mut String, node: &Node, verdict: Option<&Verdict>) {
 /// The headline tables of one run (`report::headline`), then Time Machine's log lines.
 fn headline(out: &mut String, run: &RunReport) {
     let Some(tables) = super::headline::tables(run) else {
-        let _ = writeln!(
-            out,
-            "<p class=\"note\">This run measured none of the headline figures.</p>"
-        );
+        out.push_str(NO_HEADLINE);
         return;
     };
     let _ = writeln!(out, "<div class=\"headline\">");
@@ -153,21 +139,23 @@ fn headline(out: &mut String, run: &RunReport) {
     }
     let _ = writeln!(out, "</div>");
     if !run.time_machine_log.is_empty() {
-        let _ = writeln!(out, "<ul class=\"tm-log\">");
-        for line in &run.time_machine_log {
-            let _ = writeln!(out, "<li><code>{}</code></li>", escape(line));
-        }
-        let _ = writeln!(out, "</ul>");
+        tm_log(out, &run.time_machine_log);
     }
     let own = &run.destination.time_machine_checks;
     if !own.is_empty() {
         let _ = writeln!(
             out,
-            "<p>Time Machine's own checks of this volume (its unified log, last 7 days):</p>\n<ul class=\"tm-log\">"
+            "<p>Time Machine's own checks of this volume (its unified log, last 7 days):</p>"
         );
-        for check in own {
-            let _ = writeln!(out, "<li><code>{}</code></li>", escape(&check.to_string()));
-        }
-        let _ = writeln!(out, "</ul>");
+        tm_log(out, own.iter().map(ToString::to_string));
     }
+}
+
+/// Time Machine's log lines as a list, each as code.
+fn tm_log(out: &mut String, lines: impl IntoIterator<Item = impl AsRef<str>>) {
+    let _ = writeln!(out, "<ul class=\"tm-log\">");
+    for line in lines {
+        let _ = writeln!(out, "<li><code>{}</code></li>", escape(line.as_ref()));
+    }
+    let _ = writeln!(out, "</ul>");
 }

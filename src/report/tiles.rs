@@ -8,19 +8,30 @@ use super::escape::html as escape;
 use super::table::{Align, Table};
 use crate::results::RunReport;
 
+/// What a page says of a run without a verdict, and of one that measured no headline figure.
+const NO_VERDICT: &str = "<p class=\"note\">No verdict recorded with this run.</p>\n";
+pub(super) const NO_HEADLINE: &str =
+    "<p class=\"note\">This run measured none of the headline figures.</p>\n";
+
+/// The run's verdict in words (escaped) as `draw` marks it up, or the note that it has none.
+pub(super) fn verdict(out: &mut String, run: &RunReport, draw: impl Fn(&str) -> String) {
+    match &run.verdict {
+        Some(v) => {
+            out.push_str(&draw(&escape(&v.in_words())));
+            out.push('\n');
+        }
+        None => out.push_str(NO_VERDICT),
+    }
+}
+
 /// The verdict and the headline's tiles, as an HTML fragment (text escaped).
 pub fn answer(run: &RunReport) -> String {
     let mut out = String::from("<div class=\"answer\">\n");
-    match &run.verdict {
-        Some(v) => {
-            let _ = writeln!(
-                out,
-                "<div class=\"tile verdict\" data-tile=\"verdict\"><h3>Verdict</h3><p>{}</p></div>",
-                escape(&v.in_words())
-            );
-        }
-        None => out.push_str("<p class=\"note\">No verdict recorded with this run.</p>\n"),
-    }
+    verdict(&mut out, run, |words| {
+        format!(
+            "<div class=\"tile verdict\" data-tile=\"verdict\"><h3>Verdict</h3><p>{words}</p></div>"
+        )
+    });
     match super::headline::tables(run) {
         Some(tables) => {
             tiles(&mut out, &tables.block);
@@ -28,9 +39,7 @@ pub fn answer(run: &RunReport) -> String {
                 tiles(&mut out, backup);
             }
         }
-        None => {
-            out.push_str("<p class=\"note\">This run measured none of the headline figures.</p>\n")
-        }
+        None => out.push_str(NO_HEADLINE),
     }
     out.push_str("</div>\n");
     out

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::history::Fixture;
-use crate::support::{destbench, exits, have_program, skip};
+use crate::support::{assert_success, destbench, each, exits, have_program, skip};
 
 #[test]
 fn bare_destbench_prints_usage_and_subcommands() {
@@ -84,12 +84,7 @@ fn short_flags_latest_and_show_verbose() {
     assert_eq!(first_seq, ["1", "2"], "{shown}");
     let cmp: serde_json::Value =
         serde_json::from_str(&f.ok(&["compare", "1", "latest", "-j"])).unwrap();
-    let ids: Vec<i64> = cmp["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect();
+    let ids: Vec<i64> = each(&cmp["runs"], "id", serde_json::Value::as_i64);
     assert_eq!(ids, [1, 2]);
     // History tells destinations apart by path and filesystem.
     let history: serde_json::Value = serde_json::from_str(&f.ok(&["history", "-j"])).unwrap();
@@ -130,11 +125,7 @@ fn bash_complete(words: &str) -> Vec<String> {
         ))
         .output()
         .expect("bash");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(
         out.stderr.is_empty(),
         "sourced cleanly: {}",
@@ -203,11 +194,7 @@ fn man_page_renders() {
         .output()
         .expect("man");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(
         text.contains("NAME") && text.contains("destbench - Benchmarks"),
         "{text}"
@@ -406,12 +393,7 @@ fn a_config_file_gives_defaults_and_profiles_of_ones_own() {
     let doc = run(&mut cmd, &[]);
     assert_eq!(doc["settings"]["profile"], "quick", "the base of mine");
     assert_eq!(doc["settings"]["runs"], 2);
-    let tests: Vec<&str> = doc["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["test"].as_str().unwrap())
-        .collect();
+    let tests: Vec<&str> = each(&doc["results"], "test", serde_json::Value::as_str);
     assert_eq!(tests, ["tm-check", "tm-check"]);
     // The command line wins over the file.
     let (_home, mut cmd) =

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use crate::support::{
-    self, destbench, destbench_setpriv, entries, exits, num, result, run_json, run_on,
+    self, assert_success, destbench, destbench_setpriv, entries, exits, num, result, run_json,
+    run_on,
 };
 use crate::testbed::Testbed;
 
@@ -159,11 +160,7 @@ fn unreadable_directories_are_counted_not_fatal() {
         .output()
         .unwrap();
     std::fs::set_permissions(&closed, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let source = &doc["source"];
     assert_eq!(
@@ -321,15 +318,7 @@ fn a_stored_run_cannot_stand_for_another_tool() {
     );
     let tree = tempfile::tempdir().unwrap();
     realistic_tree(tree.path(), 12);
-    let estimate = |tool: &str| {
-        destbench()
-            .arg("estimate")
-            .arg(tree.path())
-            .args(["--run", "1", "--json", "--tool", tool, "--db"])
-            .arg(&dbpath)
-            .output()
-            .unwrap()
-    };
+    let estimate = |tool: &str| estimate_stored(tree.path(), &dbpath, "1", tool);
     let out = estimate("cp");
     assert_eq!(
         out.status.code(),
@@ -341,11 +330,7 @@ fn a_stored_run_cannot_stand_for_another_tool() {
     let error = doc["estimates"][0]["error"].as_str().unwrap();
     assert!(error.contains("destbench's own copies only"), "{error}");
     let out = estimate("parallel:1");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["estimates"][0]["tool"], "parallel:1");
     assert!(num(&doc["estimates"][0]["predicted_seconds"]["expected"]) > 0.0);
@@ -368,32 +353,16 @@ fn time_machine_is_estimated_from_a_stored_replay() {
             .arg(&dbpath)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_success(&out);
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
     let run = stored("tm-backup");
     stored("seq-write:SEQ1M-Q1T1");
     let tree = tempfile::tempdir().unwrap();
     realistic_tree(tree.path(), 13);
-    let estimate = |id: &str| {
-        destbench()
-            .arg("estimate")
-            .arg(tree.path())
-            .args(["--run", id, "--json", "--tool", "timemachine", "--db"])
-            .arg(&dbpath)
-            .output()
-            .unwrap()
-    };
+    let estimate = |id: &str| estimate_stored(tree.path(), &dbpath, id, "timemachine");
     let out = estimate("1");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let (bytes, files) = (num(&doc["source"]["bytes"]), num(&doc["source"]["files"]));
     let first = &run["results"][0]["details"]["first"];
@@ -417,4 +386,15 @@ fn time_machine_is_estimated_from_a_stored_replay() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `destbench estimate SOURCE --json` from the stored run `run` of the history `db`, for `tool`.
+fn estimate_stored(source: &Path, db: &Path, run: &str, tool: &str) -> std::process::Output {
+    destbench()
+        .arg("estimate")
+        .arg(source)
+        .args(["--run", run, "--json", "--tool", tool, "--db"])
+        .arg(db)
+        .output()
+        .unwrap()
 }

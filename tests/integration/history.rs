@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{destbench, exits};
+use crate::support::{destbench, each, exits};
 
 /// A temporary destination and history database.
 pub struct Fixture {
@@ -77,12 +77,7 @@ impl Fixture {
         let list: serde_json::Value =
             serde_json::from_str(&self.ok(&["history", "--json"])).unwrap();
         assert_eq!(list["schema"], "destbench.history/1");
-        list["runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["id"].as_i64().unwrap())
-            .collect()
+        each(&list["runs"], "id", serde_json::Value::as_i64)
     }
 }
 
@@ -157,12 +152,7 @@ fn every_run_is_stored_and_listed_newest_first() {
     f.run(&["--label", "second"]);
     let list: serde_json::Value = serde_json::from_str(&f.ok(&["history", "--json"])).unwrap();
     let list = &list["runs"];
-    let labels: Vec<&str> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["label"].as_str().unwrap())
-        .collect();
+    let labels: Vec<&str> = each(list, "label", serde_json::Value::as_str);
     assert_eq!(labels, ["second", "first"], "--no-history stored nothing");
     assert_eq!(f.ids(), [2, 1]);
     // The headline: seq-write SEQ1M-Q8T1 on the null engine, 8 x 5000 MiB per 0.501 s.

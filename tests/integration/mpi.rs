@@ -222,11 +222,7 @@ fn mpi_local_disk_aggregate_matches_the_device_counter() {
         samples.push((elapsed, written(&stat) - before))
     });
     let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_success(&output);
     let doc: Value = serde_json::from_slice(&output.stdout).unwrap();
     check_against_records(&doc, 3);
     // The three test files are laid down before the barrier; the timed writes follow them.
@@ -393,11 +389,7 @@ fn mpi_compare_one_client_with_four() {
         return;
     };
     let output = four.args(flags).output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    support::assert_success(&output);
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("4 clients on"), "{text}");
     let mut compare = support::destbench();

@@ -172,6 +172,15 @@ pub fn exits(cmd: &mut Command, code: i32) -> (Output, String) {
     (output, stderr)
 }
 
+/// Asserts that the command of `output` succeeded, its stderr in the message.
+pub fn assert_success(output: &Output) {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// Runs destbench with `args` and parses its stdout as the `--json` document.
 pub fn run_json(args: &[&str]) -> serde_json::Value {
     let output = destbench().args(args).output().expect("run destbench");
@@ -195,6 +204,21 @@ pub fn run_on(destination: &Path, flags: &str) -> serde_json::Value {
     let mut args = vec!["run", destination, "--json"];
     args.extend(flags.split_whitespace());
     run_json(&args)
+}
+
+/// `key` of each entry of the JSON list `list`, read by `read` (`Value::as_str`, `as_i64`, ...).
+pub fn each<'a, T>(
+    list: &'a serde_json::Value,
+    key: &str,
+    read: impl Fn(&'a serde_json::Value) -> Option<T>,
+) -> Vec<T> {
+    let entries = list
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"));
+    entries
+        .iter()
+        .map(|entry| read(&entry[key]).unwrap_or_else(|| panic!("{key} of {entry}")))
+        .collect()
 }
 
 /// "test variant" of each entry of a document's `results` or `failures` list.

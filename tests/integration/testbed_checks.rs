@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::assert_success;
 use crate::testbed::{self, Testbed};
 
 const MIB: u64 = 1 << 20;
@@ -356,11 +357,7 @@ fn slow_disk_latency() {
         &words(&input, "of=/dev/null bs=4k count=50 iflag=direct"),
         Duration::from_secs(30),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let per_read_ms = took.as_secs_f64() * 1000.0 / 50.0;
     eprintln!("slow-disk --latency 10: {per_read_ms:.2} ms per 4 KiB O_DIRECT read");
     assert!(

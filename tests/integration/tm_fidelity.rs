@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::support::{destbench, disk_tempdir, have_program, skip};
+use crate::support::{assert_success, destbench, disk_tempdir, have_program, skip};
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
@@ -87,11 +87,7 @@ fn record() -> Option<Vec<Call>> {
         .envs(run.get_envs().filter_map(|(k, v)| Some((k, v?))))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let text = std::fs::read_to_string(&log).unwrap();
     Some(text.lines().filter_map(parse).collect())
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::destbench;
+use crate::support::{destbench, each};
 
 /// A `destbench ui` process, stopped by SIGTERM when dropped.
 pub struct Ui {
@@ -288,19 +288,9 @@ fn profiles_come_with_their_planned_time_and_volumes_with_their_chain() {
     let (code, body) = ui.get(&format!("/api/profiles?path={}", dest.display()));
     assert_eq!(code, 200, "{body}");
     let profiles: Value = serde_json::from_str(&body).unwrap();
-    let names: Vec<&str> = profiles
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = each(&profiles, "name", Value::as_str);
     assert_eq!(names, ["quick", "backup", "full"]);
-    let planned: Vec<f64> = profiles
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["planned_s"].as_f64().unwrap())
-        .collect();
+    let planned: Vec<f64> = each(&profiles, "planned_s", Value::as_f64);
     assert!(
         planned[0] > 0.0 && planned[0] < planned[1] && planned[1] < planned[2],
         "{planned:?}"
@@ -436,12 +426,7 @@ fn a_run_from_the_page_is_stored_as_one_from_the_terminal() {
     assert!(terminal.status.success(), "{terminal:?}");
     let (_, history) = ui.get(&format!("/api/history?destination={}", dest.display()));
     let history: Value = serde_json::from_str(&history).unwrap();
-    let ids: Vec<i64> = history["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect();
+    let ids: Vec<i64> = each(&history["runs"], "id", Value::as_i64);
     assert_eq!(
         ids,
         [2, page_id.as_i64().unwrap()],

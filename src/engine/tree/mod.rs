@@ -14,6 +14,7 @@
 mod null;
 #[cfg(unix)]
 mod system;
+mod system_common;
 #[cfg(windows)]
 mod windows;
 

@@ -6,46 +6,30 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Timespec, Timestamps};
 
+use super::system_common::{self, Common};
 use super::{CopyError, Dir, Entry, Kind, Stat, TreeEngine};
-use crate::engine::{EngineKind, FileId, FileTable};
+use crate::engine::FileId;
 use crate::platform::{self, SpliceError, SplicePipe};
 
-/// Data that cannot be spliced goes through a buffer of this size.
-const BUFFER: usize = 1 << 20;
-
+#[derive(Default)]
 pub struct SystemTree {
-    origin: Instant,
-    files: FileTable,
-    /// Made on the first copy: a pipe for `splice`, and a buffer where splice cannot go.
+    common: Common,
+    /// Made on the first copy: a pipe for `splice` (the buffer is where splice cannot go).
     pipe: Option<SplicePipe>,
-    buffer: Vec<u8>,
-}
-
-impl Default for SystemTree {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 impl SystemTree {
     pub fn new() -> Self {
-        SystemTree {
-            origin: Instant::now(),
-            files: FileTable::default(),
-            pipe: None,
-            buffer: Vec::new(),
-        }
+        Self::default()
     }
 
     /// The descriptor of an open file (a copy's source is handed to another engine this way).
     pub fn fd(&self, file: FileId) -> io::Result<BorrowedFd<'_>> {
-        Ok(self.files.get(file)?.as_fd())
+        Ok(self.common.files.get(file)?.as_fd())
     }
 
     /// What the open `file` is.
@@ -60,7 +44,7 @@ impl SystemTree {
             flags | OFlags::CLOEXEC | OFlags::NOFOLLOW,
             platform::raw_mode(mode),
         )?;
-        Ok(self.files.insert(fd))
+        Ok(self.common.files.insert(fd))
     }
 }
 
@@ -72,23 +56,16 @@ fn copy_through(
     len: u64,
     buffer: &mut Vec<u8>,
 ) -> Result<u64, CopyError> {
-    if buffer.is_empty() {
-        *buffer = vec![0u8; BUFFER];
-    }
-    let mut copied = 0u64;
-    while copied < len {
-        let want = (len - copied).min(buffer.len() as u64) as usize;
-        let n = match rustix::io::read(source, &mut buffer[..want]) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(CopyError::Source(e.into())),
-        };
-        platform::move_all(n, |written| rustix::io::write(target, &buffer[written..n]))
-            .map_err(CopyError::Destination)?;
-        copied += n as u64;
-    }
-    Ok(copied)
+    system_common::copy_through(
+        buffer,
+        len,
+        |buf| Ok(rustix::io::read(source, buf)?),
+        |data| {
+            platform::move_all(data.len(), |written| {
+                rustix::io::write(target, &data[written..])
+            })
+        },
+    )
 }
 
 /// An open directory, never through a symlink.
@@ -136,28 +113,10 @@ fn timestamps(meta: &Stat) -> Timestamps {
 }
 
 impl TreeEngine for SystemTree {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Sync
-    }
-
-    fn now(&self) -> Duration {
-        self.origin.elapsed()
-    }
+    system_common::same_on_every_os!();
 
     fn open_dir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
         open_directory(parent.fd()?, name)
-    }
-
-    /// One `openat2` that refuses every symlink and any way out of `root` where the kernel
-    /// has it, one `openat` per component where not.
-    fn open_path(&mut self, root: &Dir, rel: &Path) -> io::Result<Dir> {
-        if rel.as_os_str().is_empty() {
-            return Ok(root.clone());
-        }
-        Ok(Dir::Real(Arc::new(platform::open_beneath(
-            root.fd()?,
-            rel,
-        )?)))
     }
 
     fn mkdir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
@@ -231,10 +190,6 @@ impl TreeEngine for SystemTree {
         }
     }
 
-    fn device(&mut self, dir: &Dir) -> io::Result<Option<u64>> {
-        Ok(Some(platform::stat(dir.fd()?)?.device))
-    }
-
     fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
         let st = rustix::fs::statat(dir.fd()?, name, AtFlags::SYMLINK_NOFOLLOW)?;
         Ok(stat_of(&st))
@@ -251,7 +206,11 @@ impl TreeEngine for SystemTree {
         }
         let spliced = match &self.pipe {
             Some(pipe) => {
-                let target = self.files.get(file).map_err(CopyError::Destination)?;
+                let target = self
+                    .common
+                    .files
+                    .get(file)
+                    .map_err(CopyError::Destination)?;
                 pipe.copy(source, target.as_fd(), len)
             }
             None => Err(SpliceError::Unsupported),
@@ -259,8 +218,12 @@ impl TreeEngine for SystemTree {
         match spliced {
             Ok(n) => Ok(n),
             Err(SpliceError::Unsupported) => {
-                let target = self.files.get(file).map_err(CopyError::Destination)?;
-                copy_through(source, target.as_fd(), len, &mut self.buffer)
+                let target = self
+                    .common
+                    .files
+                    .get(file)
+                    .map_err(CopyError::Destination)?;
+                copy_through(source, target.as_fd(), len, &mut self.common.buffer)
             }
             Err(SpliceError::Source(e)) => Err(CopyError::Source(e)),
             Err(SpliceError::Destination(e)) => Err(CopyError::Destination(e)),
@@ -268,7 +231,7 @@ impl TreeEngine for SystemTree {
     }
 
     fn read(&mut self, file: FileId, buf: &mut [u8]) -> io::Result<usize> {
-        let fd = self.files.get(file)?;
+        let fd = self.common.files.get(file)?;
         loop {
             match rustix::io::read(fd.as_fd(), &mut *buf) {
                 Err(rustix::io::Errno::INTR) => continue,
@@ -278,7 +241,7 @@ impl TreeEngine for SystemTree {
     }
 
     fn set_meta(&mut self, file: FileId, meta: &Stat, mode: bool) -> io::Result<()> {
-        let fd = self.files.get(file)?.as_fd();
+        let fd = self.fd(file)?;
         if mode {
             rustix::fs::fchmod(fd, platform::raw_mode(meta.mode))?;
         }
@@ -296,11 +259,7 @@ impl TreeEngine for SystemTree {
     }
 
     fn fsync(&mut self, file: FileId) -> io::Result<()> {
-        platform::fsync(self.files.get(file)?.as_fd())
-    }
-
-    fn close(&mut self, file: FileId) -> io::Result<()> {
-        self.files.close(file)
+        platform::fsync(self.fd(file)?)
     }
 
     fn unlink(&mut self, dir: &Dir, name: &OsStr) -> io::Result<()> {
@@ -310,18 +269,6 @@ impl TreeEngine for SystemTree {
     fn rename(&mut self, dir: &Dir, from: &OsStr, to: &OsStr) -> io::Result<()> {
         let fd = dir.fd()?;
         Ok(rustix::fs::renameat(fd, from, fd, to)?)
-    }
-
-    fn syncfs(&mut self, dir: &Dir) -> io::Result<()> {
-        platform::syncfs(dir.fd()?)
-    }
-
-    fn evict(&mut self, file: FileId) -> io::Result<Option<f64>> {
-        let len = platform::file_len(self.fd(file)?)?;
-        if len == 0 {
-            return Ok(None);
-        }
-        self.files.evict(file, len)
     }
 }
 
@@ -346,8 +293,13 @@ mod tests {
             let copied = if spliced {
                 engine.copy_in(file, source.as_fd(), len)
             } else {
-                let target = engine.files.get(file).unwrap().clone();
-                copy_through(source.as_fd(), target.as_fd(), len, &mut engine.buffer)
+                let target = engine.common.files.get(file).unwrap().clone();
+                copy_through(
+                    source.as_fd(),
+                    target.as_fd(),
+                    len,
+                    &mut engine.common.buffer,
+                )
             };
             assert_eq!(copied.unwrap(), len);
             engine.close(file).unwrap();

@@ -4,41 +4,26 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
+use super::system_common::{self, Common};
 use super::{CopyError, Dir, Entry, Kind, Stat, TreeEngine};
-use crate::engine::{EngineKind, FileId, FileTable};
+use crate::engine::FileId;
 use crate::platform::{self, AsHandleRef, FileKind, HandleRef};
 
-/// Data is copied through a buffer of this size.
-const BUFFER: usize = 1 << 20;
-
+#[derive(Default)]
 pub struct SystemTree {
-    origin: Instant,
-    files: FileTable,
-    buffer: Vec<u8>,
-}
-
-impl Default for SystemTree {
-    fn default() -> Self {
-        Self::new()
-    }
+    common: Common,
 }
 
 impl SystemTree {
     pub fn new() -> Self {
-        SystemTree {
-            origin: Instant::now(),
-            files: FileTable::default(),
-            buffer: Vec::new(),
-        }
+        Self::default()
     }
 
     /// The handle of an open file (a copy's source is handed to another engine this way).
     pub fn fd(&self, file: FileId) -> io::Result<HandleRef<'_>> {
-        Ok(self.files.get(file)?.handle_ref())
+        Ok(self.common.files.get(file)?.handle_ref())
     }
 
     /// What the open `file` is.
@@ -84,28 +69,12 @@ fn links_unsupported() -> io::Error {
 }
 
 impl TreeEngine for SystemTree {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Sync
-    }
-
-    fn now(&self) -> Duration {
-        self.origin.elapsed()
-    }
+    system_common::same_on_every_os!();
 
     fn open_dir(&mut self, parent: &Dir, name: &OsStr) -> io::Result<Dir> {
         Ok(Dir::Real(Arc::new(platform::open_dir_in(
             parent.fd()?,
             name,
-        )?)))
-    }
-
-    fn open_path(&mut self, root: &Dir, rel: &Path) -> io::Result<Dir> {
-        if rel.as_os_str().is_empty() {
-            return Ok(root.clone());
-        }
-        Ok(Dir::Real(Arc::new(platform::open_beneath(
-            root.fd()?,
-            rel,
         )?)))
     }
 
@@ -139,16 +108,12 @@ impl TreeEngine for SystemTree {
 
     fn create(&mut self, dir: &Dir, name: &OsStr, _mode: u32) -> io::Result<FileId> {
         let file = platform::create_in(dir.fd()?, name, 0o600)?;
-        Ok(self.files.insert(file.into()))
+        Ok(self.common.files.insert(file.into()))
     }
 
     fn open(&mut self, dir: &Dir, name: &OsStr) -> io::Result<FileId> {
         let handle = platform::open_read_in(dir.fd()?, name)?;
-        Ok(self.files.insert(handle))
-    }
-
-    fn device(&mut self, dir: &Dir) -> io::Result<Option<u64>> {
-        Ok(Some(platform::stat(dir.fd()?)?.device))
+        Ok(self.common.files.insert(handle))
     }
 
     fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
@@ -171,23 +136,17 @@ impl TreeEngine for SystemTree {
     }
 
     fn copy_in(&mut self, file: FileId, source: HandleRef<'_>, len: u64) -> Result<u64, CopyError> {
-        if self.buffer.is_empty() {
-            self.buffer = vec![0u8; BUFFER];
-        }
-        let target = self.files.get(file).map_err(CopyError::Destination)?;
-        let mut copied = 0u64;
-        while copied < len {
-            let want = (len - copied).min(self.buffer.len() as u64) as usize;
-            let n = match platform::read(source, &mut self.buffer[..want]) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) => return Err(CopyError::Source(e)),
-            };
-            platform::write_all(target.handle_ref(), &self.buffer[..n])
-                .map_err(CopyError::Destination)?;
-            copied += n as u64;
-        }
-        Ok(copied)
+        let target = self
+            .common
+            .files
+            .get(file)
+            .map_err(CopyError::Destination)?;
+        system_common::copy_through(
+            &mut self.common.buffer,
+            len,
+            |buf| platform::read(source, buf),
+            |data| platform::write_all(target.handle_ref(), data),
+        )
     }
 
     fn read(&mut self, file: FileId, buf: &mut [u8]) -> io::Result<usize> {
@@ -212,27 +171,11 @@ impl TreeEngine for SystemTree {
         platform::datasync(self.fd(file)?)
     }
 
-    fn close(&mut self, file: FileId) -> io::Result<()> {
-        self.files.close(file)
-    }
-
     fn unlink(&mut self, dir: &Dir, name: &OsStr) -> io::Result<()> {
         platform::unlink_in(dir.fd()?, &name.to_string_lossy())
     }
 
     fn rename(&mut self, dir: &Dir, from: &OsStr, to: &OsStr) -> io::Result<()> {
         platform::rename_in(dir.fd()?, from, to)
-    }
-
-    fn syncfs(&mut self, dir: &Dir) -> io::Result<()> {
-        platform::syncfs(dir.fd()?)
-    }
-
-    fn evict(&mut self, file: FileId) -> io::Result<Option<f64>> {
-        let len = platform::file_len(self.fd(file)?)?;
-        if len == 0 {
-            return Ok(None);
-        }
-        self.files.evict(file, len)
     }
 }

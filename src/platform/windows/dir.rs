@@ -11,11 +11,11 @@ use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, DELETE, FILE_ATTRIBUTE_DIRECTORY, FILE_DISPOSITION_INFO,
     FILE_ID_BOTH_DIR_INFO, FILE_LIST_DIRECTORY, FILE_READ_ATTRIBUTES, FILE_TRAVERSE,
     FileDispositionInfo, FileIdBothDirectoryInfo, FileIdBothDirectoryRestartInfo,
-    GetFileInformationByHandle, GetFileInformationByHandleEx, SetFileInformationByHandle,
+    GetFileInformationByHandle, GetFileInformationByHandleEx,
 };
 
 use super::nt::{self, Open};
-use crate::platform::{DirEntry, FileKind, Handle, HandleRef, Stat};
+use crate::platform::{AsHandleRef, DirEntry, FileKind, Handle, HandleRef, Stat};
 
 /// What a directory is opened with: listed, traversed (as a root for names in it), stat'ed.
 const DIR_ACCESS: u32 = FILE_LIST_DIRECTORY | FILE_TRAVERSE | FILE_READ_ATTRIBUTES;
@@ -248,13 +248,7 @@ pub fn remove_dir_in(parent: HandleRef<'_>, name: &OsStr) -> io::Result<()> {
 /// Removes the non-directory `name` in the open directory `parent` (a junction or symlink is
 /// removed as the link it is).
 pub(in crate::platform) fn unlink_at(parent: HandleRef<'_>, name: &OsStr) -> io::Result<()> {
-    let how = Open {
-        access: DELETE | FILE_READ_ATTRIBUTES,
-        disposition: FILE_OPEN,
-        options: 0,
-        refuse_links: false,
-    };
-    let handle = nt::open(parent, name, how)?;
+    let handle = nt::open(parent, name, Open::ENTRY_TO_DELETE)?;
     let (attributes, tag) = nt::attribute_tag(&handle)?;
     if kind_of(attributes, tag) == FileKind::Dir {
         return Err(io::ErrorKind::IsADirectory.into());
@@ -265,17 +259,5 @@ pub(in crate::platform) fn unlink_at(parent: HandleRef<'_>, name: &OsStr) -> io:
 /// Marks the open entry for deletion; it goes when its last handle closes (now, as we hold it).
 fn delete(handle: &Handle) -> io::Result<()> {
     let info = FILE_DISPOSITION_INFO { DeleteFile: true };
-    // SAFETY: the structure this class reads, with its exact size.
-    let ok = unsafe {
-        SetFileInformationByHandle(
-            handle.as_raw_handle(),
-            FileDispositionInfo,
-            (&raw const info).cast(),
-            size_of::<FILE_DISPOSITION_INFO>() as u32,
-        )
-    };
-    if ok == 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    nt::set_info(handle.handle_ref(), FileDispositionInfo, &info)
 }

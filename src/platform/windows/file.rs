@@ -16,12 +16,10 @@ use windows_sys::Wdk::Storage::FileSystem::{
 use windows_sys::Wdk::Storage::FileSystem::{FileRenameInformation, NtSetInformationFile};
 use windows_sys::Win32::Foundation::{ERROR_HANDLE_EOF, FILETIME};
 use windows_sys::Win32::Storage::FileSystem::{
-    DELETE, FILE_ALLOCATION_INFO, FILE_BASIC_INFO, FILE_END_OF_FILE_INFO,
-    FILE_FLAG_BACKUP_SEMANTICS, FILE_GENERIC_READ, FILE_GENERIC_WRITE, FILE_LIST_DIRECTORY,
-    FILE_READ_ATTRIBUTES, FILE_RENAME_INFO, FILE_STORAGE_INFO, FILE_TRAVERSE,
-    FILE_WRITE_ATTRIBUTES, FileAllocationInfo, FileBasicInfo, FileEndOfFileInfo, FileStorageInfo,
-    FlushFileBuffers, GetFileInformationByHandleEx, ReadFile, SetFileInformationByHandle,
-    WriteFile,
+    FILE_ALLOCATION_INFO, FILE_BASIC_INFO, FILE_END_OF_FILE_INFO, FILE_FLAG_BACKUP_SEMANTICS,
+    FILE_GENERIC_READ, FILE_GENERIC_WRITE, FILE_LIST_DIRECTORY, FILE_READ_ATTRIBUTES,
+    FILE_RENAME_INFO, FILE_STORAGE_INFO, FILE_TRAVERSE, FILE_WRITE_ATTRIBUTES, FileAllocationInfo,
+    FileBasicInfo, FileEndOfFileInfo, FileStorageInfo, FlushFileBuffers, ReadFile, WriteFile,
 };
 use windows_sys::Win32::System::IO::{IO_STATUS_BLOCK, OVERLAPPED};
 
@@ -66,19 +64,12 @@ pub fn open_in(dir: HandleRef<'_>, name: &str, how: OpenHow) -> io::Result<Handl
 /// [`DIRECT_ALIGN`] is not a multiple of. Where the system cannot say (wine), the 4 KiB
 /// alignment covers both sector sizes in use (512 and 4096).
 fn check_sector(handle: HandleRef<'_>) -> io::Result<()> {
-    // SAFETY: plain data that the call fills.
-    let mut info: FILE_STORAGE_INFO = unsafe { std::mem::zeroed() };
-    // SAFETY: the structure this class fills, with its exact size.
-    let ok = unsafe {
-        GetFileInformationByHandleEx(
-            handle.as_raw_handle(),
-            FileStorageInfo,
-            (&raw mut info).cast(),
-            size_of::<FILE_STORAGE_INFO>() as u32,
-        )
+    // SAFETY: the plain-data structure this class fills.
+    let sector = match unsafe { nt::get_info::<FILE_STORAGE_INFO>(handle, FileStorageInfo) } {
+        Ok(info) => info.LogicalBytesPerSector as usize,
+        Err(_) => 0,
     };
-    let sector = info.LogicalBytesPerSector as usize;
-    if ok != 0 && sector != 0 && !DIRECT_ALIGN.is_multiple_of(sector) {
+    if sector != 0 && !DIRECT_ALIGN.is_multiple_of(sector) {
         return Err(io::Error::new(
             io::ErrorKind::Unsupported,
             format!(
@@ -172,13 +163,7 @@ pub fn unlink_in(dir: HandleRef<'_>, name: &str) -> io::Result<()> {
 /// Renames `from` to `to` inside the open directory `dir`, replacing `to` (as `renameat`).
 pub fn rename_in(dir: HandleRef<'_>, from: &OsStr, to: &OsStr) -> io::Result<()> {
     use std::os::windows::ffi::OsStrExt;
-    let how = Open {
-        access: DELETE | FILE_READ_ATTRIBUTES,
-        disposition: FILE_OPEN,
-        options: 0,
-        refuse_links: false,
-    };
-    let handle = nt::open(dir, from, how)?;
+    let handle = nt::open(dir, from, Open::ENTRY_TO_DELETE)?;
     let name: Vec<u16> = to.encode_wide().collect();
     let header = std::mem::offset_of!(FILE_RENAME_INFO, FileName);
     // The name and a NUL after it, never less than the structure itself (Windows checks both).
@@ -233,49 +218,52 @@ fn overlapped_at(offset: u64) -> OVERLAPPED {
     o
 }
 
-/// Reads at `offset` (or at the file's position when None); 0 at the end of the file.
-fn read_file(handle: HandleRef<'_>, buf: &mut [u8], offset: Option<u64>) -> io::Result<usize> {
+/// One `ReadFile` or `WriteFile` of up to `len` bytes at `offset` (or at the file's position
+/// when None): `call` is given the length, where to count the bytes moved and the OVERLAPPED,
+/// and says whether it succeeded. The handle is synchronous: the call is done when it returns.
+fn transfer(
+    len: usize,
+    offset: Option<u64>,
+    call: impl FnOnce(u32, &mut u32, *mut OVERLAPPED) -> bool,
+) -> io::Result<usize> {
     let mut overlapped = offset.map(overlapped_at);
     let ptr = overlapped
         .as_mut()
         .map_or(std::ptr::null_mut(), |o| o as *mut _);
-    let len = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+    let len = u32::try_from(len).unwrap_or(u32::MAX);
     let mut done = 0u32;
-    // SAFETY: `buf` is writable for `len` bytes; the handle is synchronous, so the call has
-    // finished with `buf` and `overlapped` when it returns.
-    let ok = unsafe {
-        ReadFile(
-            handle.as_raw_handle(),
-            buf.as_mut_ptr(),
-            len,
-            &mut done,
-            ptr,
-        )
-    };
-    if ok == 0 {
-        let e = io::Error::last_os_error();
-        return match e.raw_os_error() {
-            Some(code) if code == ERROR_HANDLE_EOF as i32 => Ok(0),
-            _ => Err(e),
-        };
+    if !call(len, &mut done, ptr) {
+        return Err(io::Error::last_os_error());
     }
     Ok(done as usize)
 }
 
+/// Reads at `offset` (or at the file's position when None); 0 at the end of the file.
+fn read_file(handle: HandleRef<'_>, buf: &mut [u8], offset: Option<u64>) -> io::Result<usize> {
+    let read = transfer(buf.len(), offset, |len, done, overlapped| {
+        // SAFETY: `buf` is writable for `len` bytes (at most its length).
+        unsafe {
+            ReadFile(
+                handle.as_raw_handle(),
+                buf.as_mut_ptr(),
+                len,
+                done,
+                overlapped,
+            ) != 0
+        }
+    });
+    match read {
+        Err(e) if e.raw_os_error() == Some(ERROR_HANDLE_EOF as i32) => Ok(0),
+        other => other,
+    }
+}
+
 /// Writes at `offset` (or at the file's position when None).
 fn write_file(handle: HandleRef<'_>, buf: &[u8], offset: Option<u64>) -> io::Result<usize> {
-    let mut overlapped = offset.map(overlapped_at);
-    let ptr = overlapped
-        .as_mut()
-        .map_or(std::ptr::null_mut(), |o| o as *mut _);
-    let len = u32::try_from(buf.len()).unwrap_or(u32::MAX);
-    let mut done = 0u32;
-    // SAFETY: `buf` is readable for `len` bytes; the handle is synchronous.
-    let ok = unsafe { WriteFile(handle.as_raw_handle(), buf.as_ptr(), len, &mut done, ptr) };
-    if ok == 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(done as usize)
+    transfer(buf.len(), offset, |len, done, overlapped| {
+        // SAFETY: `buf` is readable for `len` bytes (at most its length).
+        unsafe { WriteFile(handle.as_raw_handle(), buf.as_ptr(), len, done, overlapped) != 0 }
+    })
 }
 
 /// Reads at `offset`; returns the number of bytes read (short at end of file).
@@ -319,29 +307,12 @@ pub fn fsync(handle: HandleRef<'_>) -> io::Result<()> {
     datasync(handle)
 }
 
-/// Sets a piece of file information of type `T` (one `SetFileInformationByHandle` class).
-fn set_info<T>(handle: HandleRef<'_>, class: i32, info: &T) -> io::Result<()> {
-    // SAFETY: `info` is the structure `class` reads, with its exact size.
-    let ok = unsafe {
-        SetFileInformationByHandle(
-            handle.as_raw_handle(),
-            class,
-            (info as *const T).cast(),
-            size_of::<T>() as u32,
-        )
-    };
-    if ok == 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// Sets the file's length.
 pub fn set_len(handle: HandleRef<'_>, len: u64) -> io::Result<()> {
     let info = FILE_END_OF_FILE_INFO {
         EndOfFile: len as i64,
     };
-    set_info(handle, FileEndOfFileInfo, &info)
+    nt::set_info(handle, FileEndOfFileInfo, &info)
 }
 
 /// Reserves `len` bytes of space for the file so later writes do not allocate.
@@ -349,7 +320,7 @@ pub fn preallocate(handle: HandleRef<'_>, len: u64) -> io::Result<()> {
     let info = FILE_ALLOCATION_INFO {
         AllocationSize: len as i64,
     };
-    set_info(handle, FileAllocationInfo, &info)
+    nt::set_info(handle, FileAllocationInfo, &info)
 }
 
 /// Length of an open file.
@@ -453,5 +424,5 @@ pub fn set_times(
     let mut info: FILE_BASIC_INFO = unsafe { std::mem::zeroed() };
     info.LastAccessTime = to_ticks(accessed);
     info.LastWriteTime = to_ticks(modified);
-    set_info(handle, FileBasicInfo, &info)
+    nt::set_info(handle, FileBasicInfo, &info)
 }

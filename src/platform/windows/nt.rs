@@ -10,16 +10,17 @@ use std::os::windows::io::{AsRawHandle, FromRawHandle};
 
 use windows_sys::Wdk::Foundation::OBJECT_ATTRIBUTES;
 use windows_sys::Wdk::Storage::FileSystem::{
-    FILE_OPEN_REPARSE_POINT, FILE_SYNCHRONOUS_IO_NONALERT, NtCreateFile,
+    FILE_OPEN, FILE_OPEN_REPARSE_POINT, FILE_SYNCHRONOUS_IO_NONALERT, NtCreateFile,
 };
 use windows_sys::Win32::Foundation::{OBJ_CASE_INSENSITIVE, RtlNtStatusToDosError, UNICODE_STRING};
 use windows_sys::Win32::Storage::FileSystem::{
-    FILE_ATTRIBUTE_REPARSE_POINT, FILE_ATTRIBUTE_TAG_INFO, FILE_SHARE_DELETE, FILE_SHARE_READ,
-    FILE_SHARE_WRITE, FileAttributeTagInfo, GetFileInformationByHandleEx, SYNCHRONIZE,
+    DELETE, FILE_ATTRIBUTE_REPARSE_POINT, FILE_ATTRIBUTE_TAG_INFO, FILE_READ_ATTRIBUTES,
+    FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, FileAttributeTagInfo,
+    GetFileInformationByHandleEx, SYNCHRONIZE, SetFileInformationByHandle,
 };
 use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
 
-use crate::platform::{Handle, HandleRef};
+use crate::platform::{AsHandleRef, Handle, HandleRef};
 
 /// `ERROR_STOPPED_ON_SYMLINK`: what a refused junction or symlink fails with.
 pub(super) const STOPPED_ON_LINK: i32 = 681;
@@ -32,6 +33,16 @@ pub(super) struct Open {
     pub options: u32,
     /// Refuse a junction or symlink by that name (false only to stat or remove the link itself).
     pub refuse_links: bool,
+}
+
+impl Open {
+    /// The entry itself, to delete or rename it (a link as the link), its attributes readable.
+    pub const ENTRY_TO_DELETE: Open = Open {
+        access: DELETE | FILE_READ_ATTRIBUTES,
+        disposition: FILE_OPEN,
+        options: 0,
+        refuse_links: false,
+    };
 }
 
 /// Opens `name` (one component, or empty for `dir` itself) relative to `dir`.
@@ -102,23 +113,49 @@ pub(super) fn from_status(status: i32) -> io::Error {
 
 /// The open entry's attributes and reparse tag (`FileAttributeTagInfo`).
 pub(super) fn attribute_tag(handle: &Handle) -> io::Result<(u32, u32)> {
-    let mut info = FILE_ATTRIBUTE_TAG_INFO {
-        FileAttributes: 0,
-        ReparseTag: 0,
-    };
-    // SAFETY: `info` is the structure this class fills, with its exact size.
+    // SAFETY: the plain-data structure this class fills.
+    let info: FILE_ATTRIBUTE_TAG_INFO =
+        unsafe { get_info(handle.handle_ref(), FileAttributeTagInfo)? };
+    Ok((info.FileAttributes, info.ReparseTag))
+}
+
+/// Reads a piece of file information of type `T` (one `GetFileInformationByHandleEx` class).
+///
+/// # Safety
+/// `T` is the plain-data structure that `class` fills (all zeros is a valid `T`).
+pub(super) unsafe fn get_info<T>(handle: HandleRef<'_>, class: i32) -> io::Result<T> {
+    // SAFETY: all zeros is a valid `T` (the caller's promise); the call fills it whole.
+    let mut info: T = unsafe { std::mem::zeroed() };
+    // SAFETY: `info` is the structure `class` fills, with its exact size.
     let ok = unsafe {
         GetFileInformationByHandleEx(
             handle.as_raw_handle(),
-            FileAttributeTagInfo,
+            class,
             (&raw mut info).cast(),
-            size_of::<FILE_ATTRIBUTE_TAG_INFO>() as u32,
+            size_of::<T>() as u32,
         )
     };
     if ok == 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok((info.FileAttributes, info.ReparseTag))
+    Ok(info)
+}
+
+/// Sets a piece of file information of type `T` (one `SetFileInformationByHandle` class).
+pub(super) fn set_info<T>(handle: HandleRef<'_>, class: i32, info: &T) -> io::Result<()> {
+    // SAFETY: `info` is the structure `class` reads, with its exact size.
+    let ok = unsafe {
+        SetFileInformationByHandle(
+            handle.as_raw_handle(),
+            class,
+            (info as *const T).cast(),
+            size_of::<T>() as u32,
+        )
+    };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Whether the open entry is a junction or symlink: a reparse point whose tag is a name

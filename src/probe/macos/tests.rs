@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::timemachine::{self, SpeedCheck};
 use super::{MountFacts, Tools, chain, network};
-use crate::probe::{Bandwidth, Chain, NodeKind};
+use crate::probe::{Bandwidth, Chain, Node, NodeKind};
 
 /// Outputs read from `fixtures/<machine>/`, one file per command line (spaces as `_`, slashes
 /// as `%`); `log show ...` is the file `log_show`.
@@ -30,7 +30,12 @@ fn fixture(machine: &str) -> Fixture {
     )
 }
 
-fn probe(machine: &str, fstype: &str, from: &str, on: &str) -> Chain {
+/// The chain of `machine`'s fixtures for `mount`: "FSTYPE FROM ON", the mount point last (it
+/// may hold spaces).
+fn probe(machine: &str, mount: &str) -> Chain {
+    let mut fields = mount.splitn(3, ' ');
+    let mut field = || fields.next().expect("FSTYPE FROM ON");
+    let (fstype, from, on) = (field(), field(), field());
     let mount = MountFacts {
         fstype: fstype.into(),
         from: from.into(),
@@ -44,6 +49,21 @@ fn labels(c: &Chain) -> Vec<&str> {
     c.nodes().iter().map(|n| n.label.as_str()).collect()
 }
 
+/// The first node of the chain that `which` picks.
+fn node(c: &Chain, which: impl Fn(&Node) -> bool) -> &Node {
+    c.nodes()
+        .into_iter()
+        .find(|n| which(n))
+        .expect("no such node")
+}
+
+/// Asserts each fact `(key, value)` of `node`.
+fn assert_facts(node: &Node, facts: &[(&str, &str)]) {
+    for (key, value) in facts {
+        assert_eq!(node.get(key), Some(*value), "{key} of {}", node.label);
+    }
+}
+
 /// The link table row of the slowest known link.
 fn bottleneck(c: &Chain) -> Option<&str> {
     c.known_links()
@@ -53,12 +73,7 @@ fn bottleneck(c: &Chain) -> Option<&str> {
 
 #[test]
 fn internal_nvme_on_apple_silicon_walks_volume_store_and_disk() {
-    let c = probe(
-        "internal-nvme",
-        "apfs",
-        "/dev/disk3s5",
-        "/System/Volumes/Data",
-    );
+    let c = probe("internal-nvme", "apfs /dev/disk3s5 /System/Volumes/Data");
     assert_eq!(
         labels(&c),
         [
@@ -69,57 +84,46 @@ fn internal_nvme_on_apple_silicon_walks_volume_store_and_disk() {
             "Apple Fabric (on the chip)",
         ]
     );
-    let disk = c.nodes()[3];
-    assert_eq!(disk.get("solid state"), Some("yes"));
-    assert_eq!(disk.get("internal"), Some("yes"));
+    assert_facts(c.nodes()[3], &[("solid state", "yes"), ("internal", "yes")]);
     assert!(matches!(c.nodes()[4].bandwidth, Bandwidth::Unknown { .. }));
     assert_eq!(bottleneck(&c), None);
 }
 
 #[test]
 fn apfs_on_a_usb_ssd_is_uas_at_10_gbit() {
-    let c = probe("usb-apfs", "apfs", "/dev/disk5s1", "/Volumes/Backup");
-    let usb = c
-        .nodes()
-        .into_iter()
-        .find(|n| n.kind == NodeKind::Transport)
-        .unwrap();
-    assert_eq!(usb.get("negotiated speed"), Some("10000 Mbit/s"));
-    assert_eq!(usb.get("protocol"), Some("UAS"));
-    assert_eq!(usb.get("USB device"), Some("PSSD T7"));
+    let c = probe("usb-apfs", "apfs /dev/disk5s1 /Volumes/Backup");
+    let usb = node(&c, |n| n.kind == NodeKind::Transport);
+    assert_facts(
+        usb,
+        &[
+            ("negotiated speed", "10000 Mbit/s"),
+            ("protocol", "UAS"),
+            ("USB device", "PSSD T7"),
+        ],
+    );
     assert_eq!(bottleneck(&c), Some("usb3g2"));
-    let disk = c
-        .nodes()
-        .into_iter()
-        .find(|n| n.kind == NodeKind::Disk)
-        .unwrap();
-    assert_eq!(disk.get("removable or external"), Some("yes"));
+    let disk = node(&c, |n| n.kind == NodeKind::Disk);
+    assert_facts(disk, &[("removable or external", "yes")]);
     assert!(disk.get("solid state").unwrap().starts_with("not reported"));
 }
 
 #[test]
 fn a_usb_2_stick_is_bot_at_480_mbit_and_fat_is_noted() {
-    let c = probe("usb2-stick", "msdos", "/dev/disk2s1", "/Volumes/STICK");
+    let c = probe("usb2-stick", "msdos /dev/disk2s1 /Volumes/STICK");
     assert_eq!(bottleneck(&c), Some("usb2-bot"));
-    let usb = c
-        .nodes()
-        .into_iter()
-        .find(|n| n.kind == NodeKind::Transport)
-        .unwrap();
-    assert_eq!(usb.get("negotiated speed"), Some("480 Mbit/s"));
-    assert_eq!(usb.get("protocol"), Some("BOT"));
+    let usb = node(&c, |n| n.kind == NodeKind::Transport);
+    assert_facts(
+        usb,
+        &[("negotiated speed", "480 Mbit/s"), ("protocol", "BOT")],
+    );
     assert!(c.notes.iter().any(|n| n.contains("msdos keeps no journal")));
 }
 
 #[test]
 fn a_thunderbolt_enclosure_is_a_tunnelled_pcie_gen3_x4_link() {
-    let c = probe("thunderbolt", "apfs", "/dev/disk7s1", "/Volumes/TB Backup");
+    let c = probe("thunderbolt", "apfs /dev/disk7s1 /Volumes/TB Backup");
     assert_eq!(bottleneck(&c), Some("pcie3"));
-    let pcie = c
-        .nodes()
-        .into_iter()
-        .find(|n| n.label.starts_with("PCIe"))
-        .unwrap();
+    let pcie = node(&c, |n| n.label.starts_with("PCIe"));
     assert_eq!(pcie.label, "PCIe Gen3 x4");
     assert_eq!(pcie.children[0].label, "Thunderbolt");
     assert!(matches!(
@@ -132,20 +136,21 @@ fn a_thunderbolt_enclosure_is_a_tunnelled_pcie_gen3_x4_link() {
 fn an_smb_3_share_with_signing_over_wifi() {
     let c = probe(
         "smb-signed-wifi",
-        "smbfs",
-        "//alice@nas.local/TimeMachine",
-        "/Volumes/TimeMachine",
+        "smbfs //alice@nas.local/TimeMachine /Volumes/TimeMachine",
     );
     assert!(c.is_network());
     let server = c.nodes()[1];
     assert_eq!(server.label, "server nas.local");
-    assert_eq!(server.get("SMB dialect"), Some("3.1.1"));
-    assert_eq!(server.get("signing"), Some("on"));
-    assert_eq!(server.get("encryption"), Some("off"));
+    let facts = [
+        ("SMB dialect", "3.1.1"),
+        ("signing", "on"),
+        ("encryption", "off"),
+    ];
+    assert_facts(server, &facts);
     assert!(c.notes.iter().any(|n| n.contains("SMB signing is on")));
     let wifi = c.nodes()[2];
     assert_eq!(wifi.label, "interface en0 (Wi-Fi, 866 Mbit/s PHY)");
-    assert_eq!(wifi.get("PHY mode"), Some("802.11ac"));
+    assert_facts(wifi, &[("PHY mode", "802.11ac")]);
     assert_eq!(bottleneck(&c), Some("wifi"));
 }
 
@@ -153,15 +158,18 @@ fn an_smb_3_share_with_signing_over_wifi() {
 fn an_smb_3_share_without_signing_over_2_5g_ethernet() {
     let c = probe(
         "smb-unsigned-ethernet",
-        "smbfs",
-        "//GUEST:@192.168.1.20/Backups",
-        "/Volumes/Backups",
+        "smbfs //GUEST:@192.168.1.20/Backups /Volumes/Backups",
     );
     let server = c.nodes()[1];
     assert_eq!(server.label, "server 192.168.1.20");
-    assert_eq!(server.get("SMB dialect"), Some("3.0.2"));
-    assert_eq!(server.get("signing"), Some("off"));
-    assert_eq!(server.get("multichannel"), Some("supported by the server"));
+    assert_facts(
+        server,
+        &[
+            ("SMB dialect", "3.0.2"),
+            ("signing", "off"),
+            ("multichannel", "supported by the server"),
+        ],
+    );
     assert!(c.notes.is_empty());
     assert_eq!(c.nodes()[2].label, "interface en7 (Ethernet, 2500 Mbit/s)");
     assert_eq!(bottleneck(&c), Some("ethernet"));
@@ -169,15 +177,9 @@ fn an_smb_3_share_without_signing_over_2_5g_ethernet() {
 
 #[test]
 fn an_nfs_mount_over_gigabit_ethernet() {
-    let c = probe(
-        "nfs-ethernet",
-        "nfs",
-        "192.168.1.30:/export/tm",
-        "/Volumes/tm",
-    );
+    let c = probe("nfs-ethernet", "nfs 192.168.1.30:/export/tm /Volumes/tm");
     let server = c.nodes()[1];
-    assert_eq!(server.get("NFS version"), Some("3"));
-    assert_eq!(server.get("address"), Some("192.168.1.30"));
+    assert_facts(server, &[("NFS version", "3"), ("address", "192.168.1.30")]);
     let params: Vec<&str> = server
         .facts
         .iter()
@@ -190,7 +192,7 @@ fn an_nfs_mount_over_gigabit_ethernet() {
 
 #[test]
 fn a_missing_tool_output_is_an_unknown_with_its_reason() {
-    let c = probe("internal-nvme", "apfs", "/dev/disk9s1", "/Volumes/Gone");
+    let c = probe("internal-nvme", "apfs /dev/disk9s1 /Volumes/Gone");
     assert_eq!(c.unknown_links().len(), 1);
     assert!(
         c.unknown_links()[0]
@@ -201,24 +203,15 @@ fn a_missing_tool_output_is_an_unknown_with_its_reason() {
 
 #[test]
 fn mount_sources_name_their_server() {
-    let host = network::server_host;
-    assert_eq!(
-        host("//alice@nas.local/TimeMachine").as_deref(),
-        Some("nas.local")
-    );
-    assert_eq!(
-        host("//GUEST:@192.168.1.20/Backups").as_deref(),
-        Some("192.168.1.20")
-    );
-    assert_eq!(
-        host("192.168.1.30:/export/tm").as_deref(),
-        Some("192.168.1.30")
-    );
-    assert_eq!(host("afp://bob@tc.local/Data").as_deref(), Some("tc.local"));
-    assert_eq!(
-        host("map -hosts"),
-        Some("map -hosts".into()).filter(|_| false)
-    );
+    for (source, server) in [
+        ("//alice@nas.local/TimeMachine", Some("nas.local")),
+        ("//GUEST:@192.168.1.20/Backups", Some("192.168.1.20")),
+        ("192.168.1.30:/export/tm", Some("192.168.1.30")),
+        ("afp://bob@tc.local/Data", Some("tc.local")),
+        ("map -hosts", None),
+    ] {
+        assert_eq!(network::server_host(source).as_deref(), server, "{source}");
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{ended, null_run, record};
-use crate::support::{destbench, destbench_setpriv};
+use crate::support::{assert_success, destbench, destbench_setpriv};
 
 /// What a command did within a time limit: how it ended (None: killed at the limit), its stdout
 /// and stderr, and how long it took.
@@ -286,11 +286,7 @@ pub fn estimate_root() {
     let db = place.path().join("history.sqlite");
     let dest = tempfile::tempdir().unwrap();
     let stored = null_run(dest.path()).arg("--db").arg(&db).output().unwrap();
-    assert!(
-        stored.status.success(),
-        "{}",
-        String::from_utf8_lossy(&stored.stderr)
-    );
+    assert_success(&stored);
     let mut cmd = destbench();
     cmd.args(["estimate", "/", "--run", "1", "--json", "--db"])
         .arg(&db);
