@@ -319,7 +319,7 @@ fn terminal_table_names_method_and_time_machine_lines() {
         .expect("the repetitions with -v");
     let lines: Vec<&str> = reps
         .lines()
-        .skip_while(|l| !l.contains("seq-read SEQ1M-Q8T1 (MB/s):"))
+        .skip_while(|l| !l.contains("seq-read SEQ1M-Q8T1 (MB/s)"))
         .take(3)
         .collect();
     assert!(
