@@ -293,11 +293,13 @@ fn three(figure: impl Fn(usize) -> f64) -> [f64; 3] {
 /// Appends the destination's row to `target/tmp/lab-table.txt` (CI prints it): true speeds
 /// as dd measured them, destbench's figures and its verdict.
 fn table_row(what: &str, lab: &Lab, tm_check: Option<(f64, f64)>, copy: Option<(f64, f64)>) {
-    let pair = |p: Option<(f64, f64)>| p.map_or((f64::NAN, f64::NAN), |p| p);
-    let ((tm, tm_truth), (copy, cp)) = (pair(tm_check), pair(copy));
+    // A figure this disk does not measure (see `tm_check_is_held`, `copy_is_held`) reads "-".
+    let figure = |x: Option<f64>| x.map_or(format!("{:>6}", "-"), |x| format!("{x:6.2}"));
+    let (tm, tm_truth) = (figure(tm_check.map(|p| p.0)), figure(tm_check.map(|p| p.1)));
+    let (cp, copy) = (figure(copy.map(|p| p.1)), figure(copy.map(|p| p.0)));
     let report = lab.report();
     let row = format!(
-        "{what:<20} dd write {:6.2} (new) {:6.2} (rewrite), read {:6.2}; xfs_io 50 MB new {tm_truth:6.2}; cp+sync {cp:6.2} | destbench write {:6.2}, read {:6.2}, tm-check 50MB {tm:6.2}, files-copy large {copy:6.2} MB/s | {}\n",
+        "{what:<20} dd write {:6.2} (new) {:6.2} (rewrite), read {:6.2}; xfs_io 50 MB new {tm_truth}; cp+sync {cp} | destbench write {:6.2}, read {:6.2}, tm-check 50MB {tm}, files-copy large {copy} MB/s | {}\n",
         lab.dd("dd-write"),
         lab.dd("dd-rewrite"),
         lab.dd("dd-read"),
