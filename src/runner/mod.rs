@@ -129,9 +129,7 @@ impl Ctx<'_> {
 /// shows it beside each profile): the first plan the progress bar's ETA starts from, with every
 /// variant taken as runnable.
 pub fn planned_total_s(plan: &RunPlan) -> f64 {
-    let eta = eta::Eta::default();
-    let schedule = Schedule::new(plan, |_| true);
-    schedule.predicted_from(&eta, schedule.start(&eta, 0)) + eta.predict(block_file_cost(plan))
+    first_plan_s(plan, &Schedule::new(plan, |_| true), &eta::Eta::default())
 }
 
 /// Runs the plan. Returns Err only for what stops the whole run (bad destination, no space,
@@ -158,18 +156,7 @@ pub fn run_with(
         plan
     };
     let started = SystemTime::now();
-    let engines = engines_for(plan, chain.as_ref())?;
-    scratch::check_destination(&plan.destination)?;
-    if let Some(source) = &plan.source {
-        sources::check_source(source)?;
-    }
-    let capabilities = engines.capabilities();
-    // Creating the scratch directory first is the real test of a read-only or unwritable
-    // destination; the space check then removes it again if the run would not fit.
-    let scratch = Scratch::create_tagged(&plan.destination, hook.scratch_tag().as_deref())?;
-    if capabilities.real_io && plan.check_space {
-        plan::check_space(plan)?;
-    }
+    let (engines, scratch) = prepare(plan, chain.as_ref(), hook)?;
     let access = access::detect(
         &scratch,
         &engines,
@@ -190,32 +177,7 @@ pub fn run_with(
         hook,
     };
     let wall = std::time::Instant::now();
-    let mut schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
-    let mut tracker = Tracker::new(progress, !capabilities.real_io);
-    tracker.begin(
-        schedule.predicted_from(tracker.eta(), schedule.start(tracker.eta(), 0))
-            + tracker.eta().predict(block_file_cost(plan)),
-    );
-
-    let mut stretch = None;
-    let block_file_problem =
-        prepare_block_file(&mut ctx, plan, &schedule, &mut tracker, &mut stretch)?;
-    if stretch.is_none() {
-        stretch = budget::stretched(plan, &schedule, &mut tracker, eta::Cost::default());
-    }
-    let foreseen = stretch.is_some();
-    warnings.extend(stretch);
-    let (results, failures) = run_variants(
-        &mut ctx,
-        plan,
-        block_file_problem,
-        &mut schedule,
-        &mut tracker,
-    )?;
-    tracker.finish();
-    if !foreseen {
-        warnings.extend(budget::overran(plan, &schedule, tracker.eta()));
-    }
+    let (results, failures) = measure(&mut ctx, plan, progress, &mut warnings)?;
     interrupt::check()?;
     if !failures.is_empty() {
         warnings.push(Warning::new(
@@ -237,6 +199,58 @@ pub fn run_with(
         warnings,
         ..document(plan, chain, results, failures)
     })
+}
+
+/// The destination (and source) checked, the engines chosen, and the scratch directory made.
+fn prepare(
+    plan: &RunPlan,
+    chain: Option<&Chain>,
+    hook: &dyn RepetitionHook,
+) -> Result<(EngineFactory, Scratch)> {
+    let engines = engines_for(plan, chain)?;
+    scratch::check_destination(&plan.destination)?;
+    if let Some(source) = &plan.source {
+        sources::check_source(source)?;
+    }
+    // Creating the scratch directory first is the real test of a read-only or unwritable
+    // destination; the space check then removes it again if the run would not fit.
+    let scratch = Scratch::create_tagged(&plan.destination, hook.scratch_tag().as_deref())?;
+    if engines.capabilities().real_io && plan.check_space {
+        plan::check_space(plan)?;
+    }
+    Ok((engines, scratch))
+}
+
+/// The block tests' file and every variant, timed for the ETA; the budget's warnings (the run
+/// stretched, foreseen or not) go to `warnings`.
+fn measure(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    progress: &mut dyn Progress,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Vec<TestResult>, Vec<TestFailure>)> {
+    let capabilities = ctx.engines.capabilities();
+    let mut schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
+    let mut tracker = Tracker::new(progress, !capabilities.real_io);
+    tracker.begin(first_plan_s(plan, &schedule, tracker.eta()));
+    let mut stretch = None;
+    let block_file_problem = prepare_block_file(ctx, plan, &schedule, &mut tracker, &mut stretch)?;
+    if stretch.is_none() {
+        stretch = budget::stretched(plan, &schedule, &mut tracker, eta::Cost::default());
+    }
+    let foreseen = stretch.is_some();
+    warnings.extend(stretch);
+    let measured = run_variants(ctx, plan, block_file_problem, &mut schedule, &mut tracker)?;
+    tracker.finish();
+    if !foreseen {
+        warnings.extend(budget::overran(plan, &schedule, tracker.eta()));
+    }
+    Ok(measured)
+}
+
+/// The run's first plan, in seconds: every variant's predicted time and the block file's.
+fn first_plan_s(plan: &RunPlan, schedule: &Schedule, eta: &eta::Eta) -> f64 {
+    schedule.predicted_from(eta, schedule.start(eta, 0)) + eta.predict(block_file_cost(plan))
 }
 
 /// The plan with its repetitions and block durations fixed in advance, for a run beside other
