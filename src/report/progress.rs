@@ -23,10 +23,11 @@ pub struct TerminalProgress {
 /// same progress and ETA from the same source.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ProgressView {
-    /// Predicted time done, 0 to 1.
+    /// Predicted time done, 0 to 1 (0 until the run is planned).
     pub fraction: f64,
     pub elapsed_s: f64,
-    pub eta_s: f64,
+    /// None until the run is planned (the checks and the scratch come first).
+    pub eta_s: Option<f64>,
     /// The two times in the bar's own words ("12s", "3m05s").
     pub elapsed: String,
     pub eta: String,
@@ -44,14 +45,16 @@ impl ProgressReader {
     pub fn view(&self) -> ProgressView {
         let (eta, began) = &*self.shown.lock().unwrap_or_else(|e| e.into_inner());
         let into_step = began.elapsed().as_secs_f64();
-        let remaining = eta.remaining_after(into_step);
+        let remaining = eta.countdown(into_step);
         let elapsed = eta.elapsed_s() + into_step;
+        let fraction =
+            remaining.map_or(0.0, |r| (elapsed / (elapsed + r).max(1e-9)).clamp(0.0, 1.0));
         ProgressView {
-            fraction: (elapsed / (elapsed + remaining).max(1e-9)).clamp(0.0, 1.0),
+            fraction,
             elapsed_s: elapsed,
             eta_s: remaining,
             elapsed: short_duration(elapsed),
-            eta: short_duration(remaining),
+            eta: eta_text(remaining),
             message: self.bar.message(),
         }
     }
@@ -80,9 +83,7 @@ impl TerminalProgress {
         let read = Arc::clone(&shown);
         let eta_key = move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
             let (eta, began) = &*read.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = w.write_str(&short_duration(
-                eta.remaining_after(began.elapsed().as_secs_f64()),
-            ));
+            let _ = w.write_str(&eta_text(eta.countdown(began.elapsed().as_secs_f64())));
         };
         bar.set_style(
             ProgressStyle::with_template("{elapsed:>4} {bar:16} ETA {eta:>5}  {wide_msg}")
@@ -108,6 +109,11 @@ impl Default for TerminalProgress {
 
 fn ms(seconds: f64) -> u64 {
     (seconds.max(0.0) * 1000.0).round() as u64
+}
+
+/// The countdown in the bar's words; "…" before the run is planned.
+fn eta_text(remaining_s: Option<f64>) -> String {
+    remaining_s.map_or_else(|| "…".to_string(), short_duration)
 }
 
 /// "45s", "3m05s", "1h02m".
@@ -147,12 +153,22 @@ impl Progress for TerminalProgress {
 
 #[cfg(test)]
 mod tests {
-    use super::short_duration;
+    use super::*;
 
     #[test]
     fn durations_read_short() {
         assert_eq!(short_duration(44.6), "45s");
         assert_eq!(short_duration(185.0), "3m05s");
         assert_eq!(short_duration(3720.0), "1h02m");
+    }
+
+    #[test]
+    fn before_the_plan_nothing_is_done_and_no_eta_is_shown() {
+        let progress = TerminalProgress::hidden();
+        let view = progress.reader().view();
+        assert_eq!(
+            (view.fraction, view.eta_s, view.eta.as_str()),
+            (0.0, None, "…")
+        );
     }
 }

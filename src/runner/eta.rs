@@ -80,6 +80,16 @@ impl Eta {
         (self.remaining_s - into_step_s.max(0.0)).max(after_step)
     }
 
+    /// Whether the runner has planned the run yet (before its first step, nothing is known).
+    pub fn planned(&self) -> bool {
+        self.total_s() > 0.0
+    }
+
+    /// Seconds predicted to remain `into_step_s` into the step under way, None before the plan.
+    pub fn countdown(&self, into_step_s: f64) -> Option<f64> {
+        self.planned().then(|| self.remaining_after(into_step_s))
+    }
+
     /// The share of the predicted run done at the start of the step under way, 0 to 1.
     pub fn fraction_done(&self) -> f64 {
         let total = self.total_s();

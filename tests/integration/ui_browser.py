@@ -116,7 +116,9 @@ def main():
 
         seen = watch_progress(driver, 180)
         values = [v for v, _ in seen]
-        check(len(values) >= 3 and values == sorted(values) and values[-1] > values[0],
+        # A step that teaches a slower rate may move the bar back a little, never far.
+        steady = all(b > a - 0.1 for a, b in zip(values, values[1:]))
+        check(len(values) >= 3 and steady and values[-1] > values[0] + 0.5,
               f"the progress moved: {seen}")
         verdict = driver.find_element(By.CSS_SELECTOR, "#tiles [data-tile=verdict]").text
         check(verdict.startswith("Verdict"), "the verdict tile: " + verdict.replace("\n", " ")[:100])
