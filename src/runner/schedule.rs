@@ -12,6 +12,7 @@
 use crate::results::StopReason;
 use crate::settings::{Repeats, RunPlan};
 use crate::stats::precision;
+use crate::workload::Variant;
 
 use super::eta::{Cost, Eta};
 use super::kinds::test_for;
@@ -32,11 +33,17 @@ struct Item {
 pub(super) struct Schedule {
     items: Vec<Item>,
     repeats: Repeats,
+    /// The profile's budget for the tests chosen ([`chosen_share`]); None with `--runs N`.
+    budget_s: Option<f64>,
     /// Of the finished variants that could have run longer than their least repetitions, how
     /// many, and the sum of the shares of that extra time each used.
     judged: f64,
     used: f64,
 }
+
+/// Seconds kept from the budget for the run's end, which no step times: the scratch directory
+/// removed, the verdict and the report.
+const FINISH_S: f64 = 1.0;
 
 /// Variants' worth of prior belief in [`Schedule::extra_share`]: a tenth of one, so that the
 /// first two finished variants (by 10% of a run, often no more) outweigh it twentyfold.
@@ -52,6 +59,51 @@ pub(super) struct Position {
     pub allowance: Option<f64>,
 }
 
+/// What a repetition of variant `v` and its preparation are planned to cost.
+fn planned(plan: &RunPlan, v: &Variant) -> (Cost, Cost) {
+    let test = test_for(&v.workload);
+    let cost = Cost {
+        seconds: test.planned_s(plan),
+        bytes: test.planned_bytes(plan),
+    };
+    let prepare = Cost {
+        seconds: 0.0,
+        bytes: test.prepare_bytes(plan),
+    };
+    (cost, prepare)
+}
+
+/// The share of the profile's budget the chosen variants get: their least repetitions'
+/// predicted time over that of the profile's own variants (1 when they are the profile's), so
+/// that `--tests seq-write` takes seq-write's part of the profile's time, not all of it.
+fn chosen_share(plan: &RunPlan) -> f64 {
+    let own = plan.profile_variants();
+    if plan.variants == own {
+        return 1.0;
+    }
+    let weight = |variants: &[Variant]| -> f64 {
+        let prior = Eta::default();
+        variants
+            .iter()
+            .map(|v| {
+                let (cost, prepare) = planned(plan, v);
+                let least = if v.test.single_run() {
+                    1
+                } else {
+                    plan.repeats.least()
+                };
+                prior.predict(prepare) + least as f64 * prior.predict(cost)
+            })
+            .sum()
+    };
+    let own_weight = weight(&own);
+    if own_weight > 0.0 {
+        weight(&plan.variants) / own_weight
+    } else {
+        1.0
+    }
+}
+
 impl Schedule {
     pub fn new(plan: &RunPlan, runnable: impl Fn(usize) -> bool) -> Schedule {
         let items = plan
@@ -59,17 +111,8 @@ impl Schedule {
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                let test = test_for(&v.workload);
                 let (cost, prepare) = if runnable(i) {
-                    let cost = Cost {
-                        seconds: test.planned_s(plan),
-                        bytes: test.planned_bytes(plan),
-                    };
-                    let prepare = Cost {
-                        seconds: 0.0,
-                        bytes: test.prepare_bytes(plan),
-                    };
-                    (cost, prepare)
+                    planned(plan, v)
                 } else {
                     (Cost::default(), Cost::default())
                 };
@@ -85,6 +128,10 @@ impl Schedule {
         Schedule {
             items,
             repeats: plan.repeats,
+            budget_s: match plan.repeats {
+                Repeats::UntilPrecise(a) => Some(a.budget.as_secs_f64() * chosen_share(plan)),
+                Repeats::Exactly(_) => None,
+            },
             judged: 0.0,
             used: 0.0,
         }
@@ -158,7 +205,7 @@ impl Schedule {
     /// The seconds variant `i` may spend when it starts, its preparation included, the run
     /// having taken `eta.elapsed_s()`; None without a budget (`--runs N`).
     pub fn allowance(&self, eta: &Eta, i: usize) -> Option<f64> {
-        let left = (self.budget_s()? - eta.elapsed_s()).max(0.0);
+        let left = (self.budget_s()? - eta.elapsed_s() - FINISH_S).max(0.0);
         let weights: f64 = (i..self.items.len()).map(|j| self.weight(eta, j)).sum();
         Some(if weights > 0.0 {
             left * self.weight(eta, i) / weights
@@ -230,10 +277,7 @@ impl Schedule {
 
     /// The run's budget in seconds, when it has one.
     pub fn budget_s(&self) -> Option<f64> {
-        match self.repeats {
-            Repeats::UntilPrecise(a) => Some(a.budget.as_secs_f64()),
-            Repeats::Exactly(_) => None,
-        }
+        self.budget_s
     }
 
     /// Whether variant `i` stops after the repetitions whose figures are `samples`, having
@@ -293,7 +337,7 @@ mod tests {
         budget: Duration::from_secs(90),
     });
 
-    /// Three variants of 1 s repetitions (2 to 5 of them) under a 90 s budget.
+    /// Three variants of 1 s repetitions (2 to 5 of them) with 90 s of budget to share.
     fn three_variants() -> Schedule {
         let item = || Item {
             cost: Cost {
@@ -308,9 +352,38 @@ mod tests {
         Schedule {
             items: vec![item(), item(), item()],
             repeats: RULE,
+            budget_s: Some(90.0 + FINISH_S),
             judged: 0.0,
             used: 0.0,
         }
+    }
+
+    /// The profile's own tests get its whole budget; a few of them, their part of it.
+    #[test]
+    fn chosen_tests_get_their_share_of_the_budget() {
+        use crate::settings::RunOptions;
+        let plan = |tests: Option<&str>| {
+            let mut o = RunOptions::new("/tmp");
+            o.tests = tests.map(|t| {
+                t.split(',')
+                    .map(|s| s.parse().unwrap())
+                    .collect::<Vec<_>>()
+                    .into()
+            });
+            o.plan().unwrap()
+        };
+        let budget = |p: &RunPlan| Schedule::new(p, |_| true).budget_s().unwrap();
+        assert_eq!(budget(&plan(None)), 90.0);
+        let seq = budget(&plan(Some("seq-write")));
+        let blocks = budget(&plan(Some("seq-write,seq-read,4k-write,4k-read")));
+        assert!(0.0 < seq && seq < blocks && blocks < 90.0, "{seq} {blocks}");
+        let more = budget(&plan(Some(
+            "seq-write,seq-read,4k-write,4k-read,tm-check,files-copy,files-restore,files-delete,meta,sustained",
+        )));
+        assert!(
+            more > 90.0,
+            "tests beyond the profile's get more time: {more}"
+        );
     }
 
     /// Each variant is planned at its least repetitions (2 s) and a share of what it may spend

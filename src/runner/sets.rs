@@ -181,9 +181,10 @@ pub(super) struct FileSetJob {
 
 /// The most passes over its set one repetition makes to last the minimum time.
 pub(super) const MAX_PASSES: u64 = 100;
-/// A repetition stops going over its set again once its untimed work too has taken this many
-/// times the minimum time: preparing and cleaning up count against the run's time budget.
-pub(super) const WALL_BUDGET: u32 = 5;
+/// A repetition does not go over its set again when that would take its wall time, untimed
+/// work included, past this many times the minimum time: preparing and cleaning up count
+/// against the run's time budget.
+pub(super) const WALL_BUDGET: u32 = 2;
 
 /// One timed repetition of a file-set variant: the set copied (each time into a fresh
 /// directory), read back or deleted as many times as it takes to last `plan.min_time`, within
@@ -202,10 +203,13 @@ fn measure_file_set(
     let wall = std::time::Instant::now();
     let (mut total, method, mut warnings) = one_pass(ctx, job, rep, 0, restore, &source, progress)?;
     let mut passes = 1u64;
-    while total.elapsed < plan.min_time
-        && passes < MAX_PASSES
-        && wall.elapsed() < plan.min_time * WALL_BUDGET
-    {
+    // A pass is not begun when one more like those before (untimed work included) would end
+    // past the wall budget.
+    let next_ends_within = |passes: u64| {
+        let so_far = wall.elapsed();
+        so_far + so_far / passes as u32 <= plan.min_time * WALL_BUDGET
+    };
+    while total.elapsed < plan.min_time && passes < MAX_PASSES && next_ends_within(passes) {
         // A later pass that could not evict says so in its warnings.
         let (outcome, _, more) = one_pass(ctx, job, rep, passes, restore, &source, progress)?;
         add_pass(&mut total, &outcome);

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::engine::EngineChoice;
-use crate::workload::{Profile, SetKind, SetName, SuiteOptions, Variant};
+use crate::workload::{self, Profile, SetKind, SetName, SuiteOptions, Variant};
 
 /// The smallest block-test file: one 1 MiB block is the unit of the sequential tests.
 pub const MIN_FILE_SIZE: u64 = 1 << 20;
@@ -70,6 +70,15 @@ pub struct RunPlan {
     /// tm-backup's band size (`--band-size`); `None` for the one Time Machine would choose for
     /// the destination's size.
     pub band_size: Option<u64>,
+}
+
+impl RunPlan {
+    /// The variants the profile runs on its own (its tests, file sets and thread counts): the
+    /// work its time budget is for.
+    pub fn profile_variants(&self) -> Vec<Variant> {
+        let suite = suite_options(&self.profile, &[], &[], false);
+        workload::select(workload::suite(&suite), &[], self.profile.tests).unwrap_or_default()
+    }
 }
 
 /// How many repetitions each variant gets.

@@ -101,8 +101,8 @@ impl Profile {
                 max_runs: 10,
                 precision: 0.02,
                 budget: Duration::from_secs(90),
-                block_duration: Duration::from_secs(2),
-                min_time: Duration::from_secs(1),
+                block_duration: Duration::from_millis(1500),
+                min_time: Duration::from_millis(750),
                 file_size: 512 << 20,
                 series_interval: Duration::from_millis(250),
                 // sustained and throttled would add minutes and gigabytes (see README).
