@@ -304,8 +304,10 @@ pub fn volumes() -> Vec<PathBuf> {
     macos::volumes()
 }
 
-/// No drive list is read on Windows yet: `destbench ui` then asks for a folder.
+/// The drives worth testing on this machine (Windows: `GetLogicalDriveStringsW`,
+/// `GetDriveTypeW`, `GetVolumeInformationW`): fixed, removable and network drives that can be
+/// written, as their roots (`C:\`).
 #[cfg(windows)]
 pub fn volumes() -> Vec<PathBuf> {
-    Vec::new()
+    windows::volumes()
 }
