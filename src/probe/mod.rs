@@ -289,15 +289,25 @@ pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
     windows::probe(path, declared)
 }
 
-/// The mounted volumes worth testing on this machine (disks and shares that can be written),
-/// each once; empty when the mount table cannot be read.
+/// The mounted volumes worth testing on this machine (Linux: `/proc/self/mountinfo`): disks
+/// and shares that can be written, each once; empty when the mount table cannot be read.
 #[cfg(target_os = "linux")]
 pub fn volumes() -> Vec<PathBuf> {
     linux::volumes(&SysRoots::live()).unwrap_or_default()
 }
 
-/// No volume list is read on other systems yet: `destbench ui` then asks for a folder.
-#[cfg(not(target_os = "linux"))]
+/// The mounted volumes worth testing on this Mac (`getfsstat`): disks and shares that can be
+/// written, the internal data volume at `/System/Volumes/Data`; empty when the table cannot
+/// be read.
+#[cfg(target_os = "macos")]
 pub fn volumes() -> Vec<PathBuf> {
-    Vec::new()
+    macos::volumes()
+}
+
+/// The drives worth testing on this machine (Windows: `GetLogicalDriveStringsW`,
+/// `GetDriveTypeW`, `GetVolumeInformationW`): fixed, removable and network drives that can be
+/// written, as their roots (`C:\`).
+#[cfg(windows)]
+pub fn volumes() -> Vec<PathBuf> {
+    windows::volumes()
 }

@@ -13,6 +13,7 @@ mod network;
 #[cfg(test)]
 mod tests;
 pub mod timemachine;
+mod volumes;
 
 use std::path::Path;
 
@@ -145,6 +146,12 @@ pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> crate::error::Resu
         },
     })?;
     Ok(chain(path, &mount, &Live, declared))
+}
+
+/// The mounted volumes worth testing on this Mac (`getfsstat`).
+#[cfg(target_os = "macos")]
+pub fn volumes() -> Vec<std::path::PathBuf> {
+    volumes::worth_offering(&volumes::mounted())
 }
 
 /// The Time Machine tools of this Mac, for `run --time-machine` and `tm-check`.

@@ -1,6 +1,6 @@
 //! Windows: the queries behind the chain, each answer kept with its error (a query Windows, or
 //! wine, does not answer is a reason in the chain, never a guess). Decoding is `decode.rs`,
-//! building the chain `chain.rs`.
+//! building the chain `chain.rs`; the drive letters for the list of volumes are read here too.
 
 use std::ffi::OsString;
 use std::io;
@@ -8,25 +8,32 @@ use std::os::windows::ffi::{OsStrExt, OsStringExt};
 use std::os::windows::fs::OpenOptionsExt;
 use std::os::windows::io::AsRawHandle;
 use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use windows_sys::Win32::NetworkManagement::IpHelper::{
     GetBestInterfaceEx, GetIfEntry2, MIB_IF_ROW2,
 };
 use windows_sys::Win32::NetworkManagement::WNet::WNetGetConnectionW;
 use windows_sys::Win32::Storage::FileSystem::{
-    FILE_FLAG_BACKUP_SEMANTICS, GetDriveTypeW, GetVolumeInformationByHandleW,
-    GetVolumeNameForVolumeMountPointW, GetVolumePathNameW, IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS,
+    FILE_FLAG_BACKUP_SEMANTICS, GetDriveTypeW, GetLogicalDriveStringsW,
+    GetVolumeInformationByHandleW, GetVolumeNameForVolumeMountPointW, GetVolumePathNameW,
+    IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS,
 };
+use windows_sys::Win32::System::Diagnostics::Debug::{SEM_FAILCRITICALERRORS, SetThreadErrorMode};
 use windows_sys::Win32::System::IO::DeviceIoControl;
 use windows_sys::Win32::System::Ioctl::{
     IOCTL_DISK_GET_CACHE_INFORMATION, IOCTL_STORAGE_QUERY_PROPERTY, PropertyStandardQuery,
     STORAGE_PROPERTY_QUERY, StorageAdapterProperty, StorageDeviceProperty,
     StorageDeviceSeekPenaltyProperty, StorageDeviceTrimProperty, StorageDeviceWriteCacheProperty,
 };
-use windows_sys::Win32::System::WindowsProgramming::DRIVE_REMOTE;
+use windows_sys::Win32::System::WindowsProgramming::{
+    DRIVE_CDROM, DRIVE_FIXED, DRIVE_NO_ROOT_DIR, DRIVE_RAMDISK, DRIVE_REMOTE, DRIVE_REMOVABLE,
+};
 
 use super::chain::{Below, Disk, Interface, Remote, Volume};
 use super::decode;
+use super::volumes::{Drive, DriveKind};
 
 fn wide(s: &std::ffi::OsStr) -> Vec<u16> {
     s.encode_wide().chain(Some(0)).collect()
@@ -303,4 +310,78 @@ fn older_cache_query(number: u32) -> Result<decode::WriteCacheProperty, String> 
         flush_supported: true,
         flushes_ignored: false,
     })
+}
+
+/// How long the drives may take to say whether they can be written: a mapped drive whose
+/// server is gone holds `GetVolumeInformationW` for half a minute.
+const DRIVE_PATIENCE: Duration = Duration::from_secs(2);
+
+/// Every drive letter, with its kind and whether its volume is read-only (None for a drive
+/// that does not answer within [`DRIVE_PATIENCE`]).
+pub fn drives() -> Vec<Drive> {
+    let asked: Vec<_> = drive_roots()
+        .into_iter()
+        .map(|root| {
+            let (tx, rx) = mpsc::channel();
+            let path = std::path::PathBuf::from(&root);
+            let _ = std::thread::Builder::new()
+                .name("drive-flags".into())
+                .spawn(move || tx.send(read_only(&path)));
+            (root, rx)
+        })
+        .collect();
+    let deadline = Instant::now() + DRIVE_PATIENCE;
+    asked
+        .into_iter()
+        .map(|(root, rx)| {
+            let left = deadline.saturating_duration_since(Instant::now());
+            Drive {
+                kind: drive_kind(&root),
+                read_only: rx.recv_timeout(left).ok().flatten(),
+                root,
+            }
+        })
+        .collect()
+}
+
+/// `C:\`, `D:\`...: the roots `GetLogicalDriveStringsW` lists, NUL-separated.
+fn drive_roots() -> Vec<String> {
+    let mut list = [0u16; 512];
+    // SAFETY: an output buffer of the length passed.
+    let len = unsafe { GetLogicalDriveStringsW(list.len() as u32, list.as_mut_ptr()) };
+    // 0 is a failure, more than the buffer the length it would need: 26 letters fit in 105.
+    let Some(list) = list.get(..len as usize) else {
+        return Vec::new();
+    };
+    list.split(|&c| c == 0)
+        .filter(|root| !root.is_empty())
+        .map(from_wide)
+        .collect()
+}
+
+fn drive_kind(root: &str) -> DriveKind {
+    let name = wide(std::ffi::OsStr::new(root));
+    // SAFETY: a NUL-terminated root path.
+    match unsafe { GetDriveTypeW(name.as_ptr()) } {
+        DRIVE_NO_ROOT_DIR => DriveKind::NoRootDir,
+        DRIVE_REMOVABLE => DriveKind::Removable,
+        DRIVE_FIXED => DriveKind::Fixed,
+        DRIVE_REMOTE => DriveKind::Remote,
+        DRIVE_CDROM => DriveKind::CdRom,
+        DRIVE_RAMDISK => DriveKind::RamDisk,
+        _ => DriveKind::Unknown,
+    }
+}
+
+/// Whether the volume at `root` is read-only (`FILE_READ_ONLY_VOLUME`, as the platform's
+/// write check reads it); None when it does not answer.
+fn read_only(root: &Path) -> Option<bool> {
+    // A card reader without a card would otherwise have Windows ask the user for one.
+    // SAFETY: sets this thread's error mode; the old mode is not wanted.
+    unsafe { SetThreadErrorMode(SEM_FAILCRITICALERRORS, std::ptr::null_mut()) };
+    match crate::platform::check_writable(root) {
+        Ok(()) => Some(false),
+        Err(e) if e.kind() == io::ErrorKind::ReadOnlyFilesystem => Some(true),
+        Err(_) => None,
+    }
 }

@@ -1,7 +1,8 @@
 //! Windows: the chain of a destination from the volume's and the disks' queries, or for a
-//! mapped drive or UNC path the server, the SMB dialect and the interface routed to it.
-//! Decoding and building are pure (`decode.rs`, `chain.rs`) and tested on every system against
-//! fixtures of the real structures; only `live.rs` calls Windows.
+//! mapped drive or UNC path the server, the SMB dialect and the interface routed to it; and the
+//! drives worth testing. Decoding, building and choosing are pure (`decode.rs`, `chain.rs`,
+//! `volumes.rs`) and tested on every system against fixtures of the real structures; only
+//! `live.rs` calls Windows.
 
 pub mod chain;
 pub mod decode;
@@ -9,6 +10,13 @@ pub mod decode;
 mod fixture_tests;
 #[cfg(windows)]
 mod live;
+mod volumes;
+
+/// The roots of the drives worth testing.
+#[cfg(windows)]
+pub fn volumes() -> Vec<std::path::PathBuf> {
+    volumes::worth_offering(&live::drives())
+}
 
 #[cfg(windows)]
 pub fn probe(
