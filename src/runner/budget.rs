@@ -25,8 +25,8 @@ pub(super) fn stretched(
         return None;
     }
     let message = format!(
-        "the destination is slow for the {} profile's budget of {budget:.0} s: even {} repetition(s) of each test need about {needs:.0} s, so the run will take that long",
-        plan.profile.name,
+        "the destination is slow for {}: even {} repetition(s) of each test need about {needs:.0} s, so the run will take that long",
+        budget_words(plan, budget),
         plan.repeats.least(),
     );
     tracker.note(&message);
@@ -43,10 +43,22 @@ pub(super) fn overran(plan: &RunPlan, schedule: &Schedule, eta: &eta::Eta) -> Op
         Warning::new(
             WarningKind::Stretched,
             format!(
-                "the run took {took:.0} s, more than the {} profile's budget of {budget:.0} s: {} repetition(s) of each test and the untimed work between them took that long here (a slow destination or a busy machine)",
-                plan.profile.name,
+                "the run took {took:.0} s, more than {}: {} repetition(s) of each test and the untimed work between them took that long here (a slow destination or a busy machine)",
+                budget_words(plan, budget),
                 plan.repeats.least(),
             ),
         )
     })
+}
+
+/// "the backup profile's budget of 90 s", or with `--tests`, "the backup profile's budget for
+/// these tests (14 s of its 90 s)".
+fn budget_words(plan: &RunPlan, budget_s: f64) -> String {
+    let name = plan.profile.name;
+    let whole = plan.profile.budget.as_secs_f64();
+    if (budget_s - whole).abs() < 0.5 {
+        format!("the {name} profile's budget of {whole:.0} s")
+    } else {
+        format!("the {name} profile's budget for these tests ({budget_s:.0} s of its {whole:.0} s)")
+    }
 }

@@ -62,7 +62,8 @@ fn copy_restore_delete_and_meta_on_ext4() {
                 "every file copied"
             );
             assert!(
-                f(&rep["elapsed_s"]) >= 1.0 || r["warnings"].to_string().contains("short-sample"),
+                f(&rep["elapsed_s"]) >= f(&doc["settings"]["min_time_s"])
+                    || r["warnings"].to_string().contains("short-sample"),
                 "{r}"
             );
         }

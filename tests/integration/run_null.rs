@@ -194,12 +194,12 @@ fn exact_figures_for_the_file_set_tests() {
     ] {
         close(&result(&doc, "meta", op)["median"], 500.0 / seconds);
     }
-    // --min-time 1 s (the backup profile's): a pass of the 1-thread copy lasts 934 x 110 µs +
-    // 1 ms = 0.10374 s, so a repetition copies the set 10 times (1.0374 s); on 3 threads a pass
-    // lasts 312 x 110 µs + 1 ms = 0.03532 s, 29 passes (1.02428 s).
+    // --min-time 0.75 s (the backup profile's): a pass of the 1-thread copy lasts 934 x 110 µs
+    // + 1 ms = 0.10374 s, so a repetition copies the set 8 times (0.82992 s); on 3 threads a
+    // pass lasts 312 x 110 µs + 1 ms = 0.03532 s, 22 passes (0.77704 s).
     for (variant, passes, seconds) in [
-        ("small-1t-cache-on", 10, 1.0374),
-        ("small-3t-cache-on", 29, 1.02428),
+        ("small-1t-cache-on", 8, 0.82992),
+        ("small-3t-cache-on", 22, 0.77704),
     ] {
         let r = result(&doc, "files-copy", variant);
         for rep in r["repetitions"].as_array().unwrap() {
@@ -213,7 +213,7 @@ fn exact_figures_for_the_file_set_tests() {
     // 500 metadata operations take 5-6 ms, and the test's work is fixed.
     let create = result(&doc, "meta", "create");
     assert!(create["warnings"][0]["message"].as_str().unwrap().starts_with(
-        "short-sample: the shortest repetition lasted 0.006000 s, less than the minimum of 1 s"
+        "short-sample: the shortest repetition lasted 0.006000 s, less than the minimum of 0.75 s"
     ));
     let copy = result(&doc, "files-copy", "small-1t-cache-on");
     assert_eq!(copy["file_set"]["files"], 934);
