@@ -172,13 +172,13 @@ fn a_slow_destination_stretches_the_plan_and_says_so_first() {
     );
 }
 
-/// On the testbed's slow disk (37 MB/s, a USB 2.0 disk), with the adaptive default: the
-/// sequential block figures keep their truth (within 5% of the disk's rate). The ETA's worst
-/// miss from 10% on is printed, not held: here it missed the 20% of issue 31 in one run of two
-/// (README, "The ETA").
+/// On the testbed's slow disk (37 MB/s, a USB 2.0 disk), with the adaptive default and the
+/// sequential and Time Machine tests (their share of the backup profile's budget): the ETA
+/// from 10% on holds within 20% of the end, and the sequential block figures keep their truth
+/// (within 5% of the disk's rate).
 #[test]
 #[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
-fn adaptive_default_keeps_the_slow_disk_truth() {
+fn adaptive_default_holds_its_eta_and_the_slow_disk_truth() {
     let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &["--rate", "37"]) else {
         return;
     };
@@ -195,10 +195,7 @@ fn adaptive_default_keeps_the_slow_disk_truth() {
             r.test, r.variant, r.samples, r.precision, r.stopped
         );
     }
-    eprintln!(
-        "slow-disk at {rate} MB/s: worst ETA miss after 10%: {:.1}% (printed, not held)",
-        worst_miss(&seen) * 100.0
-    );
+    assert_holds(&format!("slow-disk at {rate} MB/s"), &seen);
     let doc = serde_json::to_value(&report).unwrap();
     for (test, variant) in [("seq-write", "SEQ1M-Q1T1"), ("seq-read", "SEQ1M-Q1T1")] {
         let median = num(&result(&doc, test, variant)["median"]);
