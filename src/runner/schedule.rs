@@ -43,7 +43,7 @@ pub(super) struct Schedule {
 
 /// Seconds kept from the budget for the run's end, which no step times: the scratch directory
 /// removed, the verdict and the report.
-const FINISH_S: f64 = 1.0;
+const FINISH_S: f64 = 2.0;
 
 /// Variants' worth of prior belief in [`Schedule::extra_share`]: a tenth of one, so that the
 /// first two finished variants (by 10% of a run, often no more) outweigh it twentyfold.
