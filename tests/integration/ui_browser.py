@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """destbench ui in a real browser: headless Chromium driven by Selenium (chromium-driver).
 
-Usage: ui_browser.py URL DESTINATION ARTIFACTS
+Usage: ui_browser.py URL DESTINATION CEILING_MB_S ARTIFACTS
 
-Opens the page at 1280x800 (a screenshot while it runs), types DESTINATION, picks the quick profile and starts a run; checks
-that the progress bar moves and a second tab sees the run under way; waits for the verdict tile
-and the run's row in the history; screenshots at 1280x800 and at a phone's 390x844 (no
+Opens the page at 1280x800 (a screenshot while it runs), types DESTINATION (a disk held to
+CEILING_MB_S), picks the quick profile and starts a run; checks that the progress bar moves and a
+second tab sees the run under way; waits for the verdict tile, checks the sequential tile's
+figures against the disk's ceiling, and the run's row in the history; screenshots at 1280x800 and at a phone's 390x844 (no
 sideways scrolling there); and that requests without the token or with a foreign Host get 403.
 Prints one line per check; exits non-zero on the first failure.
 """
@@ -72,8 +73,23 @@ def watch_progress(driver, within):
     raise AssertionError(f"no verdict within {within} s; progress seen: {seen}")
 
 
+def check_sequential_tile(driver, ceiling):
+    """The SEQ1M-Q1T1 tile's read and write figures, as the page shows them, against the disk's
+    ceiling: never above it by more than the throttle's burst lets a 0.5 s repetition gain
+    (0.05 s of traffic: 1.11x), and not below half of it (the machine is shared while it runs)."""
+    tile = driver.find_element(
+        By.XPATH, "//div[@data-tile='figure'][h3[normalize-space()='SEQ1M-Q1T1']]")
+    names = [e.text for e in tile.find_elements(By.TAG_NAME, "dt")]
+    figures = [float(e.text) for e in tile.find_elements(By.TAG_NAME, "dd")]
+    check(sorted(names) == ["read", "write"], f"the SEQ1M-Q1T1 tile shows {names}")
+    for name, figure in zip(names, figures):
+        check(0.5 * ceiling <= figure <= 1.12 * ceiling,
+              f"SEQ1M-Q1T1 {name} on the page: {figure} MB/s on a disk held to {ceiling:g} MB/s")
+
+
 def main():
-    url, destination, artifacts = sys.argv[1:4]
+    url, destination, ceiling, artifacts = sys.argv[1:5]
+    ceiling = float(ceiling)
     parts = urllib.parse.urlsplit(url)
     base = f"{parts.scheme}://{parts.netloc}"
     check(status_of(base + "/") == 403, "the page without the token: 403")
@@ -124,6 +140,7 @@ def main():
         check(verdict.startswith("Verdict"), "the verdict tile: " + verdict.replace("\n", " ")[:100])
         figures = driver.find_elements(By.CSS_SELECTOR, "#tiles [data-tile=figure]")
         check(len(figures) >= 4, f"{len(figures)} headline tiles")
+        check_sequential_tile(driver, ceiling)
         run_id = driver.find_element(By.ID, "answer-of").text.split()[1].rstrip(",")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#history-here tr[data-run='{run_id}']"))
         check(True, f"run {run_id} is in this destination's history")

@@ -1,12 +1,14 @@
 //! `destbench ui` in a real browser: `ui_browser.py` drives headless Chromium through Selenium
 //! (Debian's chromium and chromium-driver, PyPI's selenium) against a served page, starts a
-//! quick run on a disk folder, watches the progress move, reads the verdict tile and the history
-//! row, and screenshots the page at 1280x800 and 390x844 into target/tmp/ui/ (CI's artifacts).
+//! quick run on the testbed's slow disk (held to 50 MB/s), watches the progress move, reads the
+//! verdict tile, the sequential figures against the disk's rate and the history row, and
+//! screenshots the page at 1280x800 and 390x844 into target/tmp/ui/ (CI's artifacts).
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{disk_tempdir, have_program, skip};
+use crate::support::{have_program, skip};
+use crate::testbed::Testbed;
 use crate::ui::Ui;
 
 fn selenium_installed() -> bool {
@@ -17,14 +19,18 @@ fn selenium_installed() -> bool {
 }
 
 #[test]
-#[ignore = "a quick run in a real browser: about 40 s; CI runs it"]
+#[ignore = "a quick run in a real browser on the testbed: about a minute; CI runs it"]
 fn the_page_runs_and_answers_in_chromium() {
     if !have_program("chromium") || !have_program("chromedriver") || !selenium_installed() {
         skip("needs chromium, chromium-driver (Debian) and selenium (pip) for the browser test");
         return;
     }
+    // Shared, not alone: the page's figures are checked loosely (below the ceiling, above half).
+    let Some(tb) = Testbed::up("slow-disk", &["--rate", "50"]) else {
+        return;
+    };
+    let ceiling = tb.ceiling_mb_s().expect("slow-disk has a known ceiling");
     let dir = tempfile::tempdir().unwrap();
-    let dest = disk_tempdir("destbench-ui-");
     let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui");
     std::fs::create_dir_all(&artifacts).unwrap();
     let ui = Ui::start(dir.path(), "auto");
@@ -34,7 +40,8 @@ fn the_page_runs_and_answers_in_chromium() {
         .env("SE_OFFLINE", "true")
         .arg(script)
         .arg(format!("http://127.0.0.1:{}/?t={}", ui.port, ui.token))
-        .arg(dest.path())
+        .arg(tb.mount())
+        .arg(ceiling.to_string())
         .arg(&artifacts)
         .output()
         .unwrap();
@@ -45,8 +52,9 @@ fn the_page_runs_and_answers_in_chromium() {
         let len = std::fs::metadata(artifacts.join(shot)).map_or(0, |m| m.len());
         assert!(len > 10_000, "{shot}: {len} bytes");
     }
+    let left = crate::support::entries(tb.mount());
     assert!(
-        crate::support::entries(dest.path()).is_empty(),
-        "the run left something in its destination"
+        left.iter().all(|e| e == "lost+found"),
+        "the run left {left:?} in its destination"
     );
 }
