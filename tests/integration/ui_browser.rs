@@ -1,6 +1,6 @@
 //! `destbench ui` in a real browser: `ui_browser.py` drives headless Chromium through Selenium
 //! (Debian's chromium and chromium-driver, PyPI's selenium) against a served page, starts a
-//! quick run on the testbed's slow disk (held to 50 MB/s), watches the progress move, reads the
+//! quick run on the testbed's slow disk (held to 100 MB/s), watches the progress move, reads the
 //! verdict tile, the sequential figures against the disk's rate and the history row, and
 //! screenshots the page at 1280x800 and 390x844 into target/tmp/ui/ (CI's artifacts).
 
@@ -26,7 +26,7 @@ fn the_page_runs_and_answers_in_chromium() {
         return;
     }
     // Shared, not alone: the page's figures are checked loosely (below the ceiling, above half).
-    let Some(tb) = Testbed::up("slow-disk", &["--rate", "50"]) else {
+    let Some(tb) = Testbed::up("slow-disk", &["--rate", "100"]) else {
         return;
     };
     let ceiling = tb.ceiling_mb_s().expect("slow-disk has a known ceiling");
