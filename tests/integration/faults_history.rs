@@ -217,20 +217,16 @@ fn foreign(case: &Case, pragmas: &str, sql: &str) {
     conn.execute_batch(sql).unwrap();
 }
 
-fn foreign_tables(case: &Case) -> Result<String, String> {
+/// Another application's tables; in WAL mode (`wal`) a reader would create `-wal` and `-shm`
+/// beside it.
+fn foreign_tables(case: &Case, wal: bool) -> Result<String, String> {
     foreign(
         case,
-        "PRAGMA journal_mode=DELETE;",
-        "CREATE TABLE photos (name TEXT); INSERT INTO photos VALUES ('cat.jpg');",
-    );
-    refused(case, "not a destbench history")
-}
-
-/// In WAL mode: a reader would create `-wal` and `-shm` beside it.
-fn foreign_wal(case: &Case) -> Result<String, String> {
-    foreign(
-        case,
-        "PRAGMA journal_mode=WAL;",
+        if wal {
+            "PRAGMA journal_mode=WAL;"
+        } else {
+            "PRAGMA journal_mode=DELETE;"
+        },
         "CREATE TABLE photos (name TEXT); INSERT INTO photos VALUES ('cat.jpg');",
     );
     refused(case, "not a destbench history")
@@ -378,20 +374,21 @@ impl Drop for Mounted {
     }
 }
 
-fn read_only_directory(case: &Case) -> Result<String, String> {
-    case.with_runs(2)?;
-    let ro = Mounted::read_only(case.db().parent().unwrap(), &case.dir.path().join("ro"));
-    read_only_answers(case, &ro.path.join("history.sqlite"), 2)
-}
-
-/// A history of an earlier destbench (write-ahead logging) in a read-only directory, where a
-/// WAL reader cannot create its `-shm`.
-fn read_only_directory_wal(case: &Case) -> Result<String, String> {
-    case.with_runs(2)?;
-    rusqlite::Connection::open(case.db())
+/// Switches the history at `db` to write-ahead logging.
+fn to_wal(db: &Path) {
+    rusqlite::Connection::open(db)
         .unwrap()
         .query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
         .unwrap();
+}
+
+/// A history in a read-only directory; with `wal`, one of an earlier destbench (write-ahead
+/// logging), whose reader cannot create its `-shm` there.
+fn read_only_directory(case: &Case, wal: bool) -> Result<String, String> {
+    case.with_runs(2)?;
+    if wal {
+        to_wal(&case.db());
+    }
     let ro = Mounted::read_only(case.db().parent().unwrap(), &case.dir.path().join("ro"));
     read_only_answers(case, &ro.path.join("history.sqlite"), 2)
 }
@@ -451,10 +448,7 @@ fn full_disk(case: &Case, wal: bool) -> Result<String, String> {
         }
         case.run(&db, &[]).check(0, "")?;
         if wal {
-            rusqlite::Connection::open(&db)
-                .unwrap()
-                .query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
-                .unwrap();
+            to_wal(&db);
         }
         fs.fill(left);
         let run = case.run(&db, &[]);
@@ -611,9 +605,9 @@ fn root() -> bool {
 fault_cases! {
     ONE_AT_A_TIME;
     foreign_tables_are_refused: true =>
-        check("foreign tables", "exit 1, refused, untouched", foreign_tables(&Case::new()));
+        check("foreign tables", "exit 1, refused, untouched", foreign_tables(&Case::new(), false));
     foreign_wal_is_refused: true =>
-        check("foreign, WAL", "exit 1, refused, nothing beside", foreign_wal(&Case::new()));
+        check("foreign, WAL", "exit 1, refused, nothing beside", foreign_tables(&Case::new(), true));
     foreign_application_id_is_refused: true =>
         check("foreign app id", "exit 1, refused, untouched", foreign_application_id(&Case::new()));
     newer_version_is_refused: true =>
@@ -631,9 +625,9 @@ fault_cases! {
     hostile_label_is_escaped: true =>
         check("hostile label", "control chars escaped", hostile_label(&Case::new()));
     read_only_directory_answers: root() =>
-        check("read-only dir", "reads ok; run exit 1, JSON out", read_only_directory(&Case::new()));
+        check("read-only dir", "reads ok; run exit 1, JSON out", read_only_directory(&Case::new(), false));
     read_only_directory_wal_answers: root() =>
-        check("read-only dir, WAL", "reads ok; run exit 1, JSON out", read_only_directory_wal(&Case::new()));
+        check("read-only dir, WAL", "reads ok; run exit 1, JSON out", read_only_directory(&Case::new(), true));
     read_only_file_answers: root() =>
         check("read-only file", "reads ok; run exit 1, saved", read_only_file(&Case::new()));
     full_disk_never_signals: root() =>

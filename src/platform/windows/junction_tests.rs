@@ -8,13 +8,11 @@
 use std::ffi::OsStr;
 use std::os::windows::ffi::OsStrExt;
 use std::os::windows::fs::OpenOptionsExt;
-use std::os::windows::io::AsRawHandle;
 use std::path::Path;
 
 use windows_sys::Win32::Storage::FileSystem::{
     FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT,
 };
-use windows_sys::Win32::System::IO::DeviceIoControl;
 
 use crate::platform::{self, AsHandleRef, FileKind, OpenHow};
 
@@ -50,23 +48,7 @@ fn make_junction(link: &Path, target: &Path) -> std::io::Result<()> {
         .write(true)
         .custom_flags(FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT)
         .open(link)?;
-    let mut returned = 0u32;
-    // SAFETY: an input buffer of the length passed, no output; a synchronous handle.
-    let ok = unsafe {
-        DeviceIoControl(
-            dir.as_raw_handle(),
-            FSCTL_SET_REPARSE_POINT,
-            data.as_ptr().cast(),
-            data.len() as u32,
-            std::ptr::null_mut(),
-            0,
-            &mut returned,
-            std::ptr::null_mut(),
-        )
-    };
-    if ok == 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    platform::device_io_control(&dir, FSCTL_SET_REPARSE_POINT, &data, 0)?;
     Ok(())
 }
 

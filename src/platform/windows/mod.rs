@@ -11,6 +11,7 @@ mod nt;
 
 use std::io;
 use std::os::windows::ffi::{OsStrExt, OsStringExt};
+use std::os::windows::io::AsRawHandle;
 use std::path::Path;
 
 use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE, STILL_ACTIVE};
@@ -21,6 +22,7 @@ use windows_sys::Win32::Storage::FileSystem::{
     GetDiskFreeSpaceExW, GetFileAttributesW, GetVolumeInformationW, GetVolumePathNameW,
     INVALID_FILE_ATTRIBUTES,
 };
+use windows_sys::Win32::System::IO::DeviceIoControl;
 use windows_sys::Win32::System::ProcessStatus::{K32GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
 use windows_sys::Win32::System::SystemInformation::{ComputerNameDnsHostname, GetComputerNameExW};
 use windows_sys::Win32::System::Threading::{
@@ -267,4 +269,40 @@ pub fn process_exists(pid: u32) -> bool {
     // SAFETY: as above.
     unsafe { CloseHandle(process) };
     ok != 0 && code == STILL_ACTIVE as u32
+}
+
+/// One `DeviceIoControl` on `device` with `input`, and the bytes it returned (at most `size`;
+/// none asked for, no output buffer is passed).
+pub fn device_io_control(
+    device: &std::fs::File,
+    code: u32,
+    input: &[u8],
+    size: usize,
+) -> io::Result<Vec<u8>> {
+    let mut out = vec![0u64; size.div_ceil(8)];
+    let out_ptr = if out.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        out.as_mut_ptr().cast()
+    };
+    let mut returned = 0u32;
+    // SAFETY: input and output buffers of the lengths passed; a synchronous handle.
+    let ok = unsafe {
+        DeviceIoControl(
+            device.as_raw_handle(),
+            code,
+            input.as_ptr().cast(),
+            input.len() as u32,
+            out_ptr,
+            (out.len() * 8) as u32,
+            &mut returned,
+            std::ptr::null_mut(),
+        )
+    };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: any u64 buffer is readable as bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(out.as_ptr().cast::<u8>(), out.len() * 8) };
+    Ok(bytes[..returned as usize].to_vec())
 }

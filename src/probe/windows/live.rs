@@ -21,7 +21,6 @@ use windows_sys::Win32::Storage::FileSystem::{
     IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS,
 };
 use windows_sys::Win32::System::Diagnostics::Debug::{SEM_FAILCRITICALERRORS, SetThreadErrorMode};
-use windows_sys::Win32::System::IO::DeviceIoControl;
 use windows_sys::Win32::System::Ioctl::{
     IOCTL_DISK_GET_CACHE_INFORMATION, IOCTL_STORAGE_QUERY_PROPERTY, PropertyStandardQuery,
     STORAGE_PROPERTY_QUERY, StorageAdapterProperty, StorageDeviceProperty,
@@ -30,6 +29,8 @@ use windows_sys::Win32::System::Ioctl::{
 use windows_sys::Win32::System::WindowsProgramming::{
     DRIVE_CDROM, DRIVE_FIXED, DRIVE_NO_ROOT_DIR, DRIVE_RAMDISK, DRIVE_REMOTE, DRIVE_REMOVABLE,
 };
+
+use crate::platform::device_io_control;
 
 use super::chain::{Below, Disk, Interface, Remote, Volume};
 use super::decode;
@@ -216,31 +217,6 @@ fn open_device(name: &str) -> io::Result<std::fs::File> {
         .open(name)
 }
 
-/// One `DeviceIoControl` and the bytes it returned.
-fn ioctl(device: &std::fs::File, code: u32, input: &[u8], size: usize) -> io::Result<Vec<u8>> {
-    let mut out = vec![0u64; size.div_ceil(8)];
-    let mut returned = 0u32;
-    // SAFETY: input and output buffers of the lengths passed; a synchronous handle.
-    let ok = unsafe {
-        DeviceIoControl(
-            device.as_raw_handle(),
-            code,
-            input.as_ptr().cast(),
-            input.len() as u32,
-            out.as_mut_ptr().cast(),
-            (out.len() * 8) as u32,
-            &mut returned,
-            std::ptr::null_mut(),
-        )
-    };
-    if ok == 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: any u64 buffer is readable as bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(out.as_ptr().cast::<u8>(), out.len() * 8) };
-    Ok(bytes[..returned as usize].to_vec())
-}
-
 /// The disks under the volume at `root`.
 fn disks(root: &str) -> io::Result<Vec<Disk>> {
     let mut name = [0u16; 64];
@@ -250,7 +226,7 @@ fn disks(root: &str) -> io::Result<Vec<Disk>> {
         return Err(io::Error::last_os_error());
     }
     let volume = open_device(from_wide(&name).trim_end_matches('\\'))?;
-    let bytes = ioctl(
+    let bytes = device_io_control(
         &volume,
         IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS,
         &[],
@@ -278,7 +254,8 @@ fn disk(number: u32) -> Disk {
                 size_of::<STORAGE_PROPERTY_QUERY>(),
             )
         };
-        ioctl(device, IOCTL_STORAGE_QUERY_PROPERTY, input, 1024).map_err(|e| e.to_string())
+        device_io_control(device, IOCTL_STORAGE_QUERY_PROPERTY, input, 1024)
+            .map_err(|e| e.to_string())
     };
     let cache = query(StorageDeviceWriteCacheProperty)
         .and_then(|b| decode::write_cache(&b))
@@ -302,8 +279,8 @@ fn older_cache_query(number: u32) -> Result<decode::WriteCacheProperty, String> 
         .share_mode(7)
         .open(format!(r"\\.\PhysicalDrive{number}"))
         .map_err(|e| e.to_string())?;
-    let bytes =
-        ioctl(&device, IOCTL_DISK_GET_CACHE_INFORMATION, &[], 24).map_err(|e| e.to_string())?;
+    let bytes = device_io_control(&device, IOCTL_DISK_GET_CACHE_INFORMATION, &[], 24)
+        .map_err(|e| e.to_string())?;
     Ok(decode::WriteCacheProperty {
         cache: decode::disk_cache_information(&bytes)?,
         changeable: None,
