@@ -59,18 +59,29 @@ pub(super) struct Position {
     pub allowance: Option<f64>,
 }
 
-/// What a repetition of variant `v` and its preparation are planned to cost.
-fn planned(plan: &RunPlan, v: &Variant) -> (Cost, Cost) {
-    let test = test_for(&v.workload);
-    let cost = Cost {
-        seconds: test.planned_s(plan),
-        bytes: test.planned_bytes(plan),
-    };
-    let prepare = Cost {
-        seconds: 0.0,
-        bytes: test.prepare_bytes(plan),
-    };
-    (cost, prepare)
+impl Item {
+    /// Variant `v` as planned: what a repetition and its preparation cost, nothing taken yet.
+    fn planned(plan: &RunPlan, v: &Variant) -> Item {
+        let test = test_for(&v.workload);
+        Item {
+            cost: Cost {
+                seconds: test.planned_s(plan),
+                bytes: test.planned_bytes(plan),
+            },
+            prepare: Cost {
+                seconds: 0.0,
+                bytes: test.prepare_bytes(plan),
+            },
+            single: v.test.single_run(),
+            took_s: 0.0,
+            took_reps: 0,
+        }
+    }
+
+    /// The least repetitions it runs under `repeats`.
+    fn least(&self, repeats: Repeats) -> usize {
+        if self.single { 1 } else { repeats.least() }
+    }
 }
 
 /// The share of the profile's budget the chosen variants get: their least repetitions'
@@ -85,14 +96,9 @@ fn chosen_share(plan: &RunPlan) -> f64 {
         let prior = Eta::default();
         variants
             .iter()
-            .map(|v| {
-                let (cost, prepare) = planned(plan, v);
-                let least = if v.test.single_run() {
-                    1
-                } else {
-                    plan.repeats.least()
-                };
-                prior.predict(prepare) + least as f64 * prior.predict(cost)
+            .map(|v| Item::planned(plan, v))
+            .map(|it| {
+                prior.predict(it.prepare) + it.least(plan.repeats) as f64 * prior.predict(it.cost)
             })
             .sum()
     };
@@ -111,17 +117,15 @@ impl Schedule {
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                let (cost, prepare) = if runnable(i) {
-                    planned(plan, v)
+                let planned = Item::planned(plan, v);
+                if runnable(i) {
+                    planned
                 } else {
-                    (Cost::default(), Cost::default())
-                };
-                Item {
-                    cost,
-                    prepare,
-                    single: v.test.single_run(),
-                    took_s: 0.0,
-                    took_reps: 0,
+                    Item {
+                        cost: Cost::default(),
+                        prepare: Cost::default(),
+                        ..planned
+                    }
                 }
             })
             .collect();
@@ -148,11 +152,7 @@ impl Schedule {
     }
 
     fn least(&self, i: usize) -> usize {
-        if self.items[i].single {
-            1
-        } else {
-            self.repeats.least()
-        }
+        self.items[i].least(self.repeats)
     }
 
     /// A repetition of variant `i` took `seconds`.
