@@ -42,6 +42,7 @@ pub(crate) mod links;
 mod linux;
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod macos;
+mod patience;
 mod rate;
 #[cfg_attr(not(windows), allow(dead_code))]
 mod windows;
@@ -52,6 +53,7 @@ pub use links::{LinkRow, Scale, parse_table as link_table};
 #[cfg(target_os = "linux")]
 pub use linux::SysRoots;
 pub use macos::timemachine::SpeedCheck as TimeMachineCheck;
+pub use patience::answered_within;
 pub use rate::DeclaredLink;
 
 use crate::error::Result;

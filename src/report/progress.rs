@@ -47,10 +47,8 @@ impl ProgressReader {
         let into_step = began.elapsed().as_secs_f64();
         let remaining = eta.countdown(into_step);
         let elapsed = eta.elapsed_s() + into_step;
-        let fraction =
-            remaining.map_or(0.0, |r| (elapsed / (elapsed + r).max(1e-9)).clamp(0.0, 1.0));
         ProgressView {
-            fraction,
+            fraction: eta.fraction_at(into_step),
             elapsed_s: elapsed,
             eta_s: remaining,
             elapsed: short_duration(elapsed),

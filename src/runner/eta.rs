@@ -90,14 +90,14 @@ impl Eta {
         self.planned().then(|| self.remaining_after(into_step_s))
     }
 
-    /// The share of the predicted run done at the start of the step under way, 0 to 1.
-    pub fn fraction_done(&self) -> f64 {
-        let total = self.total_s();
-        if total > 0.0 {
-            (self.elapsed_s / total).clamp(0.0, 1.0)
-        } else {
-            0.0
-        }
+    /// The share of the predicted run done `into_step_s` into the step under way, 0 to 1 (0
+    /// before the plan).
+    pub fn fraction_at(&self, into_step_s: f64) -> f64 {
+        let Some(remaining) = self.countdown(into_step_s) else {
+            return 0.0;
+        };
+        let elapsed = self.elapsed_s + into_step_s.max(0.0);
+        (elapsed / (elapsed + remaining).max(1e-9)).clamp(0.0, 1.0)
     }
 
     /// The seconds a step of `cost` is predicted to take, with what the run has taught so far.
@@ -165,7 +165,7 @@ mod tests {
             (eta.elapsed_s(), eta.remaining_s(), eta.total_s()),
             (1.0, 3.0, 4.0)
         );
-        assert_eq!(eta.fraction_done(), 0.25);
+        assert_eq!(eta.fraction_at(0.0), 0.25);
     }
 
     #[test]

@@ -3,8 +3,7 @@
 //! from its form for the command line's own parser.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::cli::{Command, RunId};
 use crate::history::RunRecord;
@@ -42,25 +41,14 @@ enum VolumeKind {
 const PROBE_PATIENCE: Duration = Duration::from_secs(3);
 
 pub fn destinations() -> Vec<Destination> {
-    // Each volume probed on a thread of its own, so that a dead share delays the list by
-    // PROBE_PATIENCE at most (its thread stays blocked in the kernel until the share answers).
-    let probes: Vec<_> = probe::volumes()
+    // A dead share delays the list by PROBE_PATIENCE at most.
+    let answers = probe::answered_within(probe::volumes(), PROBE_PATIENCE, |path: &PathBuf| {
+        destination(path.clone())
+    });
+    let mut list: Vec<Destination> = answers
         .into_iter()
-        .map(|path| {
-            let (tx, rx) = mpsc::channel();
-            let target = path.clone();
-            let _ = std::thread::Builder::new()
-                .name("ui-probe".into())
-                .spawn(move || tx.send(destination(target)));
-            (path, rx)
-        })
-        .collect();
-    let deadline = Instant::now() + PROBE_PATIENCE;
-    let mut list: Vec<Destination> = probes
-        .into_iter()
-        .map(|(path, rx)| {
-            let left = deadline.saturating_duration_since(Instant::now());
-            rx.recv_timeout(left).unwrap_or_else(|_| Destination {
+        .map(|(path, answer)| {
+            answer.unwrap_or_else(|| Destination {
                 chain: format!(
                     "not probed: no answer within {} s",
                     PROBE_PATIENCE.as_secs()

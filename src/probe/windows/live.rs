@@ -8,8 +8,7 @@ use std::os::windows::ffi::{OsStrExt, OsStringExt};
 use std::os::windows::fs::OpenOptionsExt;
 use std::os::windows::io::AsRawHandle;
 use std::path::Path;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use windows_sys::Win32::NetworkManagement::IpHelper::{
     GetBestInterfaceEx, GetIfEntry2, MIB_IF_ROW2,
@@ -296,29 +295,16 @@ const DRIVE_PATIENCE: Duration = Duration::from_secs(2);
 /// Every drive letter, with its kind and whether its volume is read-only (None for a drive
 /// that does not answer within [`DRIVE_PATIENCE`]).
 pub fn drives() -> Vec<Drive> {
-    let asked: Vec<_> = drive_roots()
-        .into_iter()
-        .map(|root| {
-            let (tx, rx) = mpsc::channel();
-            let path = std::path::PathBuf::from(&root);
-            let _ = std::thread::Builder::new()
-                .name("drive-flags".into())
-                .spawn(move || tx.send(read_only(&path)));
-            (root, rx)
-        })
-        .collect();
-    let deadline = Instant::now() + DRIVE_PATIENCE;
-    asked
-        .into_iter()
-        .map(|(root, rx)| {
-            let left = deadline.saturating_duration_since(Instant::now());
-            Drive {
-                kind: drive_kind(&root),
-                read_only: rx.recv_timeout(left).ok().flatten(),
-                root,
-            }
-        })
-        .collect()
+    super::super::answered_within(drive_roots(), DRIVE_PATIENCE, |root: &String| {
+        read_only(Path::new(root))
+    })
+    .into_iter()
+    .map(|(root, answer)| Drive {
+        kind: drive_kind(&root),
+        read_only: answer.flatten(),
+        root,
+    })
+    .collect()
 }
 
 /// `C:\`, `D:\`...: the roots `GetLogicalDriveStringsW` lists, NUL-separated.
