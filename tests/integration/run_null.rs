@@ -224,7 +224,12 @@ fn exact_figures_for_the_file_set_tests() {
     for r in doc["results"].as_array().unwrap() {
         assert_eq!(r["method"], "null", "{r}");
         assert_eq!(r["engine"], "null", "{r}");
-        assert_eq!(r["cv"], 0.0, "a deterministic engine has no spread: {r}");
+        // A delete's repetitions can stop at different passes (the wall rule counts the copies
+        // made for it, which are real I/O): equal rates may then differ in their last bit.
+        assert!(
+            r["cv"].as_f64().unwrap() < 1e-12,
+            "a deterministic engine has no spread: {r}"
+        );
         assert_eq!(r["samples"].as_array().unwrap().len(), 2, "{r}");
     }
     assert_eq!(doc["results"].as_array().unwrap().len(), 12);
