@@ -6,8 +6,9 @@ Usage: ui_browser.py URL DESTINATION CEILING_MB_S ARTIFACTS
 Opens the page at 1280x800 (a screenshot while it runs), types DESTINATION (a disk held to
 CEILING_MB_S), picks the quick profile and starts a run; checks that the progress bar moves and a
 second tab sees the run under way; waits for the verdict tile, checks the sequential tile's
-figures against the disk's ceiling, and the run's row in the history; screenshots at 1280x800 and at a phone's 390x844 (no
-sideways scrolling there); and that requests without the token or with a foreign Host get 403.
+figures against the disk's ceiling, and the run's row in the history; screenshots at 1280x800
+and at a phone's 390x844 (no sideways scrolling there); and that requests without the token or
+with a foreign Host get 403.
 Prints one line per check; exits non-zero on the first failure.
 """
 
