@@ -120,6 +120,36 @@ pub struct Fact {
     pub source: String,
 }
 
+/// Windows' removal policy of a disk on a removable bus, as Device Manager's Policies tab names
+/// it: "quick removal" turns the device's write cache off, "better performance" on. A disk's
+/// node records it as the fact [`RemovalPolicy::KEY`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemovalPolicy {
+    QuickRemoval,
+    BetterPerformance,
+}
+
+impl RemovalPolicy {
+    /// The fact's key.
+    pub const KEY: &str = "removal policy";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RemovalPolicy::QuickRemoval => "quick removal",
+            RemovalPolicy::BetterPerformance => "better performance",
+        }
+    }
+
+    /// The policy a node's fact records; None without one (or with a value no version wrote).
+    pub fn of(node: &Node) -> Option<RemovalPolicy> {
+        match node.get(Self::KEY)? {
+            "quick removal" => Some(RemovalPolicy::QuickRemoval),
+            "better performance" => Some(RemovalPolicy::BetterPerformance),
+            _ => None,
+        }
+    }
+}
+
 /// Whether a node limits bandwidth, and how much.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]

@@ -72,11 +72,16 @@ fn latency(side: &Value) -> Option<LatencySummary> {
 /// The test and variant of a job `export --format fio` named `TEST.VARIANT`, for its side
 /// of the same direction.
 fn exported_name(o: &Options<'_>, read: bool) -> Option<(TestId, String)> {
+    let side = if read {
+        Direction::Read
+    } else {
+        Direction::Write
+    };
     o.job["jobname"]
         .as_str()
         .and_then(|n| n.split_once('.'))
         .and_then(|(t, v)| Some((t.parse::<TestId>().ok()?, v.to_string())))
-        .filter(|(t, _)| t.as_str().ends_with(if read { "-read" } else { "-write" }))
+        .filter(|(t, _)| t.block_direction() == Some(side))
 }
 
 /// How a side reached the device, warning of buffered writes fio never flushed.

@@ -17,7 +17,7 @@ mod words;
 
 use std::borrow::Cow;
 
-use crate::probe::{Ceiling, Chain, NodeKind};
+use crate::probe::{Ceiling, Chain, NodeKind, RemovalPolicy};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
 use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
 
@@ -83,8 +83,8 @@ struct Facts {
     /// The narrowest known link's practical maximum, MB/s.
     narrowest_max_mb_s: Option<f64>,
     per_file: Option<PerFile>,
-    /// Windows' removal policy of a removable disk (its write cache), as the chain recorded it.
-    removal_policy: Option<String>,
+    /// Windows' removal policy of a removable disk (its write cache), with the disk's label.
+    removal_policy: Option<(String, RemovalPolicy)>,
 }
 
 /// The verdict over a chain (None when it could not be probed) and a run's results: classified
@@ -145,10 +145,10 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
         .find(|n| n.kind == NodeKind::Interface)
         .map(|n| n.label.clone());
     facts.per_file = facts.network.then(|| PerFile::of(results)).flatten();
-    facts.removal_policy = chain.nodes().into_iter().find_map(|n| {
-        n.get("removal policy")
-            .map(|p| format!("{}: \"{p}\"", n.label))
-    });
+    facts.removal_policy = chain
+        .nodes()
+        .into_iter()
+        .find_map(|n| RemovalPolicy::of(n).map(|p| (n.label.clone(), p)));
     v.per_file_ms = facts.per_file.as_ref().map(|p| p.ms);
     v.kind = match (v.measured_mb_s, refs.first()) {
         (None, _) => VerdictKind::NeedsSequentialTests,

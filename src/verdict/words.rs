@@ -2,6 +2,7 @@
 //! classified (`super::classify`). Nothing here decides; every figure comes from the verdict.
 
 use super::{Facts, PerFile, large_sequential};
+use crate::probe::RemovalPolicy;
 use crate::results::{Verdict, VerdictKind, round_mb_s};
 use crate::workload::Direction;
 
@@ -75,7 +76,10 @@ fn device_or_protocol(v: &Verdict, facts: &Facts) -> &'static str {
 /// about them, the per-file cost over a network, the figures that were a cache.
 pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
     let mut details = Vec::new();
-    let policy = facts.removal_policy.as_ref().map(|p| removal_policy(v, p));
+    let policy = facts
+        .removal_policy
+        .as_ref()
+        .map(|(disk, p)| removal_policy(v, disk, *p));
     match v.kind {
         VerdictKind::NoChain | VerdictKind::Memory => return details,
         VerdictKind::NeedsSequentialTests => {
@@ -99,20 +103,20 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
 }
 
 /// Windows' removal policy, which decides whether writes wait for the device.
-fn removal_policy(v: &Verdict, policy: &str) -> String {
+fn removal_policy(v: &Verdict, disk: &str, policy: RemovalPolicy) -> String {
     let writes = v.write_mb_s.map_or(String::new(), |w| {
         format!(" (the writes measured {w:.0} MB/s under it)")
     });
-    if policy.ends_with("\"quick removal\"") {
-        format!(
-            "{policy}: the device's write cache is off, every write waits for the medium{writes}; \
+    let named = format!("{disk}: \"{}\"", policy.as_str());
+    match policy {
+        RemovalPolicy::QuickRemoval => format!(
+            "{named}: the device's write cache is off, every write waits for the medium{writes}; \
              \"better performance\" (Device Manager, the disk's Policies) turns it on"
-        )
-    } else {
-        format!(
-            "{policy}: writes are acknowledged from the device's cache{writes}; eject before \
+        ),
+        RemovalPolicy::BetterPerformance => format!(
+            "{named}: writes are acknowledged from the device's cache{writes}; eject before \
              unplugging, or choose \"quick removal\""
-        )
+        ),
     }
 }
 

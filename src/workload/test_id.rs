@@ -66,6 +66,17 @@ impl TestId {
         )
     }
 
+    /// The direction of a block test's requests; None for the tests that are not one
+    /// direction's blocks.
+    pub fn block_direction(self) -> Option<super::Direction> {
+        use super::Direction::{Read, Write};
+        match self {
+            TestId::SeqWrite | TestId::FourKWrite => Some(Write),
+            TestId::SeqRead | TestId::FourKRead => Some(Read),
+            _ => None,
+        }
+    }
+
     /// Tests that measure a real device (its cache cliff over time, its I/O scheduler): an
     /// engine without real I/O cannot run them. Every other test runs on any engine.
     pub fn needs_real_device(self) -> bool {
@@ -151,6 +162,7 @@ const fn concat<const N: usize>(a: &[TestId], b: &[TestId]) -> [TestId; N] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::Direction;
 
     /// The named groups say what they hold, whatever the order of `ALL`.
     #[test]
@@ -162,5 +174,19 @@ mod tests {
             .filter(|t| !t.is_file_level())
             .collect();
         assert_eq!(TestId::BLOCK, block);
+    }
+
+    /// The four block tests have a direction, the one their id names; no other test has one.
+    #[test]
+    fn block_tests_have_the_direction_they_are_named_for() {
+        for t in TestId::ALL {
+            let named = ["-read", "-write"].map(|d| t.as_str().ends_with(d));
+            let expected = match named {
+                [true, _] => Some(Direction::Read),
+                [_, true] => Some(Direction::Write),
+                _ => None,
+            };
+            assert_eq!(t.block_direction(), expected, "{t:?}");
+        }
     }
 }

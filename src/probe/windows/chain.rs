@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::decode::{Adapter, Bus, Device, SmbConnection, WriteCache, WriteCacheProperty};
 use crate::probe::links::{row, trim_number};
-use crate::probe::{Bandwidth, Chain, Node, NodeKind};
+use crate::probe::{Bandwidth, Chain, Node, NodeKind, RemovalPolicy};
 
 /// Where each fact comes from, as the chain records it.
 const DEVICE_Q: &str = "IOCTL_STORAGE_QUERY_PROPERTY StorageDeviceProperty";
@@ -161,15 +161,14 @@ fn fact_of(n: &mut Node, key: &str, value: Result<Option<String>, &String>, sour
     }
 }
 
-/// The write cache as Device Manager's Policies tab names it: on a removable bus "Quick
-/// removal" turns the device's write cache off, "Better performance" on.
-pub fn removal_policy(bus: Bus, cache: WriteCache) -> Option<&'static str> {
+/// The write cache as Device Manager's Policies tab names it, on a removable bus.
+pub fn removal_policy(bus: Bus, cache: WriteCache) -> Option<RemovalPolicy> {
     if !matches!(bus, Bus::Usb | Bus::Sd | Bus::Mmc | Bus::Ieee1394) {
         return None;
     }
     match cache {
-        WriteCache::Enabled => Some("better performance"),
-        WriteCache::Disabled | WriteCache::None => Some("quick removal"),
+        WriteCache::Enabled => Some(RemovalPolicy::BetterPerformance),
+        WriteCache::Disabled | WriteCache::None => Some(RemovalPolicy::QuickRemoval),
         WriteCache::Unknown => None,
     }
 }
@@ -192,13 +191,18 @@ fn cache_facts(n: &mut Node, disk: &Disk, cache: &WriteCacheProperty, notes: &mu
         .map(|d| d.bus)
         .or_else(|_| disk.adapter.as_ref().map(|a| a.bus));
     if let Some(policy) = bus.ok().and_then(|b| removal_policy(b, cache.cache)) {
-        n.fact("removal policy", policy, CACHE_Q);
+        n.fact(RemovalPolicy::KEY, policy.as_str(), CACHE_Q);
         notes.push(format!(
-            "disk {}: removal policy \"{policy}\" (the device's write cache {state}): {}",
+            "disk {}: removal policy \"{}\" (the device's write cache {state}): {}",
             disk.number,
+            policy.as_str(),
             match policy {
-                "quick removal" => "every write waits for the device; unplugging loses nothing",
-                _ => "writes are acknowledged from the device's cache; eject before unplugging",
+                RemovalPolicy::QuickRemoval => {
+                    "every write waits for the device; unplugging loses nothing"
+                }
+                RemovalPolicy::BetterPerformance => {
+                    "writes are acknowledged from the device's cache; eject before unplugging"
+                }
             }
         ));
     }
