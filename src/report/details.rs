@@ -31,11 +31,8 @@ pub fn lines(r: &TestResult) -> Vec<String> {
                 "{name}: {} in {:.1} s, stopped at the {}; final rate {:.1} MB/s",
                 format_bytes(d.bytes_written),
                 d.seconds,
-                if d.stopped == "steady" {
-                    "steady state"
-                } else {
-                    d.stopped.as_str()
-                },
+                d.stopped
+                    .map_or("a reason this version does not know", |s| s.as_str()),
                 d.final_mb_s
             )];
             out.push(match &d.cliff {

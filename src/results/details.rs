@@ -19,8 +19,9 @@ pub enum Details {
 pub struct SustainedDetails {
     pub bytes_written: u64,
     pub seconds: f64,
-    /// Why it stopped: `steady`, `time cap` or `size cap`.
-    pub stopped: String,
+    /// Why it stopped; None in a document whose reason this version does not know.
+    #[serde(deserialize_with = "super::lenient::option")]
+    pub stopped: Option<SustainedStop>,
     /// The rate at the end: the mean of the steady window (or of the part after the cliff, or
     /// of the last half when it never became steady).
     pub final_mb_s: f64,
@@ -28,6 +29,31 @@ pub struct SustainedDetails {
     pub series_interval_s: f64,
     /// MB/s per interval, complete intervals only.
     pub series_mb_s: Vec<f64>,
+}
+
+/// Why the sustained write stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SustainedStop {
+    /// Its rate had become steady.
+    #[serde(rename = "steady")]
+    Steady,
+    /// It had written for `--time` (or the profile's time).
+    #[serde(rename = "time cap")]
+    TimeCap,
+    /// It had written `--size` (or the profile's size, or what the free space allows).
+    #[serde(rename = "size cap")]
+    SizeCap,
+}
+
+impl SustainedStop {
+    /// What the write stopped at, in words ("stopped at the …").
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SustainedStop::Steady => "steady state",
+            SustainedStop::TimeCap => "time cap",
+            SustainedStop::SizeCap => "size cap",
+        }
+    }
 }
 
 /// A drop in the write rate.
@@ -170,4 +196,29 @@ pub struct TmBesideReader {
     /// The most of the reader's file left in the page cache after its eviction (`mincore`): above
     /// 0.05 the reader's figures are partly the cache's.
     pub reader_resident: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The document keeps the words it always wrote, and a reason this version does not know
+    /// leaves the rest of the details readable.
+    #[test]
+    fn a_sustained_stop_reads_back_and_an_unknown_one_reads_as_none() {
+        for (stop, word) in [
+            (SustainedStop::Steady, "steady"),
+            (SustainedStop::TimeCap, "time cap"),
+            (SustainedStop::SizeCap, "size cap"),
+        ] {
+            let json = serde_json::to_value(stop).unwrap();
+            assert_eq!(json, word);
+            assert_eq!(serde_json::from_value::<SustainedStop>(json).unwrap(), stop);
+        }
+        let newer = r#"{"kind": "sustained", "stopped": "thermal", "final_mb_s": 80.5}"#;
+        let Details::Sustained(d) = serde_json::from_str(newer).unwrap() else {
+            panic!("sustained details");
+        };
+        assert_eq!((d.stopped, d.final_mb_s), (None, 80.5));
+    }
 }

@@ -25,7 +25,7 @@ pub use cluster::{
 };
 pub use details::{
     BandSizeFrom, CliffDetails, Details, PairRates, PlainCopy, Slowdown, SustainedDetails,
-    ThrottledDetails, TmBackupDetails, TmBesideReader, TmPhaseFigures,
+    SustainedStop, ThrottledDetails, TmBackupDetails, TmBesideReader, TmPhaseFigures,
 };
 pub use headline::{HEADLINE_BLOCK, Headline};
 pub use priority::{Blocker, Conclusion, PriorityEffect, Reader};

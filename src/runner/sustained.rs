@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::engine::Op;
 use crate::error::{Error, Result};
 use crate::platform;
-use crate::results::{CliffDetails, Details, SustainedDetails};
+use crate::results::{CliffDetails, Details, SustainedDetails, SustainedStop};
 use crate::results::{Warning, WarningKind};
 use crate::stats::steady;
 use crate::units;
@@ -72,9 +72,9 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize, depth: usize) -> Res
     let (recorder, elapsed, cpu, stopped) = outcome?;
     let details = describe(&recorder, elapsed, stopped);
     let mut warnings = Vec::new();
-    if stopped != "steady" {
+    if stopped != SustainedStop::Steady {
         warnings.push(Warning::new(WarningKind::NotSteady, format!(
-            "the rate was not yet steady when the {stopped} was reached: the final rate may still change (raise --time or --size)"
+            "the rate was not yet steady when the {} was reached: the final rate may still change (raise --time or --size)", stopped.as_str()
         )));
     }
     Ok(Measured {
@@ -114,7 +114,7 @@ fn size_cap(ctx: &Ctx<'_>, plan: &RunPlan, block: u64, depth: usize) -> Result<u
 
 /// The write's figures: its complete intervals' rates, the cliff in them if there is one, and
 /// the rate it settled at (after the cliff, else the second half's mean).
-fn describe(recorder: &Recorder, elapsed: Duration, stopped: &str) -> SustainedDetails {
+fn describe(recorder: &Recorder, elapsed: Duration, stopped: SustainedStop) -> SustainedDetails {
     let complete = (elapsed.as_nanos() / INTERVAL.as_nanos()) as usize;
     let rates: Vec<f64> = recorder
         .series
@@ -137,7 +137,7 @@ fn describe(recorder: &Recorder, elapsed: Duration, stopped: &str) -> SustainedD
     SustainedDetails {
         bytes_written: recorder.bytes,
         seconds: elapsed.as_secs_f64(),
-        stopped: stopped.to_string(),
+        stopped: Some(stopped),
         final_mb_s,
         cliff,
         series_interval_s: dt,
@@ -145,7 +145,7 @@ fn describe(recorder: &Recorder, elapsed: Duration, stopped: &str) -> SustainedD
     }
 }
 
-type Written = (Recorder, Duration, Duration, &'static str);
+type Written = (Recorder, Duration, Duration, SustainedStop);
 
 fn write_until_steady(
     ctx: &mut Ctx<'_>,
@@ -195,16 +195,16 @@ fn write_until_steady(
         }
         let elapsed = engine.now() - start;
         if offset >= cap {
-            break "size cap";
+            break SustainedStop::SizeCap;
         }
         if elapsed >= plan.sustained_time {
-            break "time cap";
+            break SustainedStop::TimeCap;
         }
         let complete = (elapsed.as_nanos() / INTERVAL.as_nanos()) as usize;
         let rates = recorder.series.rates_mb_s(elapsed);
         let points = steady::rebin(&rates[..complete.min(rates.len())], STEADY_BIN);
         if steady::is_steady(&points, min_points / STEADY_BIN) {
-            break "steady";
+            break SustainedStop::Steady;
         }
     };
     // Durable before the clock stops, as every write figure (direct writes too: the drive's
