@@ -142,11 +142,13 @@ impl RemovalPolicy {
 
     /// The policy a node's fact records; None without one (or with a value no version wrote).
     pub fn of(node: &Node) -> Option<RemovalPolicy> {
-        match node.get(Self::KEY)? {
-            "quick removal" => Some(RemovalPolicy::QuickRemoval),
-            "better performance" => Some(RemovalPolicy::BetterPerformance),
-            _ => None,
-        }
+        let value = node.get(Self::KEY)?;
+        [
+            RemovalPolicy::QuickRemoval,
+            RemovalPolicy::BetterPerformance,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == value)
     }
 }
 
