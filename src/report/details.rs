@@ -31,8 +31,10 @@ pub fn lines(r: &TestResult) -> Vec<String> {
                 "{name}: {} in {:.1} s, stopped at the {}; final rate {:.1} MB/s",
                 format_bytes(d.bytes_written),
                 d.seconds,
-                d.stopped
-                    .map_or("a reason this version does not know", |s| s.as_str()),
+                d.stopped.map_or_else(
+                    || "a reason this version does not know".to_string(),
+                    |s| s.to_string()
+                ),
                 d.final_mb_s
             )];
             out.push(match &d.cliff {

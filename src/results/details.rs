@@ -45,14 +45,14 @@ pub enum SustainedStop {
     SizeCap,
 }
 
-impl SustainedStop {
-    /// What the write stopped at, in words ("stopped at the …").
-    pub fn as_str(self) -> &'static str {
-        match self {
+/// What the write stopped at, in words ("stopped at the …").
+impl std::fmt::Display for SustainedStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
             SustainedStop::Steady => "steady state",
             SustainedStop::TimeCap => "time cap",
             SustainedStop::SizeCap => "size cap",
-        }
+        })
     }
 }
 

@@ -71,12 +71,7 @@ fn latency(side: &Value) -> Option<LatencySummary> {
 
 /// The test and variant of a job `export --format fio` named `TEST.VARIANT`, for its side
 /// of the same direction.
-fn exported_name(o: &Options<'_>, read: bool) -> Option<(TestId, String)> {
-    let side = if read {
-        Direction::Read
-    } else {
-        Direction::Write
-    };
+fn exported_name(o: &Options<'_>, side: Direction) -> Option<(TestId, String)> {
     o.job["jobname"]
         .as_str()
         .and_then(|n| n.split_once('.'))
@@ -108,7 +103,7 @@ fn method(o: &Options<'_>, read: bool, warnings: &mut Vec<Warning>) -> Method {
 
 /// The I/O shape of one side of one job, from its options.
 struct SideShape {
-    read: bool,
+    direction: Direction,
     random: bool,
     block: u64,
     depth: usize,
@@ -124,7 +119,11 @@ impl SideShape {
             .map(|b| b.split(',').filter_map(fio_size).collect())
             .unwrap_or_default();
         SideShape {
-            read,
+            direction: if read {
+                Direction::Read
+            } else {
+                Direction::Write
+            },
             random: rw.starts_with("rand"),
             block: sizes
                 .get(usize::from(!read))
@@ -140,11 +139,7 @@ impl SideShape {
     /// fio's numjobs above 1 has none.
     fn workload(&self) -> Option<Workload> {
         (self.jobs == 1).then_some(Workload::Block {
-            direction: if self.read {
-                Direction::Read
-            } else {
-                Direction::Write
-            },
+            direction: self.direction,
             pattern: if self.random {
                 Pattern::Random
             } else {
@@ -157,11 +152,11 @@ impl SideShape {
 
     /// The test and variant a job of this shape not exported by destbench is filed under.
     fn named(&self, workload: Option<&Workload>) -> (TestId, String) {
-        let test = match (self.block == 4096, self.read) {
-            (true, true) => TestId::FourKRead,
-            (true, false) => TestId::FourKWrite,
-            (false, true) => TestId::SeqRead,
-            (false, false) => TestId::SeqWrite,
+        let test = match (self.block == 4096, self.direction) {
+            (true, Direction::Read) => TestId::FourKRead,
+            (true, Direction::Write) => TestId::FourKWrite,
+            (false, Direction::Read) => TestId::SeqRead,
+            (false, Direction::Write) => TestId::SeqWrite,
         };
         let variant = workload.map_or_else(
             || {
@@ -196,7 +191,8 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
     let bytes = side["io_bytes"].as_u64().filter(|&b| b > 0)?;
     let shape = SideShape::of(o, read);
     let workload = shape.workload();
-    let (test, variant) = exported_name(o, read).unwrap_or_else(|| shape.named(workload.as_ref()));
+    let (test, variant) =
+        exported_name(o, shape.direction).unwrap_or_else(|| shape.named(workload.as_ref()));
     let mut warnings = vec![Warning::new(
         WarningKind::Imported,
         format!(

@@ -74,7 +74,7 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize, depth: usize) -> Res
     let mut warnings = Vec::new();
     if stopped != SustainedStop::Steady {
         warnings.push(Warning::new(WarningKind::NotSteady, format!(
-            "the rate was not yet steady when the {} was reached: the final rate may still change (raise --time or --size)", stopped.as_str()
+            "the rate was not yet steady when the {stopped} was reached: the final rate may still change (raise --time or --size)"
         )));
     }
     Ok(Measured {
