@@ -23,3 +23,7 @@ pub mod tree;
 pub mod units;
 pub mod verdict;
 pub mod workload;
+
+/// The version a bug report can quote: `0.2.0 (3f2c1ab 2026-11-30) x86_64-unknown-linux-musl,
+/// io_uring` (built by build.rs); `destbench --version` and every run document carry it.
+pub const VERSION: &str = env!("DESTBENCH_VERSION");

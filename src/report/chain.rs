@@ -103,7 +103,7 @@ struct ChainDoc<'a> {
 pub fn render_json(chain: &Chain) -> String {
     let doc = ChainDoc {
         schema: CHAIN_SCHEMA,
-        destbench_version: env!("CARGO_PKG_VERSION"),
+        destbench_version: crate::VERSION,
         chain,
     };
     super::export::pretty(&doc)

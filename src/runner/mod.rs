@@ -282,7 +282,7 @@ fn document(
 ) -> RunReport {
     RunReport {
         schema: RUN_SCHEMA.into(),
-        destbench_version: env!("CARGO_PKG_VERSION").into(),
+        destbench_version: crate::VERSION.into(),
         destination: Destination {
             path: plan.destination.clone(),
             ..Destination::default()

@@ -340,3 +340,39 @@ fn terminal_table_names_method_and_time_machine_lines() {
         "{reps}"
     );
 }
+
+/// `--version` is what a bug report quotes: the version, the commit and its date, the target;
+/// the run document carries the very same string.
+#[test]
+fn version_names_the_commit_and_the_run_document_carries_it() {
+    let output = crate::support::destbench()
+        .arg("--version")
+        .output()
+        .unwrap();
+    crate::support::assert_success(&output);
+    let printed = String::from_utf8(output.stdout).unwrap();
+    let version = printed.trim().strip_prefix("destbench ").unwrap();
+    assert!(
+        version.starts_with(&format!("{} ", env!("CARGO_PKG_VERSION"))),
+        "{version}"
+    );
+    let os = match std::env::consts::OS {
+        "macos" => "apple-darwin",
+        os => os,
+    };
+    assert!(version.contains(os), "no target in {version}");
+    let commit = std::process::Command::new("git")
+        .args(["log", "-1", "--format=(%h %cs)", "--abbrev=7"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    match commit {
+        Ok(out) if out.status.success() => {
+            let commit = String::from_utf8(out.stdout).unwrap();
+            assert!(version.contains(commit.trim()), "{version} lacks {commit}");
+        }
+        _ => crate::support::skip("git cannot read this checkout's commit"),
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let doc = null_run(dir.path(), &["--tests", "tm-check"]);
+    assert_eq!(doc["destbench_version"], version);
+}
