@@ -33,7 +33,7 @@ use crate::runner::{NoProgress, Progress};
 
 /// Parses `args` and runs the command. Usage errors from clap are printed whole, as clap
 /// renders them: the list of missing arguments, the "did you mean" tip and the usage line are
-/// what a user needs to fix the command; errors of destbench's own stay one line (`main.rs`).
+/// what a user needs to fix the command; errors of destbench's own stay one line (`src/main.rs`).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

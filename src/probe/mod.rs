@@ -7,35 +7,19 @@
 //! [`Bandwidth::Unknown`] with the reason. The user may declare a link the system cannot see
 //! (`--link-speed`); such a ceiling is marked `declared`.
 //!
-//! # Platforms
+//! # What is here
 //!
-//! The types here are platform-neutral; reading them is one function per platform,
-//! [`probe`] (Linux: `linux/`, reading `/proc` and `/sys` through [`SysRoots`] so fixture trees
-//! can stand in). A port fills the same [`Chain`]:
-//! - **macOS**: `statfs` gives the mount (`f_mntonname`, `f_fstypename`, `f_mntfromname`);
-//!   `diskutil info -plist DEV` (or IOKit directly: `IOServiceGetMatchingServices` on the BSD
-//!   name, then walking `IORegistryEntryGetParentEntry` up the IOService plane) gives the
-//!   partition → whole disk → APFS container / CoreStorage members (the block stack),
-//!   "Protocol"/"Physical Interconnect" (USB, SATA, PCI-Express, Thunderbolt), "Solid State",
-//!   "Device / Media Name" and the write cache (`IOBlockStorageDriver`). The USB link speed is the
-//!   `Device Speed` / `UsbLinkSpeed` property of the `IOUSBHostDevice` ancestor; UAS vs BOT is
-//!   the driver class in the ancestry (`IOUSBMassStorageUASDriver` vs
-//!   `IOUSBMassStorageDriver`); PCIe speed and width are `IOPCIExpressLinkStatus` on the
-//!   `IOPCIDevice` ancestors; Thunderbolt generation from the `IOThunderboltSwitch`. For SMB/NFS
-//!   mounts `f_mntfromname` names the server; `route -n get HOST` gives the interface and
-//!   `ifconfig`/`SCNetworkInterface` its media speed; Wi-Fi PHY rate from CoreWLAN
-//!   (`transmitRate`).
-//! - **Windows**: `GetVolumePathNameW` + `GetVolumeInformationW` (filesystem), then
-//!   `IOCTL_VOLUME_GET_VOLUME_DISK_EXTENTS` (the disks under a volume: the block stack, spanned
-//!   and mirrored volumes included), `IOCTL_STORAGE_QUERY_PROPERTY` with
-//!   `StorageAdapterProperty` (`BusType`: USB, SATA, NVMe, SAS, virtual) and
-//!   `StorageDeviceSeekPenaltyProperty` (rotational), `IOCTL_DISK_GET_CACHE_INFORMATION`
-//!   (write cache). The device tree (`CM_Get_Parent` from the disk's devnode) reaches the USB
-//!   hub port, whose `IOCTL_USB_GET_NODE_CONNECTION_INFORMATION_EX_V2` gives the negotiated
-//!   speed, and the service name (`UASPStor` vs `USBSTOR`) gives UAS vs BOT; PCIe link speed
-//!   and width are the `DEVPKEY_PciDevice_CurrentLinkSpeed/Width` properties. For UNC paths
-//!   the server is in the path; `GetBestInterfaceEx` gives the interface and `GetIfEntry2` its
-//!   `TransmitLinkSpeed`; `WlanQueryInterface` the Wi-Fi PHY rate.
+//! The types here are platform-neutral, and one [`probe`] per system fills the same [`Chain`],
+//! with [`volumes`] (the mounted volumes worth testing) beside it:
+//! - `linux/`: `/proc/self/mountinfo` and `/sys`, read through [`SysRoots`] so fixture trees can
+//!   stand in.
+//! - `macos/`: `statfs`, `getfsstat` and macOS's own tools (`diskutil`, `ioreg`, `smbutil`,
+//!   `nfsstat`, `route`, `ifconfig`, `system_profiler`), their output read through a `Tools`
+//!   seam so the parsers run on any system; Time Machine's destination and its speed checks.
+//! - `windows/`: the volume's and the disks' queries, decoded by pure code tested on fixtures;
+//!   only `windows/live.rs` calls Windows.
+//! - `links.rs` (the link table, from `data/links.csv`), `rate.rs` (a link speed the user
+//!   declares) and `patience.rs` (asking many volumes without waiting on a dead share).
 
 pub(crate) mod links;
 #[cfg(target_os = "linux")]

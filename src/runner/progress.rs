@@ -1,5 +1,5 @@
 //! Progress reporting, kept abstract so the runner does not know about terminals. Every display
-//! reads the same [`Eta`] (`runner/eta.rs`): the terminal's bar and the `ui` page agree.
+//! reads the same [`Eta`] (`src/runner/eta.rs`): the terminal's bar and the `ui` page agree.
 
 use super::eta::Eta;
 

@@ -3,8 +3,8 @@
 //! I/O, no clock; the runner's `tm-backup` test issues what this says.
 //!
 //! Every figure comes from a per-request SMB trace of macOS 15.7.9 backing up to a share
-//! (repository `djosh34/s3-smb`: `research-tm-mac-trace.md`, `research-tm-hotspots.md`,
-//! `research-tm-smb-ops.md`); docs/tm-backup.md lists which figure comes from which table, and
+//! (repository `djosh34/s3-smb`, its files "research-tm-mac-trace.md", "research-tm-hotspots.md"
+//! and "research-tm-smb-ops.md"); docs/tm-backup.md lists which figure comes from which table, and
 //! what is inferred rather than seen.
 
 const KIB: u64 = 1024;

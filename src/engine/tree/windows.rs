@@ -1,6 +1,6 @@
 //! The `system` tree engine on Windows: one system call per operation from the calling thread,
 //! every name opened relative to a directory handle and a junction or symlink never followed
-//! (see `platform/windows/nt.rs`). Copies go through a buffer: Windows has no `splice`.
+//! (see `src/platform/windows/nt.rs`). Copies go through a buffer: Windows has no `splice`.
 
 use std::ffi::{OsStr, OsString};
 use std::io;

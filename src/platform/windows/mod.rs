@@ -1,4 +1,4 @@
-//! Windows: the seam's functions with `windows-sys` (see `platform/mod.rs` for what each is).
+//! Windows: the seam's functions with `windows-sys` (see `src/platform/mod.rs` for what each is).
 //! Files and directories in `file.rs` and `dir.rs`, relative opens in `nt.rs`; here what asks
 //! the system about itself.
 

@@ -1,5 +1,6 @@
 //! The Windows chain from fixtures of the real structures (`tests/fixtures/windows/`, made by
-//! its `make.py` from winioctl.h's layouts; its README says where each value comes from).
+//! `tests/fixtures/windows/make.py` from winioctl.h's layouts; its README says where each value
+//! comes from).
 
 use std::path::PathBuf;
 
