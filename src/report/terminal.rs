@@ -201,15 +201,15 @@ fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
         .map(|c| format!(" ({})", c.root.label))
         .unwrap_or_default();
     let title = format!(
-        "destbench {} on {}{filesystem}",
-        report.destbench_version,
+        "destbench on {}{filesystem}",
         super::escape::terminal(&report.destination.path.display().to_string())
     );
     let mut wrapped = String::new();
     wrap(&mut wrapped, "", &title, width);
     let _ = write!(out, "{}", style.paint(Ansi::new().bold(), &wrapped));
     let settings = format!(
-        "profile {}, {} runs{}, {} block-test file, {:.1} s per block test, engine {}{}",
+        "profile {}, {} runs{}, {} block-test file, {:.1} s per block test, engine {}{}; \
+         destbench {}",
         s.profile,
         s.runs,
         if s.min_time_s > 0.0 {
@@ -223,7 +223,8 @@ fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
         s.label
             .as_ref()
             .map(|l| format!(", label \"{}\"", super::escape::terminal(l)))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        report.destbench_version
     );
     wrap(out, "", &settings, width);
     wrap(out, "", &format!("access: {}", report.access.note), width);
