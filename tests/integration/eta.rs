@@ -8,7 +8,7 @@ use destbench::engine::{EngineChoice, NullTiming};
 use destbench::runner::{self, Eta, Progress};
 use destbench::settings::RunOptions;
 
-use crate::support::{num, result};
+use crate::support::{self, num, result};
 use crate::testbed::Testbed;
 
 /// From this share of the run on, the ETA must hold...
@@ -51,9 +51,15 @@ impl Progress for Seen {
 
 /// Runs `options` on `destination` as the library does; its ETAs and its document.
 fn run(destination: &Path, options: RunOptions) -> (Seen, destbench::results::RunReport) {
+    // File sets in the test's own temp directory, as support::destbench() gives its runs: what a
+    // killed run left in /tmp must not turn into a warning here.
     let plan = RunOptions {
         destination: destination.to_path_buf(),
         seed: Some(1),
+        source_dir: options
+            .source_dir
+            .clone()
+            .or_else(|| Some(support::test_tmpdir())),
         ..options
     }
     .plan()

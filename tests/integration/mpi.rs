@@ -24,6 +24,7 @@ fn mpirun(ranks: usize, args: &[&str]) -> Option<Command> {
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("NO_COLOR", "1")
+        .env("TMPDIR", support::test_tmpdir())
         .env(
             "DESTBENCH_DB",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("mpi-history.sqlite"),
