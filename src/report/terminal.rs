@@ -58,8 +58,8 @@ pub struct Layout {
 
 /// The width when stdout is not a terminal (or `COLUMNS` does not say).
 pub const DEFAULT_WIDTH: usize = 80;
-/// Grouped warning lines shown without `-v`.
-const MAX_WARNING_LINES: usize = 3;
+/// Grouped warnings (each wrapped whole) shown without `-v`.
+const MAX_WARNING_ENTRIES: usize = 3;
 
 impl Layout {
     /// `COLUMNS` when set, else the terminal's width when stdout is one, else 80.
@@ -208,8 +208,7 @@ fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
     wrap(&mut wrapped, "", &title, width);
     let _ = write!(out, "{}", style.paint(Ansi::new().bold(), &wrapped));
     let settings = format!(
-        "profile {}, {} runs{}, {} block-test file, {:.1} s per block test, engine {}{}; \
-         destbench {}",
+        "profile {}, {} runs{}, {} block-test file, {:.1} s per block test, engine {}{}",
         s.profile,
         s.runs,
         if s.min_time_s > 0.0 {
@@ -223,11 +222,16 @@ fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
         s.label
             .as_ref()
             .map(|l| format!(", label \"{}\"", super::escape::terminal(l)))
-            .unwrap_or_default(),
-        report.destbench_version
+            .unwrap_or_default()
     );
     wrap(out, "", &settings, width);
     wrap(out, "", &format!("access: {}", report.access.note), width);
+    wrap(
+        out,
+        "",
+        &format!("build: destbench {}", report.destbench_version),
+        width,
+    );
 }
 
 /// The verdict, the headline figures and the backup-shaped ones.
@@ -332,7 +336,7 @@ fn problems(out: &mut String, report: &RunReport, style: Style, layout: Layout) 
     let warnings = if layout.verbose {
         super::warnings::all(report)
     } else {
-        super::warnings::grouped(report, width.saturating_sub(4), MAX_WARNING_LINES)
+        super::warnings::grouped(report, width.saturating_sub(4), MAX_WARNING_ENTRIES)
     };
     if !warnings.is_empty() {
         let _ = writeln!(

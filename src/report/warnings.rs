@@ -1,6 +1,7 @@
-//! Warnings grouped by kind for the terminal: one line per kind with how many results it
-//! concerns ("short-sample: 10 results (seq-write 20-100MB, ...); see -v"), instead of one
-//! long line per result, kinds in the order of [`WarningKind`]. `-v` prints every warning whole.
+//! Warnings grouped by kind for the terminal: one entry per kind with how many results it
+//! concerns ("short-sample: 10 results (seq-write 20-100MB, and 9 more); see -v"), instead of one
+//! long line per result, kinds in the order of [`WarningKind`] (what the user must act on
+//! first). A sentence is never cut (the terminal wraps it); `-v` prints every warning whole.
 
 use crate::results::{RunReport, Warning, WarningKind};
 
@@ -33,40 +34,54 @@ fn groups(report: &RunReport) -> Vec<Group> {
     groups
 }
 
-/// Cuts `text` to `width` characters, marking the cut with "…".
-fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
+/// As many of `items` as fit in `room` characters, whole, and how many more there are.
+fn fit_list(items: &[String], room: usize) -> String {
+    let mut shown = items[0].clone();
+    for (i, item) in items.iter().enumerate().skip(1) {
+        let rest = items.len() - i;
+        let more = if rest > 1 {
+            format!(", and {} more", rest - 1)
+        } else {
+            String::new()
+        };
+        if shown.chars().count() + 2 + item.chars().count() + more.chars().count() > room {
+            return format!("{shown}, and {rest} more");
+        }
+        shown = format!("{shown}, {item}");
     }
-    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
+    shown
 }
 
-/// The grouped warning lines, each at most `width` characters, at most `max_lines` of them
-/// (the last then says how many kinds more `-v` shows).
-pub fn grouped(report: &RunReport, width: usize, max_lines: usize) -> Vec<String> {
+/// The grouped warnings, most pressing first, at most `max_entries` of them (the last then
+/// names the kinds `-v` shows besides). A kind's list of results is kept to two lines of
+/// `width` characters by naming fewer results; a sentence is kept whole.
+pub fn grouped(report: &RunReport, width: usize, max_entries: usize) -> Vec<String> {
     let groups = groups(report);
-    let mut lines: Vec<String> = groups
+    let mut entries: Vec<String> = groups
         .iter()
         .map(|g| match g.results.len() {
-            0 => fit(&g.first, width),
-            1 => fit(&format!("{}: {}", g.results[0], g.first), width),
+            0 => g.first.clone(),
+            1 => format!("{}: {}", g.results[0], g.first),
             n => {
                 let tail = "; see -v";
                 let head = format!("{}: {n} results (", g.kind.title());
-                let list = g.results.join(", ");
-                let room = width.saturating_sub(head.chars().count() + tail.len() + 1);
-                format!("{head}{}){tail}", fit(&list, room))
+                // Two lines' worth of results: the terminal wraps the entry.
+                let room = (2 * width).saturating_sub(head.chars().count() + tail.len() + 1);
+                format!("{head}{}){tail}", fit_list(&g.results, room))
             }
         })
         .collect();
-    if lines.len() > max_lines && max_lines > 0 {
-        let more = lines.len() - (max_lines - 1);
-        lines.truncate(max_lines - 1);
-        lines.push(format!("and {more} more kinds of warning; see -v"));
+    if entries.len() > max_entries && max_entries > 0 {
+        let kept = max_entries - 1;
+        let titles: Vec<&str> = groups[kept..].iter().map(|g| g.kind.title()).collect();
+        entries.truncate(kept);
+        entries.push(format!(
+            "and {} more kinds of warning ({}); see -v",
+            titles.len(),
+            titles.join(", ")
+        ));
     }
-    lines
+    entries
 }
 
 /// Every warning whole, as `-v` prints them: "test variant: warning" for a result's.
@@ -85,9 +100,19 @@ pub fn all(report: &RunReport) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn items(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
     #[test]
-    fn fit_cuts_to_width() {
-        assert_eq!(fit("abcdef", 4), "abc…");
-        assert_eq!(fit("abc", 4), "abc");
+    fn a_list_keeps_whole_items_and_counts_the_rest() {
+        let list = items(&["seq-write 20-100MB", "tm-check 50MB", "tm-check 500x4KB"]);
+        assert_eq!(
+            fit_list(&list, 200),
+            "seq-write 20-100MB, tm-check 50MB, tm-check 500x4KB"
+        );
+        assert_eq!(fit_list(&list, 40), "seq-write 20-100MB, and 2 more");
+        // The first item is always named, whatever the room.
+        assert_eq!(fit_list(&list, 5), "seq-write 20-100MB, and 2 more");
     }
 }

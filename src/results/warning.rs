@@ -6,45 +6,46 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-/// The kinds of warning, in the order the reports list them: what makes a figure wrong first,
-/// then what makes it uncertain, then what the run left out or found.
+/// The kinds of warning, in the order the reports list them: first what the user must act on
+/// (leftovers to clean), then what makes a figure wrong (memory, the caches), a plan that did not
+/// hold (stretched, failed, left out), and only then what makes a figure uncertain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WarningKind {
+    /// Leftovers of killed runs were found.
+    Leftovers,
+    /// The destination is memory: no figure is a device's.
+    MemoryBacked,
     /// The figure may be the page cache's (eviction failed, buffered writes without a flush).
     PageCache,
     /// Above what the narrowest link can carry (the verdict's).
     LikelyCached,
     /// Stat figures from the kernel's inode cache.
     InodeCache,
+    /// The destination is too slow for the profile's time budget: the run was planned longer.
+    Stretched,
+    /// Some variants failed.
+    Failures,
+    /// Files of the source set could not be read and were skipped.
+    SkippedFiles,
+    /// Tests the engine cannot run were left out.
+    LeftOut,
     /// The repetitions vary widely.
     LargeSpread,
     /// The repetitions drift one way over their order.
     Drift,
     /// One repetition lies far from the others.
     Outlier,
-    /// A repetition lasted less than the minimum time.
-    ShortSample,
-    /// The variant's time budget ran out before its median was known to the target precision.
-    Imprecise,
     /// The sustained write stopped before its rate was steady.
     NotSteady,
     /// Background priority could not act, or did not shield the reader.
     Priority,
-    /// Files of the source set could not be read and were skipped.
-    SkippedFiles,
-    /// The destination is memory: no figure is a device's.
-    MemoryBacked,
-    /// Tests the engine cannot run were left out.
-    LeftOut,
+    /// A repetition lasted less than the minimum time.
+    ShortSample,
+    /// The variant's time budget ran out before its median was known to the target precision.
+    Imprecise,
     /// io_uring is not usable here.
     NoUring,
-    /// Some variants failed.
-    Failures,
-    /// The destination is too slow for the profile's time budget: the run was planned longer.
-    Stretched,
-    /// Leftovers of killed runs were found.
-    Leftovers,
     /// The result was imported from another tool.
     Imported,
     /// A warning of a document written before warnings had kinds, or of a kind this version

@@ -84,9 +84,14 @@ pub fn summary(found: &[Leftover], clean: &str) -> Option<String> {
         .collect();
     places.dedup();
     Some(format!(
-        "{} leftover scratch director{} of killed destbench runs hold {} in {}: `{clean}` removes them",
+        "{} leftover scratch {} of killed destbench runs {} {} in {}: `{clean}` removes them",
         found.len(),
-        if found.len() == 1 { "y" } else { "ies" },
+        if found.len() == 1 {
+            "directory"
+        } else {
+            "directories"
+        },
+        if found.len() == 1 { "holds" } else { "hold" },
         format_bytes(bytes),
         places.join(", ")
     ))

@@ -228,16 +228,76 @@ fn man_page_renders() {
 /// shows it off a terminal: 80 columns.
 fn backup_run_text(extra: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
+    backup_run_text_in(dir.path(), extra)
+}
+
+fn backup_run_text_in(dir: &std::path::Path, extra: &[&str]) -> String {
     let (out, _) = exits(
         destbench()
             .env_remove("COLUMNS")
-            .args(["run", dir.path().to_str().unwrap(), "--engine", "null"])
+            .args(["run", dir.to_str().unwrap(), "--engine", "null"])
             .args(["-p", "backup", "--min-time", "0.05", "--set-size", "4MiB"])
             .args(["--duration", "0.2", "--size", "16MiB", "--no-history"])
             .args(extra),
         0,
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// The terminal's warnings, one entry each: "  - " starts one, deeper indents continue it.
+fn warning_entries(text: &str) -> Vec<String> {
+    let mut entries: Vec<String> = Vec::new();
+    let lines = text.lines().skip_while(|l| *l != "warnings:").skip(1);
+    for line in lines.take_while(|l| !l.is_empty()) {
+        match line.strip_prefix("  - ") {
+            Some(first) => entries.push(first.to_string()),
+            None => entries
+                .last_mut()
+                .unwrap()
+                .push_str(&format!(" {}", line.trim())),
+        }
+    }
+    entries
+}
+
+/// After a killed run, the next run's first warning names the leftovers and the command that
+/// removes them, whole and without -v, before the warnings about its own figures.
+#[cfg(unix)]
+#[test]
+fn leftovers_of_a_killed_run_are_the_first_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut killed = destbench()
+        .args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "-p",
+            "quick",
+            "--no-history",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let scratch = || {
+        crate::support::entries(dir.path())
+            .iter()
+            .any(|e| e.starts_with(".destbench-"))
+    };
+    let start = std::time::Instant::now();
+    while !scratch() && start.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    assert!(scratch(), "the killed run left no scratch directory");
+    let text = backup_run_text_in(dir.path(), &[]);
+    let warnings = warning_entries(&text);
+    assert!(warnings.len() >= 2, "other warnings besides: {warnings:#?}");
+    assert!(
+        warnings[0].contains("leftover scratch director")
+            && warnings[0].contains(&format!("destbench clean {}", dir.path().display())),
+        "{warnings:#?}"
+    );
 }
 
 fn line_of(text: &str, needle: &str) -> usize {
@@ -275,18 +335,14 @@ fn backup_run_fits_80_columns_summary_first() {
         3,
         "read and write: {headline}"
     );
-    // Warnings grouped: at most 3 lines however many results they concern.
-    let warnings: Vec<&str> = text
-        .lines()
-        .skip_while(|l| *l != "warnings:")
-        .skip(1)
-        .take_while(|l| !l.is_empty())
-        .collect();
+    // Warnings grouped: at most 3 entries however many results they concern, none cut.
+    let warnings = warning_entries(&text);
     assert!(
         !warnings.is_empty(),
         "the short samples are warned about: {text}"
     );
     assert!(warnings.len() <= 3, "{warnings:#?}");
+    assert!(warnings.iter().all(|w| !w.contains('…')), "{warnings:#?}");
     // The destination as an absolute path.
     assert!(text.lines().next().unwrap().contains(" on /"), "{text}");
 }
