@@ -35,17 +35,20 @@ fn git(args: &[&str]) -> Option<String> {
     (out.status.success() && !line.is_empty()).then(|| line.to_string())
 }
 
-/// Rebuild when HEAD moves: a new commit, a checkout, a fetch that packs the refs.
+/// Rebuild when HEAD moves: a new commit, a checkout, a fetch that packs the refs. In a worktree
+/// HEAD is its own and the refs are the repository's (the common directory).
 fn watch_head() {
     let Some(dir) = git(&["rev-parse", "--git-dir"]).map(PathBuf::from) else {
         return;
     };
+    let common = git(&["rev-parse", "--git-common-dir"]).map_or_else(|| dir.clone(), PathBuf::from);
     let head = dir.join("HEAD");
-    let mut watched = vec![head.clone(), dir.join("packed-refs")];
+    let mut watched = vec![head.clone(), common.join("packed-refs")];
     if let Ok(text) = std::fs::read_to_string(&head)
         && let Some(reference) = text.trim().strip_prefix("ref: ")
     {
         watched.push(dir.join(reference));
+        watched.push(common.join(reference));
     }
     for path in watched.iter().filter(|p| Path::exists(p)) {
         println!("cargo:rerun-if-changed={}", path.display());
