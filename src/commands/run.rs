@@ -12,7 +12,7 @@ use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::probe::{Chain, DeclaredLink};
 use crate::results::RunReport;
 use crate::runner::Progress;
-use crate::settings::{ConfigFile, Given, RunOptions, RunPlan};
+use crate::settings::{ConfigFile, Given, RunOptions, RunPlan, defs};
 use crate::workload::ProfileName;
 
 use super::config;
@@ -77,7 +77,8 @@ impl Output {
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
         if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
             return Err(Error::Usage(format!(
-                "--output {}: not a file in an existing directory",
+                "{} {}: not a file in an existing directory",
+                defs::OUTPUT,
                 path.display()
             )));
         }
@@ -228,9 +229,9 @@ fn flags(args: &RunArgs) -> RunOptions {
         size: args.size.map(Given::from),
         band_size: args.band_size.map(Given::from),
         runs: args.runs.map(Given::from),
-        block_duration_s: args.duration.map(Given::from),
-        sustained_time_s: args.time.map(Given::from),
-        min_time_s: args.min_time.map(Given::from),
+        block_duration: args.duration.map(Given::from),
+        sustained_time: args.time.map(Given::from),
+        min_time: args.min_time.map(Given::from),
         engine: engine(args.engine),
         label: args.label.clone(),
         force_buffered: args.buffered,
