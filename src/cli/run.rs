@@ -8,6 +8,7 @@ use clap::ValueEnum;
 
 use super::DbArg;
 use crate::probe::DeclaredLink;
+use crate::settings::defs;
 use crate::units::{ByteSize, format_bytes, format_size};
 use crate::workload::{Profile, ProfileName, SetKind, SuiteOptions, TestId, TestSelector};
 
@@ -21,42 +22,30 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "path")]
     pub time_machine: bool,
 
-    #[arg(short, long, help = profiles_short_help(), long_help = profiles_help())]
+    #[arg(short, long = defs::PROFILE.long, help = profiles_short_help(), long_help = profiles_help())]
     pub profile: Option<String>,
 
-    #[arg(short, long, value_delimiter = ',', value_parser = TestSelectorParser,
+    #[arg(short, long = defs::TESTS.long, value_delimiter = ',', value_parser = TestSelectorParser,
           hide_possible_values = true, help = tests_short_help(), long_help = tests_help())]
     pub tests: Vec<TestSelector>,
 
-    /// Size of the block tests' file, and the most the sustained test writes (4k, 50MB, 1GiB:
-    /// k/M/G binary, kB/MB/GB decimal).
-    #[arg(long)]
+    #[arg(long = defs::SIZE.long, help = defs::SIZE.help())]
     pub size: Option<ByteSize>,
 
-    /// tm-backup's band size (8M to 8G, whole 4 KiB blocks; default: as Time Machine chooses
-    /// for the destination's size, its size / 4096).
-    #[arg(long)]
+    #[arg(long = defs::BAND_SIZE.long, help = defs::BAND_SIZE.help())]
     pub band_size: Option<ByteSize>,
 
-    /// Exactly this many repetitions of every test (default: each repeats until its median is
-    /// known to ±2% or its share of the profile's time budget runs out; see README).
-    #[arg(short, long, allow_negative_numbers = true, value_parser = positive)]
+    #[arg(short, long = defs::RUNS.long, help = defs::RUNS.help(),
+          allow_negative_numbers = true, value_parser = positive)]
     pub runs: Option<usize>,
 
-    /// Seconds each block-test repetition runs, exactly (default: until its rate is steady,
-    /// at least --min-time and at most the profile's duration).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long = defs::DURATION.long, help = defs::DURATION.help(), allow_negative_numbers = true)]
     pub duration: Option<f64>,
 
-    /// The least every repetition lasts, in seconds (default 1 in backup and full, 0.25 in
-    /// quick): a file-set repetition goes over its set again, each time in a fresh directory,
-    /// until it does; one that cannot within the budget is marked short-sample. 0: no minimum.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long = defs::MIN_TIME.long, help = defs::MIN_TIME.help(), allow_negative_numbers = true)]
     pub min_time: Option<f64>,
 
-    /// The longest the sustained test writes, in seconds (default from the profile; it stops
-    /// earlier once the rate is steady, or at --size / the free space).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long = defs::TIME.long, help = defs::TIME.help(), allow_negative_numbers = true)]
     pub time: Option<f64>,
 
     /// I/O engine of the block tests: auto (sync at queue depth 1, io_uring above), sync, uring
@@ -73,9 +62,7 @@ pub struct RunArgs {
     #[arg(short, long)]
     pub verbose: bool,
 
-    /// Write the report (the table, or the JSON with -j) to FILE instead of stdout (80 columns
-    /// wide, no colour).
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long = defs::OUTPUT.long, help = defs::OUTPUT.help(), value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// The full results table (min, max, IOPS, files/s, p50, p99.9, method, engine) even when it
@@ -87,33 +74,29 @@ pub struct RunArgs {
     #[arg(long)]
     pub label: Option<String>,
 
-    /// Never use O_DIRECT: buffered I/O with fdatasync and verified eviction.
-    #[arg(long)]
+    #[arg(long = defs::BUFFERED.long, help = defs::BUFFERED.help())]
     pub buffered: bool,
 
     /// Never drop the machine's page cache, even as root when per-file eviction fails.
     #[arg(long)]
     pub no_drop_caches: bool,
 
-    /// Copy-thread counts of the file-set tests, comma-separated (default from the profile, e.g.
-    /// 1,2,3,4 in full).
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true, value_parser = positive)]
+    #[arg(long = defs::THREADS.long, help = defs::THREADS.help(), value_delimiter = ',',
+          allow_negative_numbers = true, value_parser = positive)]
     pub threads: Vec<usize>,
 
-    #[arg(long, value_delimiter = ',', help = sets_short_help(), long_help = sets_help())]
+    #[arg(long = defs::SETS.long, value_delimiter = ',', help = sets_short_help(),
+          long_help = sets_help())]
     pub sets: Vec<SetKind>,
 
-    /// Total size of each generated file set (default from the profile).
-    #[arg(long)]
+    #[arg(long = defs::SET_SIZE.long, help = defs::SET_SIZE.help())]
     pub set_size: Option<ByteSize>,
 
-    /// At most this many files in each generated set.
-    #[arg(long, allow_negative_numbers = true, value_parser = positive_u64)]
+    #[arg(long = defs::FILES.long, help = defs::FILES.help(), allow_negative_numbers = true,
+          value_parser = positive_u64)]
     pub files: Option<u64>,
 
-    /// Use this folder as the file set instead of generated ones (read-only: nothing in it is
-    /// ever written, renamed or deleted).
-    #[arg(long)]
+    #[arg(long = defs::SOURCE.long, help = defs::SOURCE.help())]
     pub source: Option<PathBuf>,
 
     /// Let --source enter directories on other filesystems (mount points); by default they are
@@ -126,9 +109,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub source_dir: Option<PathBuf>,
 
-    /// Verify restored files against the source with blake3 (default: on in backup and full).
     // Both at once is a contradiction, refused rather than settled by their order.
-    #[arg(long, conflicts_with = "no_verify")]
+    #[arg(long = defs::VERIFY.long, help = defs::VERIFY.help(), conflicts_with = "no_verify")]
     pub verify: bool,
 
     /// Do not verify restored files.
@@ -149,14 +131,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub link_speed: Option<DeclaredLink>,
 
-    /// Under MPI (`mpirun -n N`, feature `mpi`): all clients stop when the first finishes its
-    /// work, and what each had done by then is counted (block tests).
-    #[arg(long)]
+    #[arg(long = defs::STONEWALL.long, help = defs::STONEWALL.help())]
     pub stonewall: bool,
 
-    /// Under MPI: run the tests with the first k ranks, for each k given (1,2,4,8), and report
-    /// the aggregate and per-client rates against the number of clients.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long = defs::CLIENTS.long, help = defs::CLIENTS.help(), value_delimiter = ',')]
     pub clients: Vec<usize>,
 
     /// Do not store this run in the history database.
@@ -208,7 +186,7 @@ impl clap::builder::TypedValueParser for TestSelectorParser {
             .to_str()
             .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
         text.parse().map_err(|e: String| {
-            let name = arg.map_or("--tests".to_string(), |a| a.to_string());
+            let name = arg.map_or(defs::TESTS.to_string(), |a| a.to_string());
             clap::Error::raw(
                 clap::error::ErrorKind::ValueValidation,
                 format!("invalid value '{text}' for '{name}': {e}\n"),
@@ -369,4 +347,72 @@ fn sets_help() -> String {
         };
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::CommandFactory;
+
+    use super::*;
+    use crate::settings::defs::{self, Setting};
+
+    /// `run --help` as printed, each option's text on one line (the wrapping undone).
+    fn option_help(help: &str, setting: &Setting) -> String {
+        let header = format!("{setting} ");
+        let mut lines = help.lines().skip_while(|l| {
+            let l = l.trim_start();
+            !(l.starts_with('-') && (l.contains(&header) || l.ends_with(&setting.to_string())))
+        });
+        let first = lines
+            .next()
+            .unwrap_or_else(|| panic!("{setting} not in the help"));
+        let rest = lines.take_while(|l| !l.trim_start().starts_with('-'));
+        std::iter::once(first)
+            .chain(rest)
+            .flat_map(str::split_whitespace)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Every profile-dependent default `--help` shows is the profile table's, for every profile.
+    #[test]
+    fn run_help_shows_each_profiles_defaults_from_the_profile_table() {
+        let mut cli = crate::cli::Cli::command();
+        let help = cli
+            .find_subcommand_mut("run")
+            .expect("a run subcommand")
+            .render_long_help()
+            .to_string();
+        let secs = |d: Duration| format!("{} s", d.as_secs_f64());
+        for name in ProfileName::ALL {
+            let p = Profile::get(name);
+            let sets: Vec<String> = p
+                .sets
+                .iter()
+                .map(|&(k, b)| format!("{k} {}", format_size(b)))
+                .collect();
+            let threads: Vec<String> = p.threads.iter().map(|t| t.to_string()).collect();
+            let expected = [
+                (&defs::MIN_TIME, secs(p.min_time)),
+                (&defs::DURATION, secs(p.block_duration)),
+                (&defs::TIME, secs(p.sustained_time)),
+                (&defs::RUNS, format!("{}-{} runs", p.min_runs, p.max_runs)),
+                (&defs::SIZE, format_bytes(p.file_size)),
+                (&defs::THREADS, threads.join(",")),
+                (&defs::SET_SIZE, format!("({})", sets.join(", "))),
+                (&defs::VERIFY, if p.verify { "on" } else { "off" }.into()),
+            ];
+            for (setting, value) in expected {
+                let shown = option_help(&help, setting);
+                assert!(
+                    shown.contains(&format!("{name} {value}")),
+                    "{setting}: no `{name} {value}` in: {shown}"
+                );
+            }
+        }
+        // The figure the hand-typed help once had wrong.
+        assert!(option_help(&help, &defs::MIN_TIME).contains("backup 0.75 s"));
+    }
 }

@@ -15,6 +15,7 @@ pub use mpi::{Session, StepOutcome};
 
 use crate::error::{Error, Result};
 use crate::probe::Chain;
+use crate::settings::defs::{CLIENTS, STONEWALL};
 
 /// The MPI launcher this process was started by, judged by the environment it sets for its
 /// ranks; None when started on its own.
@@ -38,11 +39,12 @@ pub fn single_client_note(feature: bool, launched: Option<&str>, asked: bool) ->
         (false, Some(launcher)) => Some(format!(
             "started by {launcher}, but this destbench was built without the `mpi` feature: running as one client (cargo build --release --features mpi)"
         )),
-        (false, None) if asked => Some(
-            "--clients and --stonewall need the `mpi` feature and an MPI launcher (mpirun -n N destbench run ...): running as one client".into(),
-        ),
+        (false, None) if asked => Some(format!(
+            "{CLIENTS} and {STONEWALL} need the `mpi` feature and an MPI launcher (mpirun -n N destbench run ...): running as one client"
+        )),
         (true, None) => Some(
-            "not started by an MPI launcher (mpirun -n N destbench run ...): running as one client".into(),
+            "not started by an MPI launcher (mpirun -n N destbench run ...): running as one client"
+                .into(),
         ),
         _ => None,
     }
@@ -100,7 +102,7 @@ pub fn check_client_counts(counts: &[usize], ranks: usize) -> Result<Vec<usize>>
     }
     if let Some(bad) = counts.iter().find(|&&k| k == 0 || k > ranks) {
         return Err(Error::Usage(format!(
-            "--clients {bad}: between 1 and the {ranks} ranks started (mpirun -n {bad} or more)"
+            "{CLIENTS} {bad}: between 1 and the {ranks} ranks started (mpirun -n {bad} or more)"
         )));
     }
     Ok(counts.to_vec())

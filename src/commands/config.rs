@@ -23,20 +23,13 @@ use crate::settings::ConfigFile;
 /// Names a config file other than the default (an empty value: none at all).
 pub const CONFIG_ENV: &str = "DESTBENCH_CONFIG";
 
-/// The config file's path: `DESTBENCH_CONFIG`, else the XDG config directory.
+/// The config file's path: `DESTBENCH_CONFIG`, else in the config directory (decided as the
+/// history's data directory is: `platform::user_dir`).
 pub fn path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(CONFIG_ENV) {
         return (!p.is_empty()).then(|| PathBuf::from(p));
     }
-    #[cfg(windows)]
-    let base = std::env::var_os("APPDATA")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)?;
-    #[cfg(not(windows))]
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    let base = crate::platform::user_dir(crate::platform::UserDir::Config)?;
     Some(base.join("destbench/config.toml"))
 }
 

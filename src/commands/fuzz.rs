@@ -201,7 +201,7 @@ proptest! {
             .map(String::from)
             .chain(flags.into_iter().flatten());
         if let Ok(Cli { command: Command::Run(args), .. }) = Cli::try_parse_from(argv) {
-            match super::run::options(&args).and_then(|o| o.plan()) {
+            match super::run::options(&args, None).and_then(|o| o.plan()) {
                 Ok(plan) => prop_assert!(!plan.variants.is_empty()),
                 Err(e) => {
                     one_line(&e.to_string())?;

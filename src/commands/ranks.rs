@@ -1,5 +1,6 @@
 //! `mpirun -n N destbench run ...` (feature `mpi`): one client per rank. Rank 0's command line is
-//! what every rank runs; rank 0 alone prints, writes JSON and stores the run.
+//! what every rank runs, through `run::execute` as every run is; rank 0 alone prints, writes JSON
+//! and stores the run.
 
 use std::process::ExitCode;
 
@@ -8,11 +9,13 @@ use clap::Parser;
 use crate::cli::{Cli, Command};
 use crate::cluster::{self, Session, StepOutcome};
 use crate::error::{Error, Result};
-use crate::probe;
+use crate::probe::Chain;
 use crate::results::{RunReport, ScalingPoint};
 use crate::runner::{NoProgress, Progress};
+use crate::settings::RunPlan;
 
-use super::{db, progress};
+use super::progress;
+use super::run::{self, Clients, RunRequest};
 
 pub fn run() -> Result<ExitCode> {
     let (session, argv) = Session::start(std::env::args_os().collect())?;
@@ -31,7 +34,6 @@ pub fn run() -> Result<ExitCode> {
 }
 
 fn run_ranks(session: &Session, argv: Vec<std::ffi::OsString>) -> Result<ExitCode> {
-    let rank0 = session.rank == 0;
     // Every rank parses rank 0's command line the same way; only rank 0 reports a problem.
     let args = match Cli::try_parse_from(argv).map(|cli| cli.command) {
         Ok(Command::Run(args)) => Ok(args),
@@ -40,62 +42,81 @@ fn run_ranks(session: &Session, argv: Vec<std::ffi::OsString>) -> Result<ExitCod
         )),
     };
     let args = session.agree(args)?;
-    let plan = super::run::options(&args)
-        .and_then(|o| o.plan())
-        .map(|mut plan| {
-            // Each client's data differs (a deduplicating server must not see one client's blocks
-            // as another's); the seed recorded is rank 0's.
-            plan.seed = plan.seed.wrapping_add(session.rank as u64);
-            plan
-        });
-    let plan = session.agree(plan)?;
+    let request = RunRequest::from_args(&args).map(|mut request| {
+        // Each client's data differs (a deduplicating server must not see one client's blocks
+        // as another's); the seed recorded is rank 0's.
+        request.plan.seed = request.plan.seed.wrapping_add(session.rank as u64);
+        request
+    });
+    let request = session.agree(request)?;
     let counts = session.agree(cluster::check_client_counts(&args.clients, session.size))?;
-    let store = if rank0 {
-        db::open_for_run(args.no_history, &args.history_db)
-    } else {
-        Ok(None)
-    };
-    let store = session.agree(store)?;
-    let installed =
-        crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e));
-    session.agree(installed)?;
-    let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
-    session.check_same_filesystem(chain.as_ref())?;
-    let mut progress: Box<dyn Progress> = if rank0 {
+    let mut progress: Box<dyn Progress> = if session.rank == 0 {
         progress()
     } else {
         Box::new(NoProgress)
     };
-    let mut points: Vec<(usize, RunReport)> = Vec::new();
-    for &clients in &counts {
-        match session.step(
-            clients,
-            &plan,
-            chain.as_ref(),
-            args.stonewall,
-            progress.as_mut(),
-        )? {
-            StepOutcome::Combined(doc) => points.push((clients, *doc)),
-            StepOutcome::Done => {}
-        }
-    }
-    let Some((_, mut doc)) = points.last().cloned() else {
-        return Ok(ExitCode::SUCCESS);
+    let ranks = Ranks {
+        session,
+        counts,
+        stonewall: args.stonewall,
     };
-    if points.len() > 1
-        && let Some(info) = doc.cluster.as_mut()
-    {
-        info.scaling = points
-            .iter()
-            .map(|(clients, d)| ScalingPoint {
-                clients: *clients,
-                aggregates: d
-                    .cluster
-                    .as_ref()
-                    .map(|c| c.aggregates.clone())
-                    .unwrap_or_default(),
-            })
-            .collect();
+    Ok(run::execute(&request, &ranks, progress.as_mut())?.exit_code())
+}
+
+/// Every rank, measuring with the first k ranks for each count of clients asked.
+struct Ranks<'a> {
+    session: &'a Session,
+    counts: Vec<usize>,
+    stonewall: bool,
+}
+
+impl Clients for Ranks<'_> {
+    fn reports(&self) -> bool {
+        self.session.rank == 0
     }
-    super::run::finish(&args, doc, store)
+
+    fn agree<T>(&self, result: Result<T>) -> Result<T> {
+        self.session.agree(result)
+    }
+
+    fn check_chain(&self, chain: Option<&Chain>) -> Result<()> {
+        self.session.check_same_filesystem(chain)
+    }
+
+    /// Rank 0's document of the last count, with every count's aggregates when there are more.
+    fn measure(
+        &self,
+        plan: &RunPlan,
+        chain: Option<Chain>,
+        progress: &mut dyn Progress,
+    ) -> Result<Option<RunReport>> {
+        let mut points: Vec<(usize, RunReport)> = Vec::new();
+        for &clients in &self.counts {
+            let step =
+                self.session
+                    .step(clients, plan, chain.as_ref(), self.stonewall, progress)?;
+            if let StepOutcome::Combined(doc) = step {
+                points.push((clients, *doc));
+            }
+        }
+        let Some((_, mut doc)) = points.last().cloned() else {
+            return Ok(None);
+        };
+        if points.len() > 1
+            && let Some(info) = doc.cluster.as_mut()
+        {
+            info.scaling = points
+                .iter()
+                .map(|(clients, d)| ScalingPoint {
+                    clients: *clients,
+                    aggregates: d
+                        .cluster
+                        .as_ref()
+                        .map(|c| c.aggregates.clone())
+                        .unwrap_or_default(),
+                })
+                .collect();
+        }
+        Ok(Some(doc))
+    }
 }

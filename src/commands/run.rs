@@ -1,15 +1,18 @@
-//! `destbench run`: the flags and the config file become `RunOptions`; the plan is measured, the
-//! chain probed once before, the verdict drawn, the result printed and stored.
+//! `destbench run`, from every caller: a [`RunRequest`] (the validated plan, the link speed,
+//! where the report goes and where the run is kept) and the one function that runs it,
+//! [`execute`], which the terminal's `destbench run`, `destbench ui`'s page and the MPI ranks
+//! (`src/commands/ranks.rs`) all call, so that no caller skips a check.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::cli::{EngineArg, RunArgs};
+use crate::cli::{DbArg, EngineArg, RunArgs};
 use crate::engine::{EngineChoice, NullTiming};
 use crate::error::{EXIT_RUNTIME, Error, Result};
+use crate::probe::{Chain, DeclaredLink};
 use crate::results::RunReport;
 use crate::runner::Progress;
-use crate::settings::{Given, RunOptions, RunPlan};
+use crate::settings::{ConfigFile, Given, RunOptions, RunPlan, defs};
 use crate::workload::ProfileName;
 
 use super::config;
@@ -18,15 +21,203 @@ use crate::{cluster, probe, report, runner, verdict};
 use super::db::RunStore;
 use super::{db, progress, write_stdout};
 
+/// A run as every caller asks for it: what to measure, validated, and what to do with it after.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub plan: RunPlan,
+    /// A link's speed the system cannot report (`--link-speed`), for the verdict.
+    pub link_speed: Option<DeclaredLink>,
+    pub output: Output,
+    /// The history database the run is stored in; None: not stored (`--no-history`).
+    pub history: Option<DbArg>,
+}
+
+/// Where a finished run's report goes.
+#[derive(Debug, Clone)]
+pub enum Output {
+    /// Printed, as the terminal's `destbench run` does: the table (or JSON) on stdout or in
+    /// `file`.
+    Printed {
+        json: bool,
+        wide: bool,
+        verbose: bool,
+        file: Option<PathBuf>,
+    },
+    /// Not printed: the page shows the stored run.
+    Stored,
+}
+
+impl RunRequest {
+    /// The terminal's run: its flags, the config file under them, planned.
+    pub fn from_args(args: &RunArgs) -> Result<RunRequest> {
+        let config = config::load()?;
+        Ok(RunRequest {
+            plan: options(args, config.as_ref())?.plan()?,
+            link_speed: args.link_speed.clone(),
+            output: Output::Printed {
+                json: args.json,
+                wide: args.wide || args.verbose,
+                verbose: args.verbose,
+                file: args.output.clone(),
+            },
+            history: (!args.no_history).then(|| args.history_db.clone()),
+        })
+    }
+}
+
+impl Output {
+    /// A report file that cannot be written is refused before minutes of measuring, not after.
+    fn check(&self) -> Result<()> {
+        let Output::Printed {
+            file: Some(path), ..
+        } = self
+        else {
+            return Ok(());
+        };
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
+            return Err(Error::Usage(format!(
+                "{} {}: not a file in an existing directory",
+                defs::OUTPUT,
+                path.display()
+            )));
+        }
+        Ok(())
+    }
+
+    fn json(&self) -> bool {
+        matches!(self, Output::Printed { json: true, .. })
+    }
+}
+
+/// Who measures: this process alone, or every MPI rank together (`src/commands/ranks.rs`).
+pub trait Clients {
+    /// Whether this process prints and stores the run (the only client, or rank 0).
+    fn reports(&self) -> bool;
+    /// A step's outcome, made the same on every client: one that failed fails them all.
+    fn agree<T>(&self, result: Result<T>) -> Result<T>;
+    /// The chain probed by each client, checked together.
+    fn check_chain(&self, chain: Option<&Chain>) -> Result<()>;
+    /// The plan measured; the run to report, on the client that reports.
+    fn measure(
+        &self,
+        plan: &RunPlan,
+        chain: Option<Chain>,
+        progress: &mut dyn Progress,
+    ) -> Result<Option<RunReport>>;
+}
+
+/// One client: the terminal's run and the page's.
+pub struct OneClient;
+
+impl Clients for OneClient {
+    fn reports(&self) -> bool {
+        true
+    }
+
+    fn agree<T>(&self, result: Result<T>) -> Result<T> {
+        result
+    }
+
+    fn check_chain(&self, _: Option<&Chain>) -> Result<()> {
+        Ok(())
+    }
+
+    fn measure(
+        &self,
+        plan: &RunPlan,
+        chain: Option<Chain>,
+        progress: &mut dyn Progress,
+    ) -> Result<Option<RunReport>> {
+        runner::run(plan, chain, progress).map(Some)
+    }
+}
+
+/// How a run ended, for the caller: stored as which run, and whether a test failed.
+#[derive(Debug, Default)]
+pub struct Finished {
+    pub run_id: Option<i64>,
+    pub failed_tests: bool,
+}
+
+impl Finished {
+    pub fn exit_code(&self) -> ExitCode {
+        if self.failed_tests {
+            ExitCode::from(EXIT_RUNTIME)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// The one way a run is made: the report file and the history checked before minutes of
+/// measuring, the chain probed once before, the plan measured by `clients`, the Time Machine
+/// checks (macOS), the verdict drawn, the report printed and the run stored.
+pub fn execute<C: Clients>(
+    request: &RunRequest,
+    clients: &C,
+    progress: &mut dyn Progress,
+) -> Result<Finished> {
+    let reports = clients.reports();
+    clients.agree(if reports {
+        request.output.check()
+    } else {
+        Ok(())
+    })?;
+    let store = clients.agree(match (&request.history, reports) {
+        (Some(db), true) => db::open_for_run(false, db),
+        _ => Ok(None),
+    })?;
+    let installed =
+        crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e));
+    clients.agree(installed)?;
+    // A path that cannot be probed is left to the runner to report (it names the problem the
+    // same way), so the chain is simply absent then.
+    let chain = probe::probe(&request.plan.destination, request.link_speed.as_ref()).ok();
+    clients.check_chain(chain.as_ref())?;
+    let Some(run_report) = clients.measure(&request.plan, chain, progress)? else {
+        return Ok(Finished::default());
+    };
+    let run_report = judge(time_machine_checks(run_report, &request.plan));
+    print(&request.output, &run_report)?;
+    let run_id = match store {
+        Some(store) => self::store(&store, &run_report, request.output.json())?,
+        None => None,
+    };
+    Ok(Finished {
+        run_id,
+        failed_tests: !run_report.failures.is_empty(),
+    })
+}
+
+/// macOS: whether Time Machine would accept the destination, when the run wrote its log lines.
+#[cfg_attr(not(target_os = "macos"), allow(unused_mut, unused_variables))]
+fn time_machine_checks(mut run_report: RunReport, plan: &RunPlan) -> RunReport {
+    #[cfg(target_os = "macos")]
+    if !run_report.time_machine_log.is_empty() {
+        run_report.destination.time_machine_checks = probe::time_machine_checks(&plan.destination);
+    }
+    run_report
+}
+
 /// The run the flags ask for, before validation: the flags, then the config file under them
 /// (`settings` decides what wins).
-pub fn options(args: &RunArgs) -> Result<RunOptions> {
-    let config = config::load()?;
+pub fn options(args: &RunArgs, config: Option<&ConfigFile>) -> Result<RunOptions> {
     let mut options = flags(args);
     if args.time_machine {
         options.destination = probe::time_machine_destination()?;
     }
-    options.with_config(args.profile.as_deref(), config.as_ref())
+    options.with_config(args.profile.as_deref(), config)
+}
+
+/// The engine a run uses for `--engine`'s value (the page's too).
+pub fn engine(arg: EngineArg) -> EngineChoice {
+    match arg {
+        EngineArg::Auto => EngineChoice::Auto,
+        EngineArg::Sync => EngineChoice::Sync,
+        EngineArg::Uring => EngineChoice::Uring,
+        EngineArg::Null => EngineChoice::Null(NullTiming::default()),
+    }
 }
 
 /// What the flags set, each under the name the plan gives it.
@@ -38,15 +229,10 @@ fn flags(args: &RunArgs) -> RunOptions {
         size: args.size.map(Given::from),
         band_size: args.band_size.map(Given::from),
         runs: args.runs.map(Given::from),
-        block_duration_s: args.duration.map(Given::from),
-        sustained_time_s: args.time.map(Given::from),
-        min_time_s: args.min_time.map(Given::from),
-        engine: match args.engine {
-            EngineArg::Auto => EngineChoice::Auto,
-            EngineArg::Sync => EngineChoice::Sync,
-            EngineArg::Uring => EngineChoice::Uring,
-            EngineArg::Null => EngineChoice::Null(NullTiming::default()),
-        },
+        block_duration: args.duration.map(Given::from),
+        sustained_time: args.time.map(Given::from),
+        min_time: args.min_time.map(Given::from),
+        engine: engine(args.engine),
         label: args.label.clone(),
         force_buffered: args.buffered,
         allow_drop_caches: !args.no_drop_caches,
@@ -77,7 +263,7 @@ fn list<T: Clone>(values: &[T]) -> Option<Given<Vec<T>>> {
 /// The destination as an absolute, canonical path, so that the history, comparisons, reports
 /// and the Time Machine lines tell destinations apart (`.` would name every one). A path that
 /// cannot be resolved is kept as given: the runner then reports what is wrong with it.
-fn absolute(path: PathBuf) -> PathBuf {
+pub fn absolute(path: PathBuf) -> PathBuf {
     #[cfg(windows)]
     let canonical = dunce::canonicalize(&path);
     #[cfg(not(windows))]
@@ -85,94 +271,66 @@ fn absolute(path: PathBuf) -> PathBuf {
     canonical.unwrap_or(path)
 }
 
+/// `destbench run` in the terminal.
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let launched = cluster::launcher();
     let asked = args.stonewall || !args.clients.is_empty();
     if let Some(note) = cluster::single_client_note(cfg!(feature = "mpi"), launched, asked) {
         eprintln!("destbench: {note}");
     }
-    let plan = options(args)?.plan()?;
-    // Checked before minutes of measuring, not after.
-    if let Some(path) = &args.output {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
-            return Err(Error::Usage(format!(
-                "--output {}: not a file in an existing directory",
-                path.display()
-            )));
-        }
-    }
-    let store = db::open_for_run(args.no_history, &args.history_db)?;
-    let run_report = measure(&plan, args, progress().as_mut())?;
-    finish(args, run_report, store)
-}
-
-/// The plan measured, the chain probed once before: a run from the terminal and one from
-/// `destbench ui`'s page alike.
-pub fn measure(plan: &RunPlan, args: &RunArgs, progress: &mut dyn Progress) -> Result<RunReport> {
-    crate::interrupt::install().map_err(|e| Error::io("installing signal handlers", e))?;
-    // A path that cannot be probed is left to the runner to report (it names the problem the
-    // same way), so the chain is simply absent then.
-    let chain = probe::probe(&plan.destination, args.link_speed.as_ref()).ok();
-    #[cfg_attr(not(target_os = "macos"), allow(unused_mut))]
-    let mut run_report = runner::run(plan, chain, progress)?;
-    #[cfg(target_os = "macos")]
-    if !run_report.time_machine_log.is_empty() {
-        run_report.destination.time_machine_checks = probe::time_machine_checks(&plan.destination);
-    }
-    Ok(run_report)
+    let request = RunRequest::from_args(args)?;
+    Ok(execute(&request, &OneClient, progress().as_mut())?.exit_code())
 }
 
 /// The run with its verdict.
-pub fn judge(mut run_report: RunReport) -> RunReport {
+fn judge(mut run_report: RunReport) -> RunReport {
     run_report.verdict = Some(verdict::of(&run_report));
     run_report
 }
 
-/// Judges, prints and stores a finished run (one client's, or rank 0's for all clients).
-pub fn finish(args: &RunArgs, run_report: RunReport, store: Option<RunStore>) -> Result<ExitCode> {
-    let run_report = judge(run_report);
-    let text = if args.json {
-        report::json::render(&run_report)
+/// The report printed as `output` asks (nothing for the page's).
+fn print(output: &Output, run_report: &RunReport) -> Result<()> {
+    let Output::Printed {
+        json,
+        wide,
+        verbose,
+        file,
+    } = output
+    else {
+        return Ok(());
+    };
+    let text = if *json {
+        report::json::render(run_report)
     } else {
-        let wide = args.wide || args.verbose;
-        let (style, layout) = if args.output.is_some() {
+        let (style, layout) = if file.is_some() {
             // A file is read later, anywhere: the default width, no colour codes.
             let layout = report::terminal::Layout {
-                wide,
-                verbose: args.verbose,
+                wide: *wide,
+                verbose: *verbose,
                 ..Default::default()
             };
             (report::terminal::Style { color: false }, layout)
         } else {
-            let layout = report::terminal::Layout::detect(wide, args.verbose);
+            let layout = report::terminal::Layout::detect(*wide, *verbose);
             (report::terminal::Style::detect(), layout)
         };
-        let mut text = report::terminal::render(&run_report, style, layout);
-        if args.verbose {
-            text.push_str(&report::terminal::repetitions(&run_report));
+        let mut text = report::terminal::render(run_report, style, layout);
+        if *verbose {
+            text.push_str(&report::terminal::repetitions(run_report));
         }
         text
     };
-    match &args.output {
+    match file {
         Some(path) => std::fs::write(path, &text)
-            .map_err(|e| Error::io(format!("writing the report to {}", path.display()), e))?,
-        None => write_stdout(&text)?,
+            .map_err(|e| Error::io(format!("writing the report to {}", path.display()), e)),
+        None => write_stdout(&text),
     }
-    if let Some(store) = store {
-        self::store(&store, &run_report, args.json)?;
-    }
-    Ok(if run_report.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_RUNTIME)
-    })
 }
 
 /// Stores a finished run in one transaction and says so on stderr; returns its id. An error or
 /// an interruption returned before and stored nothing; nor is a run in which every test failed
 /// stored (it has no figure to compare): None.
-pub fn store(store: &RunStore, run_report: &RunReport, json: bool) -> Result<Option<i64>> {
+fn store(store: &RunStore, run_report: &RunReport, json: bool) -> Result<Option<i64>> {
     if run_report.results.is_empty() && !run_report.failures.is_empty() {
         eprintln!("destbench: not stored in the history: every test failed");
         return Ok(None);

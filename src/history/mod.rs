@@ -52,18 +52,10 @@ impl HistoryError {
 /// Where the history lives unless `--db` or `DESTBENCH_DB` says otherwise:
 /// `$XDG_DATA_HOME/destbench/history.sqlite`, else `~/.local/share/destbench/history.sqlite`
 /// (on Windows `%LOCALAPPDATA%\destbench\history.sqlite`).
-/// None when neither variable gives an absolute directory.
+/// None when no variable gives an absolute directory (`platform::user_dir`'s rule, the config
+/// file's too).
 pub fn default_db_path() -> Option<PathBuf> {
-    let absolute = |var: &str| {
-        std::env::var_os(var)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    #[cfg(windows)]
-    let data = absolute("LOCALAPPDATA")?;
-    #[cfg(not(windows))]
-    let data =
-        absolute("XDG_DATA_HOME").or_else(|| absolute("HOME").map(|h| h.join(".local/share")))?;
+    let data = crate::platform::user_dir(crate::platform::UserDir::Data)?;
     Some(data.join("destbench").join("history.sqlite"))
 }
 

@@ -48,6 +48,8 @@ mod remove;
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
 mod std_ext;
 pub use std_ext::{device_of, mode_of, path_bytes, set_mode, symlink};
+mod user_dirs;
+pub use user_dirs::{UserDir, user_dir};
 
 /// Which side of a kernel copy failed.
 pub enum SpliceError {

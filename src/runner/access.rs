@@ -43,8 +43,10 @@ pub fn detect(
     } else if force_buffered {
         (
             false,
-            "--buffered: buffered I/O, writes timed through fdatasync, reads after verified eviction"
-                .to_string(),
+            format!(
+                "{}: buffered I/O, writes timed through fdatasync, reads after verified eviction",
+                crate::settings::defs::BUFFERED
+            ),
         )
     } else {
         match probe_direct(scratch, engines) {

@@ -143,7 +143,7 @@ fn residency(root: &Root) -> Option<f64> {
 /// and the copy measures the destination rather than the source disk; how much of it stayed
 /// cached is reported with the results.
 fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet> {
-    let path = plan.source.as_ref().expect("--source given");
+    let path = plan.source.as_ref().expect("a user source is planned");
     check_source(path)?;
     let root = Root::open(path)
         .map_err(|e| Error::Destination {

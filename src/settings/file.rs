@@ -11,6 +11,10 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+use super::defs::{
+    BAND_SIZE, DURATION, FILES, MIN_TIME, PROFILE, RUNS, SET_SIZE, SETS, SIZE, Setting, TESTS,
+    THREADS,
+};
 use super::{Given, Origin, RunOptions, plan};
 use crate::error::{Error, Result};
 use crate::units::ByteSize;
@@ -123,13 +127,13 @@ impl ConfigFile {
         if let Some(p) = &table.profile {
             if in_profile {
                 let problem = "only [defaults] names a profile; use base";
-                return Err(self.key_error("profile", p, problem));
+                return Err(self.key_error(PROFILE.key(), p, problem));
             }
             if ProfileName::from_str(p.get_ref()).is_err()
                 && !self.profiles.contains_key(p.get_ref().as_str())
             {
                 let problem = format!("no profile named '{}'", p.get_ref());
-                return Err(self.key_error("profile", p, problem));
+                return Err(self.key_error(PROFILE.key(), p, problem));
             }
         }
         if let (Some(base), false) = (&table.base, in_profile) {
@@ -172,32 +176,32 @@ impl ConfigFile {
                 *set = from;
             }
         }
-        under(&mut options.tests, self.value("tests", &table.tests));
-        under(&mut options.runs, self.value("runs", &table.runs));
-        under(&mut options.size, self.value("size", &table.size));
+        under(&mut options.tests, self.value(&TESTS, &table.tests));
+        under(&mut options.runs, self.value(&RUNS, &table.runs));
+        under(&mut options.size, self.value(&SIZE, &table.size));
         under(
-            &mut options.block_duration_s,
-            self.value("duration", &table.duration),
+            &mut options.block_duration,
+            self.value(&DURATION, &table.duration),
         );
         under(
-            &mut options.min_time_s,
-            self.value("min_time", &table.min_time),
+            &mut options.min_time,
+            self.value(&MIN_TIME, &table.min_time),
         );
         under(
             &mut options.set_size,
-            self.value("set_size", &table.set_size),
+            self.value(&SET_SIZE, &table.set_size),
         );
-        under(&mut options.files, self.value("files", &table.files));
-        under(&mut options.threads, self.value("threads", &table.threads));
-        under(&mut options.sets, self.value("sets", &table.sets));
+        under(&mut options.files, self.value(&FILES, &table.files));
+        under(&mut options.threads, self.value(&THREADS, &table.threads));
+        under(&mut options.sets, self.value(&SETS, &table.sets));
         under(
             &mut options.band_size,
-            self.value("band_size", &table.band_size),
+            self.value(&BAND_SIZE, &table.band_size),
         );
     }
 
-    fn value<T: Clone>(&self, key: &str, value: &Option<Spanned<T>>) -> Option<Given<T>> {
-        value.as_ref().map(|v| self.given(key, v))
+    fn value<T: Clone>(&self, setting: &Setting, value: &Option<Spanned<T>>) -> Option<Given<T>> {
+        value.as_ref().map(|v| self.given(setting.key(), v))
     }
 
     /// `value` of `key`, with its line and `key = value` as written.

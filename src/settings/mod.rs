@@ -3,6 +3,7 @@
 //! over config file over profile) and every check live here, once, and an error names where the
 //! bad value came from ([`Given`]). No I/O here, and no command line: nothing is parsed twice.
 
+pub mod defs;
 mod file;
 mod given;
 mod options;

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::defs::PROFILE;
 use super::{ConfigFile, Given, RunPlan, plan};
 use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
@@ -21,11 +22,11 @@ pub struct RunOptions {
     pub size: Option<Given<ByteSize>>,
     pub runs: Option<Given<usize>>,
     /// `--duration`, seconds.
-    pub block_duration_s: Option<Given<f64>>,
+    pub block_duration: Option<Given<f64>>,
     /// `--time`, seconds.
-    pub sustained_time_s: Option<Given<f64>>,
+    pub sustained_time: Option<Given<f64>>,
     /// `--min-time`, seconds.
-    pub min_time_s: Option<Given<f64>>,
+    pub min_time: Option<Given<f64>>,
     pub engine: EngineChoice,
     pub label: Option<String>,
     /// Never O_DIRECT (`--buffered`).
@@ -61,9 +62,9 @@ impl Default for RunOptions {
             tests: None,
             size: None,
             runs: None,
-            block_duration_s: None,
-            sustained_time_s: None,
-            min_time_s: None,
+            block_duration: None,
+            sustained_time: None,
+            min_time: None,
             engine: EngineChoice::default(),
             label: None,
             force_buffered: false,
@@ -125,10 +126,10 @@ impl RunOptions {
 fn unknown_profile(builtin: &str, file: Option<&ConfigFile>) -> Error {
     let mine = file.map(ConfigFile::profile_names).unwrap_or_default();
     Error::Usage(if mine.is_empty() {
-        format!("--profile: {builtin}")
+        format!("{PROFILE}: {builtin}")
     } else {
         format!(
-            "--profile: {builtin}, nor one of the config file's ({})",
+            "{PROFILE}: {builtin}, nor one of the config file's ({})",
             mine.join(", ")
         )
     })

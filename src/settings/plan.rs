@@ -4,6 +4,10 @@
 
 use std::time::Duration;
 
+use super::defs::{
+    BAND_SIZE, DURATION, FILES, MIN_TIME, RUNS, SET_SIZE, SETS, SIZE, SOURCE, Setting, TESTS,
+    THREADS, TIME,
+};
 use super::{
     Adaptive, Given, MAX_DURATION_S, MAX_RUNS, MAX_SUSTAINED_S, MAX_THREADS, MIN_FILE_SIZE, Origin,
     Repeats, RunOptions, RunPlan, SetPlan, suite_options,
@@ -31,7 +35,7 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
         repeats: runs,
         file_size,
         block_duration: durations.block,
-        block_until_steady: o.block_duration_s.is_none(),
+        block_until_steady: o.block_duration.is_none(),
         min_time: durations.min_time,
         engine: o.engine,
         force_buffered: o.force_buffered,
@@ -73,7 +77,7 @@ pub(super) fn check_values(o: &RunOptions) -> Result<()> {
 fn runs(o: &RunOptions, profile: &Profile) -> Result<Repeats> {
     match &o.runs {
         Some(g) if g.value == 0 || g.value > MAX_RUNS => Err(g.refuse(
-            format_args!("--runs {}", g.value),
+            format_args!("{RUNS} {}", g.value),
             format_args!("must be between 1 and {MAX_RUNS}"),
         )),
         Some(g) => Ok(Repeats::Exactly(g.value)),
@@ -89,7 +93,7 @@ fn runs(o: &RunOptions, profile: &Profile) -> Result<Repeats> {
 fn file_size(o: &RunOptions, profile: &Profile) -> Result<u64> {
     match &o.size {
         Some(g) if g.value.0 < MIN_FILE_SIZE => Err(g.refuse(
-            format_args!("--size {}", g.value),
+            format_args!("{SIZE} {}", g.value),
             format_args!(
                 "the block tests need at least {}",
                 format_bytes(MIN_FILE_SIZE)
@@ -108,7 +112,7 @@ fn band_size(o: &RunOptions) -> Result<Option<u64>> {
     match &o.band_size {
         Some(g) if g.value.0 % ALIGN != 0 || !(MIN_BAND..=MAX_BAND).contains(&g.value.0) => Err(g
             .refuse(
-                format_args!("--band-size {}", g.value),
+                format_args!("{BAND_SIZE} {}", g.value),
                 format_args!(
                     "must be whole 4 KiB blocks from {} to {}",
                     format_bytes(MIN_BAND),
@@ -128,11 +132,11 @@ struct Durations {
 
 fn durations(o: &RunOptions, profile: &Profile) -> Result<Durations> {
     Ok(Durations {
-        block: seconds(&o.block_duration_s, "--duration", false, MAX_DURATION_S)?
+        block: seconds(&o.block_duration, &DURATION, false, MAX_DURATION_S)?
             .unwrap_or(profile.block_duration),
-        min_time: seconds(&o.min_time_s, "--min-time", true, MAX_DURATION_S)?
+        min_time: seconds(&o.min_time, &MIN_TIME, true, MAX_DURATION_S)?
             .unwrap_or(profile.min_time),
-        sustained_time: seconds(&o.sustained_time_s, "--time", false, MAX_SUSTAINED_S)?
+        sustained_time: seconds(&o.sustained_time, &TIME, false, MAX_SUSTAINED_S)?
             .unwrap_or(profile.sustained_time),
     })
 }
@@ -141,7 +145,7 @@ fn durations(o: &RunOptions, profile: &Profile) -> Result<Durations> {
 /// given.
 fn seconds(
     given: &Option<Given<f64>>,
-    flag: &str,
+    setting: &Setting,
     zero_ok: bool,
     max: f64,
 ) -> Result<Option<Duration>> {
@@ -155,7 +159,7 @@ fn seconds(
     } else {
         format!("must be more than 0 and at most {max} seconds")
     };
-    Err(g.refuse(format_args!("{flag} {s}"), problem))
+    Err(g.refuse(format_args!("{setting} {s}"), problem))
 }
 
 /// The file sets' own settings: thread counts, files per set, set size, generated or `--source`.
@@ -164,18 +168,26 @@ fn check_file_sets(o: &RunOptions) -> Result<()> {
         && let Some(&bad) = g.value.iter().find(|&&t| t == 0 || t > MAX_THREADS)
     {
         let problem = format!("must be between 1 and {MAX_THREADS}");
-        return Err(g.refuse(format_args!("--threads {bad}"), problem));
+        return Err(g.refuse(format_args!("{THREADS} {bad}"), problem));
     }
     if let Some(g) = o.files.as_ref().filter(|g| g.value == 0) {
-        return Err(g.refuse("--files 0", "a file set needs at least one file"));
+        return Err(g.refuse(
+            format_args!("{FILES} 0"),
+            "a file set needs at least one file",
+        ));
     }
     if let Some(g) = o.set_size.as_ref().filter(|g| g.value.0 == 0) {
-        return Err(g.refuse("--set-size 0", "a file set needs at least one byte"));
+        return Err(g.refuse(
+            format_args!("{SET_SIZE} 0"),
+            "a file set needs at least one byte",
+        ));
     }
     if let (Some(_), Some(g)) = (&o.source, &o.sets) {
         return Err(match g.origin {
-            Origin::Flag => Error::Usage("--source and --sets exclude each other".into()),
-            Origin::File { .. } => g.refuse("--sets", "--source excludes the file's sets"),
+            Origin::Flag => Error::Usage(format!("{SOURCE} and {SETS} exclude each other")),
+            Origin::File { .. } => {
+                g.refuse(SETS, format_args!("{SOURCE} excludes the file's sets"))
+            }
         });
     }
     Ok(())
@@ -184,8 +196,8 @@ fn check_file_sets(o: &RunOptions) -> Result<()> {
 /// The variants `--tests` selects (the profile's tests when none) of the suite.
 fn variants(o: &RunOptions, profile: &Profile, suite: &SuiteOptions) -> Result<Vec<Variant>> {
     let refuse = |problem: String| match &o.tests {
-        Some(g) => g.refuse("--tests", problem),
-        None => Error::Usage(format!("--tests: {problem}")),
+        Some(g) => g.refuse(TESTS, problem),
+        None => Error::Usage(format!("{TESTS}: {problem}")),
     };
     let variants =
         workload::select(workload::suite(suite), list(&o.tests), profile.tests).map_err(refuse)?;
@@ -233,7 +245,7 @@ mod tests {
     #[test]
     fn a_flags_value_is_named_by_the_flag() {
         let e = refused(RunOptions {
-            block_duration_s: Some(0.0.into()),
+            block_duration: Some(0.0.into()),
             ..RunOptions::default()
         });
         assert_eq!(
@@ -270,7 +282,7 @@ mod tests {
     #[test]
     fn a_config_files_value_is_named_by_file_and_line() {
         let e = refused(RunOptions {
-            block_duration_s: Some(Given {
+            block_duration: Some(Given {
                 value: 0.0,
                 origin: Origin::File {
                     path: PathBuf::from("destbench.toml"),

@@ -1,21 +1,25 @@
 //! What the page reads: the destinations worth testing, the profiles and their planned time,
-//! the history, a run's answer and its HTML report; and the argv of the jobs it starts, built
-//! from its form for the command line's own parser.
+//! the history, a run's answer and its HTML report; and the jobs it starts, built from its form:
+//! a run as a `RunRequest` (the terminal's settings path, without its parser), an estimate as
+//! the argv of `destbench estimate`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::{Command, RunId};
+use crate::cli::RunId;
 use crate::history::RunRecord;
 use crate::probe::{self, Chain, NodeKind};
 use crate::report::{self, Exporter};
 use crate::workload::ProfileName;
 use crate::{platform, units};
 
-use super::super::{db, run};
+use super::super::run::{self, Output, RunRequest};
+use super::super::{config, db};
 use super::App;
 use super::job::Refused;
 use super::reply::{Reply, to_json};
+use crate::error::Result;
+use crate::settings::{ConfigFile, RunOptions, RunPlan};
 
 /// A destination offered on the page.
 #[derive(serde::Serialize)]
@@ -105,33 +109,39 @@ struct Profile {
 /// Each profile with the time its plan takes on `path` (the current directory when none).
 pub fn profiles(app: &App, path: Option<&str>) -> Reply {
     let path = path.filter(|p| !p.is_empty()).unwrap_or(".");
-    let planned: Result<Vec<Profile>, String> = ProfileName::ALL
-        .into_iter()
-        .map(|name| {
-            let argv = run_args(app, path, name.as_str());
-            let planned_s = plan_seconds(&argv)?;
-            Ok(Profile {
-                name,
-                default: name == ProfileName::default(),
-                planned_s,
-                planned: units::human_duration(planned_s),
+    let planned = config::load().and_then(|config| {
+        ProfileName::ALL
+            .into_iter()
+            .map(|name| {
+                let planned_s = crate::runner::planned_total_s(&plan(
+                    app,
+                    path,
+                    name.as_str(),
+                    config.as_ref(),
+                )?);
+                Ok(Profile {
+                    name,
+                    default: name == ProfileName::default(),
+                    planned_s,
+                    planned: units::human_duration(planned_s),
+                })
             })
-        })
-        .collect();
+            .collect::<Result<Vec<Profile>>>()
+    });
     match planned {
         Ok(list) => Reply::json(200, to_json(&list)),
-        Err(why) => Reply::text(400, why),
+        Err(why) => Reply::text(400, why.to_string()),
     }
 }
 
-fn plan_seconds(argv: &[String]) -> Result<f64, String> {
-    let Command::Run(args) = super::job::parse(&["run"], argv).map_err(|e| e.to_string())? else {
-        unreachable!("parsed as run")
+/// The plan of a run of the page's: a destination and a profile (destbench's or the config
+/// file's), with the server's engine, checked as the terminal's flags are.
+fn plan(app: &App, path: &str, profile: &str, config: Option<&ConfigFile>) -> Result<RunPlan> {
+    let options = RunOptions {
+        engine: run::engine(app.engine),
+        ..RunOptions::new(run::absolute(PathBuf::from(path)))
     };
-    let plan = run::options(&args)
-        .and_then(|o| o.plan())
-        .map_err(|e| e.to_string())?;
-    Ok(crate::runner::planned_total_s(&plan))
+    options.with_config(Some(profile), config)?.plan()
 }
 
 /// `destbench history --json`, of every run or of those on `destination`.
@@ -188,21 +198,17 @@ pub fn report(app: &App, ids: &[&str]) -> Reply {
     }
 }
 
-/// The arguments of `destbench run` for a destination and profile of the page's, with the
-/// server's engine and history.
-fn run_args(app: &App, path: &str, profile: &str) -> Vec<String> {
-    let mut argv: Vec<String> = vec!["--profile".into(), profile.into()];
-    argv.extend(["--engine".into(), engine_name(app)]);
-    argv.extend(db_args(app));
-    // After `--`, a path that starts with `-` is a path.
-    argv.extend(["--".into(), path.into()]);
-    argv
-}
-
-pub fn run_argv(app: &App, form: &[(String, String)]) -> Result<Vec<String>, Refused> {
+/// The run the form asks for: its destination and profile, stored in the server's history.
+pub fn run_request(app: &App, form: &[(String, String)]) -> Result<RunRequest, Refused> {
     let path = required(form, "path", "a destination folder")?;
     let profile = value(form, "profile").unwrap_or(ProfileName::default().as_str());
-    Ok(run_args(app, path, profile))
+    let config = config::load()?;
+    Ok(RunRequest {
+        plan: plan(app, path, profile, config.as_ref())?,
+        link_speed: None,
+        output: Output::Stored,
+        history: Some(app.db.clone()),
+    })
 }
 
 pub fn estimate_argv(app: &App, form: &[(String, String)]) -> Result<Vec<String>, Refused> {
@@ -225,13 +231,6 @@ fn db_args(app: &App) -> Vec<String> {
         Some(db) => vec!["--db".into(), db.display().to_string()],
         None => Vec::new(),
     }
-}
-
-fn engine_name(app: &App) -> String {
-    use clap::ValueEnum;
-    app.engine
-        .to_possible_value()
-        .map_or_else(|| "auto".into(), |v| v.get_name().to_string())
 }
 
 /// The first value of `key` in a form or a query.

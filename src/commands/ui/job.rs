@@ -1,7 +1,7 @@
 //! The one thing `destbench ui` does at a time: a run or an estimate, on its own thread, with
 //! what every tab polls (its progress while it goes, its outcome after). A run is the terminal's
-//! run: its flags parsed by the same parser from the same argv, planned, measured, judged and
-//! stored by the functions `destbench run` calls.
+//! run: a `RunRequest` made by `run::execute`, the function `destbench run` calls; an estimate is
+//! parsed from its argv by the command line's own parser.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -13,7 +13,8 @@ use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::report::{ProgressReader, ProgressView, TerminalProgress};
 
-use super::super::{estimate, run};
+use super::super::run::{self, OneClient, RunRequest};
+use super::super::{db, estimate};
 
 /// What a tab is told of the job: the one under way, or the last one's outcome.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -119,27 +120,21 @@ impl Jobs {
         matches!(self.lock().status, Some(Status::Running { .. }))
     }
 
-    /// Starts a run of `argv` (the arguments after `destbench run`), checked and planned here so
-    /// that a wrong path or profile is refused at once.
-    pub fn start_run(&self, argv: &[String]) -> std::result::Result<(), Refused> {
-        let Command::Run(args) = parse(&["run"], argv)? else {
-            unreachable!("parsed as run")
-        };
-        let plan = run::options(&args)?.plan()?;
-        crate::scratch::check_destination(&plan.destination)?;
-        let store = super::super::db::open_for_run(false, &args.history_db)?;
+    /// Starts `request`, whose destination and history are checked here so that a wrong path
+    /// is refused at once.
+    pub fn start_run(&self, request: RunRequest) -> std::result::Result<(), Refused> {
+        crate::scratch::check_destination(&request.plan.destination)?;
+        if let Some(history) = &request.history {
+            db::open_for_run(false, history)?;
+        }
         let progress = TerminalProgress::hidden();
         let reader = progress.reader();
-        let path = plan.destination.clone();
+        let path = request.plan.destination.clone();
         self.begin(Kind::Run, path.clone(), Some(reader))?;
         self.spawn(Kind::Run, path, move || {
             let mut progress = progress;
-            let report = run::judge(run::measure(&plan, &args, &mut progress)?);
-            let stored = match &store {
-                Some(store) => run::store(store, &report, false)?,
-                None => None,
-            };
-            Ok(match stored {
+            let finished = run::execute(&request, &OneClient, &mut progress)?;
+            Ok(match finished.run_id {
                 Some(run_id) => Outcome::Stored { run_id },
                 None => Outcome::NotStored,
             })
@@ -246,7 +241,7 @@ impl Jobs {
 
 /// `destbench COMMAND ARGS...` through the command line's own parser, so that the page's values
 /// are checked exactly as typed ones are.
-pub fn parse(command: &[&str], argv: &[String]) -> Result<Command> {
+fn parse(command: &[&str], argv: &[String]) -> Result<Command> {
     let words = ["destbench"]
         .iter()
         .chain(command)

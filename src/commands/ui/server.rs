@@ -107,7 +107,7 @@ fn get(app: &App, target: &Target) -> Reply {
 
 fn post(app: &App, path: &str, form: &[(String, String)]) -> Reply {
     let started = match path {
-        "/api/run" => api::run_argv(app, form).and_then(|argv| app.jobs.start_run(&argv)),
+        "/api/run" => api::run_request(app, form).and_then(|request| app.jobs.start_run(request)),
         "/api/estimate" => {
             api::estimate_argv(app, form).and_then(|argv| app.jobs.start_estimate(&argv))
         }

@@ -1,0 +1,270 @@
+//! Every setting of `destbench run`, declared once: its flag, its config file key, its help and
+//! its default in each profile (read from `workload::Profile`, never typed again). The command
+//! line (`cli::RunArgs`) takes its flags' names and help from here, the config file its keys,
+//! and every error names a flag through its declaration (`{RUNS}` is `--runs`), so renaming a
+//! flag here renames it everywhere.
+
+use std::fmt;
+
+use crate::units::{format_bytes, format_size};
+use crate::workload::{Profile, ProfileName};
+
+/// One setting of `destbench run`.
+#[derive(Debug)]
+pub struct Setting {
+    /// The flag's long name, without the dashes (what `Arg::long` takes).
+    pub long: &'static str,
+    /// The config file's key, when the file can set it (in `[defaults]` and profiles).
+    pub key: Option<&'static str>,
+    /// What it does, for `--help`; the profile's defaults follow it.
+    pub about: &'static str,
+    /// Its default in a profile, in the help's words; None when no profile sets it.
+    pub default: Option<fn(&Profile) -> String>,
+}
+
+impl Setting {
+    /// The help: what it does, then each profile's default, `[default: quick 0.25, ...]`.
+    pub fn help(&self) -> String {
+        match self.default {
+            None => self.about.to_string(),
+            Some(default) => {
+                let each: Vec<String> = ProfileName::ALL
+                    .into_iter()
+                    .map(|name| format!("{name} {}", default(&Profile::get(name))))
+                    .collect();
+                format!("{} [default: {}]", self.about, each.join(", "))
+            }
+        }
+    }
+
+    /// The config file's key; only for a setting the file can set.
+    pub fn key(&self) -> &'static str {
+        self.key.unwrap_or(self.long)
+    }
+}
+
+/// The flag as typed: `--runs`.
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "--{}", self.long)
+    }
+}
+
+const fn flag(long: &'static str, about: &'static str) -> Setting {
+    Setting {
+        long,
+        key: None,
+        about,
+        default: None,
+    }
+}
+
+/// A setting the config file can set too, under `key`.
+const fn keyed(long: &'static str, key: &'static str, about: &'static str) -> Setting {
+    Setting {
+        long,
+        key: Some(key),
+        about,
+        default: None,
+    }
+}
+
+const fn with_default(setting: Setting, default: fn(&Profile) -> String) -> Setting {
+    Setting {
+        default: Some(default),
+        ..setting
+    }
+}
+
+fn seconds(d: std::time::Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+fn list<T: fmt::Display>(items: impl IntoIterator<Item = T>, sep: &str) -> String {
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+// The profile, the tests and the sets have help of their own (lists from `workload`'s tables).
+pub const PROFILE: Setting = keyed("profile", "profile", "");
+pub const TESTS: Setting = keyed("tests", "tests", "");
+pub const SETS: Setting = keyed("sets", "sets", "");
+
+pub const SIZE: Setting = with_default(
+    keyed(
+        "size",
+        "size",
+        "Size of the block tests' file, and the most the sustained test writes (4k, 50MB, 1GiB: \
+         k/M/G binary, kB/MB/GB decimal)",
+    ),
+    |p| format_bytes(p.file_size),
+);
+
+pub const BAND_SIZE: Setting = keyed(
+    "band-size",
+    "band_size",
+    "tm-backup's band size (8M to 8G, whole 4 KiB blocks; default: as Time Machine chooses for \
+     the destination's size, its size / 4096)",
+);
+
+pub const RUNS: Setting = with_default(
+    keyed(
+        "runs",
+        "runs",
+        "Exactly this many repetitions of every test (default: each repeats until its median is \
+         known to the profile's precision or its share of the profile's time budget runs out, \
+         between its least and most runs; see README)",
+    ),
+    |p| {
+        format!(
+            "{}-{} runs to ±{}% in about {} s",
+            p.min_runs,
+            p.max_runs,
+            p.precision * 100.0,
+            p.budget.as_secs()
+        )
+    },
+);
+
+pub const DURATION: Setting = with_default(
+    keyed(
+        "duration",
+        "duration",
+        "Seconds each block-test repetition runs, exactly (default: until its rate is steady, at \
+         least --min-time and at most the profile's duration)",
+    ),
+    |p| seconds(p.block_duration),
+);
+
+pub const MIN_TIME: Setting = with_default(
+    keyed(
+        "min-time",
+        "min_time",
+        "The least every repetition lasts, in seconds: a file-set repetition goes over its set \
+         again, each time in a fresh directory, until it does; one that cannot within the budget \
+         is marked short-sample. 0: no minimum",
+    ),
+    |p| seconds(p.min_time),
+);
+
+pub const TIME: Setting = with_default(
+    flag(
+        "time",
+        "The longest the sustained test writes, in seconds (it stops earlier once the rate is \
+         steady, or at --size / the free space)",
+    ),
+    |p| seconds(p.sustained_time),
+);
+
+pub const THREADS: Setting = with_default(
+    keyed(
+        "threads",
+        "threads",
+        "Copy-thread counts of the file-set tests, comma-separated",
+    ),
+    |p| list(p.threads, ","),
+);
+
+pub const SET_SIZE: Setting = with_default(
+    keyed(
+        "set-size",
+        "set_size",
+        "Total size of each generated file set",
+    ),
+    |p| {
+        let sets = p
+            .sets
+            .iter()
+            .map(|&(k, b)| format!("{k} {}", format_size(b)));
+        format!("({})", list(sets, ", "))
+    },
+);
+
+pub const FILES: Setting = keyed(
+    "files",
+    "files",
+    "At most this many files in each generated set",
+);
+
+pub const SOURCE: Setting = flag(
+    "source",
+    "Use this folder as the file set instead of generated ones (read-only: nothing in it is ever \
+     written, renamed or deleted)",
+);
+
+pub const VERIFY: Setting = with_default(
+    flag(
+        "verify",
+        "Verify restored files against the source with blake3",
+    ),
+    |p| if p.verify { "on" } else { "off" }.to_string(),
+);
+
+pub const BUFFERED: Setting = flag(
+    "buffered",
+    "Never use O_DIRECT: buffered I/O with fdatasync and verified eviction",
+);
+
+pub const OUTPUT: Setting = flag(
+    "output",
+    "Write the report (the table, or the JSON with -j) to FILE instead of stdout (80 columns \
+     wide, no colour)",
+);
+
+pub const STONEWALL: Setting = flag(
+    "stonewall",
+    "Under MPI (`mpirun -n N`, feature `mpi`): all clients stop when the first finishes its \
+     work, and what each had done by then is counted (block tests)",
+);
+
+pub const CLIENTS: Setting = flag(
+    "clients",
+    "Under MPI: run the tests with the first k ranks, for each k given (1,2,4,8), and report the \
+     aggregate and per-client rates against the number of clients",
+);
+
+/// The settings the config file can set, each under its key.
+pub const KEYED: [&Setting; 11] = [
+    &TESTS, &SETS, &SIZE, &BAND_SIZE, &RUNS, &DURATION, &MIN_TIME, &THREADS, &SET_SIZE, &FILES,
+    &PROFILE,
+];
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::settings::ConfigFile;
+
+    /// The config file's keys are the declared ones, no more and no fewer: its parser lists
+    /// what it accepts when given a key it does not.
+    #[test]
+    fn the_config_files_keys_are_the_declared_ones() {
+        let text = "[defaults]\nno_such_key = 1\n".to_string();
+        let e = ConfigFile::parse(PathBuf::from("c.toml"), text)
+            .unwrap_err()
+            .to_string();
+        let (_, accepted) = e.split_once("expected one of").expect(&e);
+        let accepted: Vec<&str> = accepted.split('`').skip(1).step_by(2).collect();
+        let declared: Vec<&str> = KEYED.iter().map(|s| s.key()).collect();
+        for key in &declared {
+            assert!(
+                accepted.contains(key),
+                "{key} is declared but not read: {e}"
+            );
+        }
+        // `base` names a profile's parent: a key of the file's own, with no flag.
+        for key in accepted.iter().filter(|&&k| k != "base") {
+            assert!(declared.contains(key), "{key} is read but not declared");
+        }
+    }
+
+    #[test]
+    fn a_setting_is_named_as_typed() {
+        assert_eq!(MIN_TIME.to_string(), "--min-time");
+        assert_eq!(MIN_TIME.key(), "min_time");
+    }
+}
