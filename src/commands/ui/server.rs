@@ -106,7 +106,10 @@ fn get(app: &App, target: &Target) -> Reply {
 }
 
 fn post(app: &App, path: &str, form: &[(String, String)]) -> Reply {
+    // One job at a time: a request while one runs is refused as such, before its form is
+    // checked (a plan reads the destination, which the job under way may be filling).
     let started = match path {
+        "/api/run" | "/api/estimate" if app.jobs.busy() => Err(Refused::Busy),
         "/api/run" => api::run_request(app, form).and_then(|request| app.jobs.start_run(request)),
         "/api/estimate" => {
             api::estimate_argv(app, form).and_then(|argv| app.jobs.start_estimate(&argv))
