@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{SysRoots, link_name, read};
-use crate::probe::links::{row, trim_number};
+use crate::probe::links::{row, trim_number, usb_row};
 use crate::probe::{Bandwidth, Node, NodeKind};
 
 /// The transport nodes above the disk whose sysfs directory is `dir`, nested from the
@@ -110,18 +110,10 @@ fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         Some(false) => "BOT",
         None => "driver unknown",
     };
-    // Without the driver the higher (UAS) ceiling is used: it never claims a limit that
-    // might not be there.
-    let id = match (speed.as_deref(), uas) {
-        (Some("12"), _) => Some("usb1.1"),
-        (Some("480"), Some(false)) => Some("usb2-bot"),
-        (Some("480"), _) => Some("usb2-uas"),
-        (Some("5000"), Some(false)) => Some("usb3g1-bot"),
-        (Some("5000"), _) => Some("usb3g1-uas"),
-        (Some("10000"), _) => Some("usb3g2"),
-        (Some("20000"), _) => Some("usb3g2x2"),
-        _ => None,
-    };
+    let id = speed
+        .as_deref()
+        .and_then(|s| s.parse::<f64>().ok())
+        .and_then(|mbit| usb_row(mbit, uas));
     match id {
         Some(id) => {
             let c = row(id).ceiling();

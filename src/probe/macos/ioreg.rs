@@ -5,7 +5,7 @@
 use plist::{Dictionary, Value};
 
 use super::{Tools, source};
-use crate::probe::links::row;
+use crate::probe::links::{row, usb_row};
 use crate::probe::{Bandwidth, Node, NodeKind};
 
 const CHILDREN: &str = "IORegistryEntryChildren";
@@ -117,14 +117,11 @@ fn usb_node(bsd: &str, tools: &dyn Tools) -> Node {
         return node;
     };
     node.fact("negotiated speed", format!("{mbit} Mbit/s"), &src);
-    let id = match (mbit, uas) {
-        (..=12, _) => "usb1.1",
-        (..=480, false) => "usb2-bot",
-        (..=480, true) => "usb2-uas",
-        (..=5000, false) => "usb3g1-bot",
-        (..=5000, true) => "usb3g1-uas",
-        (..=10000, _) => "usb3g2",
-        _ => "usb3g2x2",
+    let Some(id) = usb_row(mbit as f64, Some(uas)) else {
+        node.bandwidth = Bandwidth::Unknown {
+            why: format!("USB speed {mbit} Mbit/s has no row in the links table"),
+        };
+        return node;
     };
     let ceiling = row(id).ceiling();
     node.label = ceiling.link.clone();
