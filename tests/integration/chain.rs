@@ -10,7 +10,7 @@ fn info_json(path: &str, extra: &[&str]) -> Value {
     let mut args = vec!["info", path, "--json"];
     args.extend_from_slice(extra);
     let doc = run_json(&args);
-    assert_eq!(doc["schema"], "destbench.chain/1");
+    assert_eq!(doc["schema"], "destbench.chain/2");
     doc
 }
 

@@ -6,7 +6,7 @@ use plist::{Dictionary, Value};
 
 use super::{Tools, source};
 use crate::probe::links::{row, usb_row};
-use crate::probe::{Bandwidth, Node, NodeKind};
+use crate::probe::{self, Bandwidth, Node, NodeKind, Rate};
 
 const CHILDREN: &str = "IORegistryEntryChildren";
 
@@ -85,9 +85,20 @@ pub fn bus_node(bsd: &str, bus: Option<&str>, disk_src: &str, tools: &dyn Tools)
         ),
     };
     if !bus.is_empty() {
-        node.fact("bus", bus, format!("{disk_src} (BusProtocol)"));
+        node.fact(
+            probe::Value::Transport(transport_name(bus).into()),
+            format!("{disk_src} (BusProtocol)"),
+        );
     }
     node
+}
+
+/// A `BusProtocol` in the spelling every system's transport fact uses.
+fn transport_name(bus: &str) -> &str {
+    match bus {
+        "PCI-Express" | "PCI" => "PCIe",
+        other => other,
+    }
 }
 
 /// USB: the `IOUSBHostDevice` above the disk, its negotiated speed and the storage driver.
@@ -107,16 +118,21 @@ fn usb_node(bsd: &str, tools: &dyn Tools) -> Node {
         .or_else(|| usb_speed_mbit(integer(device, "USBSpeed")?));
     let mut node = Node::new(NodeKind::Transport, format!("USB ({protocol})"));
     if let Some(name) = device.get("USB Product Name").and_then(Value::as_string) {
-        node.fact("USB device", name, &src);
+        node.other("USB device", name, &src);
     }
-    node.fact("protocol", protocol, format!("{src} (driver class)"));
+    node.other("protocol", protocol, format!("{src} (driver class)"));
     let Some(mbit) = mbit else {
         node.bandwidth = Bandwidth::Unknown {
             why: format!("the USB device above {bsd} reports no speed"),
         };
         return node;
     };
-    node.fact("negotiated speed", format!("{mbit} Mbit/s"), &src);
+    node.fact(
+        probe::Value::LinkSpeed(Rate {
+            mbit_s: mbit as f64,
+        }),
+        &src,
+    );
     let Some(id) = usb_row(mbit as f64, Some(uas)) else {
         node.bandwidth = Bandwidth::Unknown {
             why: format!("USB speed {mbit} Mbit/s has no row in the links table"),
@@ -166,7 +182,7 @@ fn pcie_node(bsd: &str, bus: &str, tools: &dyn Tools) -> Node {
         NodeKind::Transport,
         format!("PCIe Gen{generation} x{width}"),
     );
-    node.fact(
+    node.other(
         "link",
         format!("Gen{generation} x{width} (status {status:#x})"),
         format!("{src} (IOPCIExpressLinkStatus)"),
