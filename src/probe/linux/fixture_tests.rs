@@ -442,3 +442,42 @@ fn unknown_mount_point_is_an_error_not_a_panic() {
 
 /// A share's per-file cost, and what it is made of.
 mod per_file_tests;
+
+/// The lab (tests/integration/lab/mod.rs) reads `destbench info`'s lines "speed: N Mbit/s" of a
+/// USB bus and an Ethernet interface, "driver: ...", and the mount options as "key: value":
+/// typed facts keep those lines true.
+#[test]
+fn the_info_lines_the_lab_reads_keep_their_shape() {
+    let read = |fixture_dir: &str, rel: &str| {
+        let p = fixture(fixture_dir).join(rel);
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+    let usb = "sys/devices/pci0000:00/0000:00:14.0/usb1/1-2";
+    let info = crate::report::chain::render(&chain("usb2-bot-hdd", "/mnt/usb/backups"));
+    let speed = read("usb2-bot-hdd", &format!("{usb}/speed"));
+    assert!(
+        info.contains(&format!("speed: {} Mbit/s  [", speed.trim())),
+        "{info}"
+    );
+    assert!(info.contains("driver: usb-storage  ["), "{info}");
+    let info = crate::report::chain::render(&chain("cifs-gige", "/mnt/nas"));
+    let eth0 = "sys/devices/pci0000:00/0000:00:1f.6/net/eth0";
+    let speed = read("cifs-gige", &format!("{eth0}/speed"));
+    assert!(
+        info.contains(&format!("speed: {} Mbit/s  [", speed.trim())),
+        "{info}"
+    );
+    let ethernet = format!("(Ethernet, {} Mbit/s)", speed.trim());
+    assert!(info.contains(&ethernet), "{info}");
+    let mountinfo = read("cifs-gige", "proc/self/mountinfo");
+    for key in ["vers", "rsize", "wsize"] {
+        let value = mountinfo
+            .split([',', ' '])
+            .find_map(|o| o.strip_prefix(&format!("{key}=")))
+            .unwrap();
+        assert!(
+            info.contains(&format!("{key}: {value}  [")),
+            "{key} in {info}"
+        );
+    }
+}
