@@ -18,6 +18,7 @@
 //!   seam so the parsers run on any system; Time Machine's destination and its speed checks.
 //! - `windows/`: the volume's and the disks' queries, decoded by pure code tested on fixtures;
 //!   only `windows/live.rs` calls Windows.
+//! - `fact.rs`: a link's facts, each a key and a typed value, one spelling on every system.
 //! - `links.rs` (the link table, from `data/links.csv`), `rate.rs` (a link speed the user
 //!   declares) and `patience.rs` (asking many volumes without waiting on a dead share).
 
