@@ -53,10 +53,9 @@ pub enum Value {
     /// Windows' removal policy of a disk on a removable bus.
     #[strum_discriminants(strum(serialize = "removal policy"))]
     RemovalPolicy(RemovalPolicy),
-    /// The bus of a transport node, one spelling on every system: "USB", "SATA", "NVMe",
-    /// "PCIe", "Thunderbolt", "virtio", "iSCSI" (others as the system names them).
+    /// The bus of a transport node.
     #[strum_discriminants(strum(serialize = "transport"))]
-    Transport(String),
+    Transport(Transport),
     /// What a mount is mounted from: a device ("/dev/sdb1"), a share ("//nas/share").
     #[strum_discriminants(strum(serialize = "source"))]
     Source(String),
@@ -79,6 +78,42 @@ pub enum Value {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rate {
     pub mbit_s: f64,
+}
+
+/// A bus between a disk and the machine, one spelling on every system; a bus with no name here
+/// keeps the system's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Display)]
+#[serde(rename_all = "kebab-case")]
+pub enum Transport {
+    #[strum(serialize = "USB")]
+    Usb,
+    #[strum(serialize = "SATA")]
+    Sata,
+    #[strum(serialize = "ATA")]
+    Ata,
+    #[strum(serialize = "SAS")]
+    Sas,
+    #[strum(serialize = "SCSI")]
+    Scsi,
+    #[strum(serialize = "NVMe")]
+    Nvme,
+    #[strum(serialize = "PCIe")]
+    Pcie,
+    #[strum(serialize = "Thunderbolt")]
+    Thunderbolt,
+    #[strum(serialize = "FireWire")]
+    Firewire,
+    #[strum(serialize = "SD")]
+    Sd,
+    #[strum(serialize = "MMC")]
+    Mmc,
+    #[strum(serialize = "iSCSI")]
+    Iscsi,
+    #[strum(serialize = "virtio")]
+    Virtio,
+    #[serde(untagged)]
+    #[strum(to_string = "{0}")]
+    Other(String),
 }
 
 /// Whether writes are acknowledged from the device's volatile cache (Linux's "write back") or
@@ -121,7 +156,6 @@ impl Value {
             Value::Filesystem(s)
             | Value::Scheduler(s)
             | Value::SmbDialect(s)
-            | Value::Transport(s)
             | Value::Source(s)
             | Value::Uuid(s)
             | Value::Model(s)
@@ -152,6 +186,7 @@ impl fmt::Display for Value {
             Value::PhyRate(r) | Value::LinkSpeed(r) => write!(f, "{r}"),
             Value::WriteCache(c) => write!(f, "{c}"),
             Value::RemovalPolicy(p) => write!(f, "{p}"),
+            Value::Transport(t) => write!(f, "{t}"),
             _ => Ok(()), // the facts whose value is text, written above
         }
     }
@@ -220,6 +255,8 @@ mod tests {
             Value::PhyRate(Rate { mbit_s: 866.7 }),
             Value::RemovalPolicy(RemovalPolicy::QuickRemoval),
             Value::WriteCache(WriteCache::On),
+            Value::Transport(Transport::Nvme),
+            Value::Transport(Transport::Other("Apple Fabric".into())),
             Value::other("PHY mode", "802.11ax"),
         ];
         for value in facts {

@@ -1,7 +1,7 @@
 //! The three systems' fixtures write the same key and the same kind of value for the same fact.
 
 use super::windows::chain::{self as windows, Interface};
-use super::{Chain, Key, Node, NodeKind, Value, linux, macos};
+use super::{Chain, Key, Node, NodeKind, Transport, Value, linux, macos};
 
 fn first(c: &Chain, kind: NodeKind) -> &Node {
     c.nodes()
@@ -72,5 +72,22 @@ fn wifi_and_ethernet_rates_read_alike_on_every_system() {
             mac_speed,
             "{c:?}"
         );
+    }
+}
+
+#[test]
+fn a_usb_disk_is_on_the_same_transport_on_every_system() {
+    use super::windows::fixture_tests::{disk, local};
+    let mac = macos::tests::probe("usb2-stick", "msdos /dev/disk2s1 /Volumes/STICK");
+    let linux = linux::fixture_tests::chain("usb2-bot-hdd", "/mnt/usb/backups");
+    let win = windows::chain(&local(
+        r"F:\",
+        "FAT32",
+        vec![disk(3, "usb2-stick", "cache")],
+    ));
+    let usb = Some(Value::Transport(Transport::Usb));
+    for c in [&mac, &linux, &win] {
+        let bus = first(c, NodeKind::Transport);
+        assert_eq!(bus.get(Key::Transport), usb.as_ref(), "{bus:?}");
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{SysRoots, link_name, rate_fact, read};
 use crate::probe::links::{row, trim_number, usb_row};
-use crate::probe::{Bandwidth, Node, NodeKind, Value};
+use crate::probe::{Bandwidth, Node, NodeKind, Transport, Value};
 
 /// The transport nodes above the disk whose sysfs directory is `dir`, nested from the
 /// device towards the machine; None when no known bus is found.
@@ -56,7 +56,7 @@ fn virtio(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         .iter()
         .find(|p| numbered(&dir_name(p), "virtio"))?;
     let mut n = Node::new(NodeKind::Transport, "virtio (virtual disk)");
-    n.fact(Value::Transport("virtio".into()), roots.shown(dev));
+    n.fact(Value::Transport(Transport::Virtio), roots.shown(dev));
     if let Some(driver) = link_name(&dev.join("driver")) {
         n.other("driver", driver, format!("{}/driver", roots.shown(dev)));
     }
@@ -83,7 +83,7 @@ fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         .and_then(|p| link_name(&p.join("driver")).map(|d| (d, roots.shown(p))));
     let speed = read(&dev.join("speed"));
     let mut n = Node::new(NodeKind::Transport, "USB");
-    n.fact(Value::Transport("USB".into()), &shown);
+    n.fact(Value::Transport(Transport::Usb), &shown);
     if let Some(s) = &speed {
         rate_fact(
             &mut n,
@@ -159,7 +159,7 @@ fn sata(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         .iter()
         .find_map(|p| read(p).map(|v| (v, roots.shown(p))));
     let mut n = Node::new(NodeKind::Transport, format!("ATA port ata{number}"));
-    n.fact(Value::Transport("SATA".into()), roots.shown(port));
+    n.fact(Value::Transport(Transport::Sata), roots.shown(port));
     let id = match spd.as_ref().map(|(v, _)| v.as_str()) {
         Some("1.5 Gbps") => Some("sata1"),
         Some("3.0 Gbps") => Some("sata2"),
@@ -196,7 +196,7 @@ fn nvme(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
             transport.as_deref().unwrap_or("an unknown transport")
         ),
     );
-    n.fact(Value::Transport("NVMe".into()), roots.shown(ctrl));
+    n.fact(Value::Transport(Transport::Nvme), roots.shown(ctrl));
     if let Some(t) = &transport {
         n.other(
             "NVMe transport",
@@ -284,7 +284,7 @@ fn pcie(ancestors: &[&Path], roots: &SysRoots) -> Option<(Node, bool)> {
         return None;
     }
     n.fact(
-        Value::Transport("PCIe".into()),
+        Value::Transport(Transport::Pcie),
         "the links above, in /sys/devices",
     );
     match slowest {
@@ -306,7 +306,7 @@ fn pcie(ancestors: &[&Path], roots: &SysRoots) -> Option<(Node, bool)> {
 fn thunderbolt(roots: &SysRoots) -> Node {
     let mut n = Node::new(NodeKind::Transport, "Thunderbolt / USB4");
     let base = roots.sys("bus/thunderbolt/devices");
-    n.fact(Value::Transport("Thunderbolt".into()), roots.shown(&base));
+    n.fact(Value::Transport(Transport::Thunderbolt), roots.shown(&base));
     let mut routers: Vec<std::path::PathBuf> = std::fs::read_dir(&base)
         .map(|rd| {
             rd.filter_map(|e| e.ok())

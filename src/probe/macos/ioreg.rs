@@ -6,7 +6,7 @@ use plist::{Dictionary, Value};
 
 use super::{Tools, source};
 use crate::probe::links::{row, usb_row};
-use crate::probe::{self, Bandwidth, Node, NodeKind, Rate};
+use crate::probe::{self, Bandwidth, Node, NodeKind, Rate, Transport};
 
 const CHILDREN: &str = "IORegistryEntryChildren";
 
@@ -86,18 +86,24 @@ pub fn bus_node(bsd: &str, bus: Option<&str>, disk_src: &str, tools: &dyn Tools)
     };
     if !bus.is_empty() {
         node.fact(
-            probe::Value::Transport(transport_name(bus).into()),
+            probe::Value::Transport(transport(bus)),
             format!("{disk_src} (BusProtocol)"),
         );
     }
     node
 }
 
-/// A `BusProtocol` in the spelling every system's transport fact uses.
-fn transport_name(bus: &str) -> &str {
+/// The transport a `BusProtocol` names.
+fn transport(bus: &str) -> Transport {
     match bus {
-        "PCI-Express" | "PCI" => "PCIe",
-        other => other,
+        "USB" => Transport::Usb,
+        "SATA" => Transport::Sata,
+        "SAS" => Transport::Sas,
+        "PCI-Express" | "PCI" => Transport::Pcie,
+        "Thunderbolt" => Transport::Thunderbolt,
+        "FireWire" => Transport::Firewire,
+        "Secure Digital" => Transport::Sd,
+        other => Transport::Other(other.into()),
     }
 }
 

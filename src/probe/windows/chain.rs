@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::decode::{Adapter, Bus, Device, SmbConnection, WriteCache, WriteCacheProperty};
 use crate::probe::links::row;
-use crate::probe::{self, Bandwidth, Chain, Node, NodeKind, Rate, RemovalPolicy, Value};
+use crate::probe::{self, Bandwidth, Chain, Node, NodeKind, Rate, RemovalPolicy, Transport, Value};
 
 /// Where each fact comes from, as the chain records it.
 const DEVICE_Q: &str = "IOCTL_STORAGE_QUERY_PROPERTY StorageDeviceProperty";
@@ -224,6 +224,23 @@ fn cache_facts(n: &mut Node, disk: &Disk, cache: &WriteCacheProperty, notes: &mu
     }
 }
 
+/// The transport a storage bus type names.
+fn transport(bus: Bus) -> Transport {
+    match bus {
+        Bus::Usb => Transport::Usb,
+        Bus::Sata => Transport::Sata,
+        Bus::Ata => Transport::Ata,
+        Bus::Sas => Transport::Sas,
+        Bus::Scsi => Transport::Scsi,
+        Bus::Nvme => Transport::Nvme,
+        Bus::Ieee1394 => Transport::Firewire,
+        Bus::Sd => Transport::Sd,
+        Bus::Mmc => Transport::Mmc,
+        Bus::Iscsi => Transport::Iscsi,
+        other => Transport::Other(other.name()),
+    }
+}
+
 /// The bus, from the adapter (or the device when the adapter did not answer). Windows'
 /// storage queries do not give the negotiated link speed (SATA generation, USB speed, PCIe
 /// lanes): the ceiling stays unknown, with that reason.
@@ -241,7 +258,7 @@ fn bus_node(disk: &Disk) -> Node {
         return n;
     };
     let mut n = Node::new(NodeKind::Transport, bus.name());
-    n.fact(Value::Transport(bus.name()), source);
+    n.fact(Value::Transport(transport(bus)), source);
     if let Ok(a) = &disk.adapter {
         n.other(
             "max transfer",

@@ -29,7 +29,7 @@ fn json(name: &str) -> String {
 
 /// A disk as `live.rs` would gather it, from the fixtures named `{disk}.*`; a missing fixture is
 /// a query the device did not answer.
-fn disk(number: u32, disk: &str, cache: &str) -> Disk {
+pub(in crate::probe) fn disk(number: u32, disk: &str, cache: &str) -> Disk {
     let answer = |what: &str| {
         let path = fixture(&format!("{disk}.{what}.hex"));
         if path.exists() {
@@ -48,7 +48,7 @@ fn disk(number: u32, disk: &str, cache: &str) -> Disk {
     }
 }
 
-fn local(root: &str, fs: &str, disks: Vec<Disk>) -> Volume {
+pub(in crate::probe) fn local(root: &str, fs: &str, disks: Vec<Disk>) -> Volume {
     Volume {
         path: PathBuf::from(format!("{root}Backups")),
         root: root.into(),
