@@ -320,7 +320,7 @@ fn a_stored_run_with_a_chain_of_text_facts_loads_its_chain() {
         .expect("the old chain loads");
     assert_eq!(chain.filesystem(), Some("NTFS"));
     let signed = &chain.root.facts[1];
-    assert_eq!(signed.value, crate::probe::Value::other("signed", "yes"));
+    assert_eq!(signed.value, crate::probe::Value::Signing(true));
 }
 
 /// A database in write-ahead logging mode, made by `sql`; its connection still open.

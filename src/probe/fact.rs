@@ -230,18 +230,53 @@ struct Wire {
 impl From<Wire> for Fact {
     fn from(w: Wire) -> Fact {
         let tagged = serde_json::json!({ "key": w.key, "value": w.value });
-        let value = serde_json::from_value(tagged).unwrap_or_else(|_| Value::Other {
-            text: match w.value {
+        let value = serde_json::from_value(tagged).unwrap_or_else(|_| {
+            let text = match w.value {
                 serde_json::Value::String(s) => s,
                 other => other.to_string(),
-            },
-            name: w.key,
+            };
+            from_chain_1(&w.key, &text).unwrap_or(Value::Other { name: w.key, text })
         });
         Fact {
             value,
             source: w.source,
         }
     }
+}
+
+/// A `destbench.chain/1` fact, typed where its name and text say what it is: each system spelled
+/// them its own way then (Windows' "signed: yes", macOS's "signing: on").
+fn from_chain_1(name: &str, text: &str) -> Option<Value> {
+    let yes = match text {
+        "yes" | "on" | "supported by the server" => Some(true),
+        "no" | "off" | "not supported" => Some(false),
+        _ => None,
+    };
+    Some(match name {
+        "signing" | "signed" => Value::Signing(yes?),
+        "encrypted" => Value::Encryption(yes?),
+        // macOS wrote the cipher, or "off".
+        "encryption" => Value::Encryption(yes.unwrap_or(true)),
+        "multichannel" => Value::Multichannel(yes?),
+        "SMB dialect" | "smb dialect" if !text.starts_with("not read") => {
+            Value::SmbDialect(text.into())
+        }
+        "PHY rate" | "PHY bitrate" => Value::PhyRate(Rate::parse(text)?),
+        "speed" | "link speed" | "negotiated speed" | "media" => {
+            Value::LinkSpeed(Rate::parse(text)?)
+        }
+        "write cache" => Value::WriteCache(match text {
+            "write back" | "on" => WriteCache::On,
+            "write through" | "off" | "none (write-through device)" => WriteCache::Off,
+            _ => return None,
+        }),
+        "removal policy" => Value::RemovalPolicy(match text {
+            "quick removal" => RemovalPolicy::QuickRemoval,
+            "better performance" => RemovalPolicy::BetterPerformance,
+            _ => return None,
+        }),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -273,11 +308,18 @@ mod tests {
     fn an_old_chains_text_facts_still_load() {
         // destbench.chain/1: every value text; typed keys it spelled alike read typed.
         let old = r#"[{ "key": "filesystem", "value": "ext4", "source": "mountinfo" },
-                      { "key": "signed", "value": "yes", "source": "Get-SmbConnection" }]"#;
+                      { "key": "signed", "value": "yes", "source": "Get-SmbConnection" },
+                      { "key": "PHY bitrate", "value": "866.7 Mbit/s", "source": "iw" },
+                      { "key": "write cache", "value": "not said", "source": "a query" }]"#;
         let facts: Vec<Fact> = serde_json::from_str(old).unwrap();
         assert_eq!(facts[0].value, Value::Filesystem("ext4".into()));
-        assert_eq!(facts[1].value, Value::other("signed", "yes"));
+        assert_eq!(facts[1].value, Value::Signing(true));
         assert_eq!(facts[1].source, "Get-SmbConnection");
+        let Value::PhyRate(rate) = facts[2].value else {
+            panic!("{:?}", facts[2])
+        };
+        assert_eq!(rate.to_string(), "866.7 Mbit/s");
+        assert_eq!(facts[3].value, Value::other("write cache", "not said"));
     }
 
     #[test]
@@ -285,10 +327,13 @@ mod tests {
         let old = r#"{ "path": "/Volumes/share", "notes": [], "root": {
             "kind": "mount", "label": "smbfs at /Volumes/share", "bandwidth": { "state": "none" },
             "facts": [ { "key": "filesystem", "value": "smbfs", "source": "statfs" },
-                       { "key": "signing", "value": "on", "source": "smbutil" } ],
+                       { "key": "signing", "value": "on", "source": "smbutil" },
+                       { "key": "mount point", "value": "/Volumes/share", "source": "statfs" } ],
             "children": [] } }"#;
         let chain: crate::probe::Chain = serde_json::from_str(old).unwrap();
         assert_eq!(chain.filesystem(), Some("smbfs"));
-        assert_eq!(chain.root.facts[1].value, Value::other("signing", "on"));
+        assert_eq!(chain.root.get(Key::Signing), Some(&Value::Signing(true)));
+        let mount_point = Value::other("mount point", "/Volumes/share");
+        assert_eq!(chain.root.facts[2].value, mount_point);
     }
 }
