@@ -21,7 +21,7 @@ pub struct Fact {
 /// What a fact says. [`Key`] names each kind; the terminal shows `key: value`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, EnumDiscriminants)]
 #[serde(tag = "key", content = "value", rename_all = "kebab-case")]
-#[strum_discriminants(name(Key), derive(Display, IntoStaticStr, Hash))]
+#[strum_discriminants(name(Key), derive(Display, IntoStaticStr))]
 pub enum Value {
     /// The filesystem's type as the system names it: "ext4", "nfs4", "apfs", "NTFS".
     #[strum_discriminants(strum(serialize = "filesystem"))]
@@ -68,7 +68,7 @@ pub enum Value {
     /// A disk's serial number.
     #[strum_discriminants(strum(serialize = "serial"))]
     Serial(String),
-    /// A fact nobody compares across systems (a model, a mount option, a path), or a typed
+    /// A fact nobody compares across systems (a vendor, a mount option, a PCIe hop), or a typed
     /// fact the system did not answer (then its reason is the text): a name and the text.
     #[strum_discriminants(strum(serialize = "other"))]
     Other { name: String, text: String },
