@@ -9,7 +9,7 @@
 
 use super::record::{Environment, Filesystem};
 use crate::platform;
-use crate::probe::{Chain, NodeKind};
+use crate::probe::{Chain, Key, NodeKind};
 
 /// The machine a run is stored on: its host name and kernel release.
 #[derive(Debug, Clone)]
@@ -49,28 +49,28 @@ pub fn collect(machine: &Machine, chain: Option<&Chain>) -> Environment {
 /// The destination's identity from its chain: the mount (the root) names the filesystem, its
 /// UUID and its source; the first whole disk below it names the device's model and serial.
 fn identify(env: &mut Environment, chain: &Chain) {
-    let fact = |kind: NodeKind, key: &str| {
+    let fact = |kind: NodeKind, key: Key| {
         chain
             .nodes()
             .into_iter()
             .filter(|n| n.kind == kind)
-            .find_map(|n| n.get(key))
+            .find_map(|n| n.get(key)?.as_text())
             .map(str::to_string)
     };
     env.filesystem = Filesystem {
-        fs_type: fact(NodeKind::Mount, "filesystem"),
-        fs_uuid: fact(NodeKind::Mount, "uuid"),
+        fs_type: fact(NodeKind::Mount, Key::Filesystem),
+        fs_uuid: fact(NodeKind::Mount, Key::Uuid),
     };
     // Network and virtual filesystems name a server (`//nas/share`) or nothing as their source.
-    env.device = fact(NodeKind::Mount, "source").filter(|s| s.starts_with("/dev/"));
-    env.device_model = fact(NodeKind::Disk, "model");
-    env.device_serial = fact(NodeKind::Disk, "serial");
+    env.device = fact(NodeKind::Mount, Key::Source).filter(|s| s.starts_with("/dev/"));
+    env.device_model = fact(NodeKind::Disk, Key::Model);
+    env.device_serial = fact(NodeKind::Disk, Key::Serial);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::Node;
+    use crate::probe::{Node, Value};
 
     #[test]
     fn identity_from_the_chain_and_host_from_the_machine() {
@@ -79,12 +79,15 @@ mod tests {
             kernel: Some("6.1.0-test".into()),
         };
         let mut mount = Node::new(NodeKind::Mount, "exfat at /media/backup from /dev/sdb1");
-        mount.fact("filesystem", "exfat", "/proc/self/mountinfo");
-        mount.fact("source", "/dev/sdb1", "/proc/self/mountinfo");
-        mount.fact("uuid", "1234-ABCD", "/run/udev/data/b8:17");
+        mount.fact(Value::Filesystem("exfat".into()), "/proc/self/mountinfo");
+        mount.fact(Value::Source("/dev/sdb1".into()), "/proc/self/mountinfo");
+        mount.fact(Value::Uuid("1234-ABCD".into()), "/run/udev/data/b8:17");
         let mut disk = Node::new(NodeKind::Disk, "disk sdb: My Passport");
-        disk.fact("model", "My Passport", "/sys/block/sdb/device/model");
-        disk.fact("serial", "WX12", "/run/udev/data/b8:16");
+        disk.fact(
+            Value::Model("My Passport".into()),
+            "/sys/block/sdb/device/model",
+        );
+        disk.fact(Value::Serial("WX12".into()), "/run/udev/data/b8:16");
         let mut partition = Node::new(NodeKind::Partition, "partition sdb1");
         partition.children.push(disk);
         mount.children.push(partition);
@@ -107,7 +110,7 @@ mod tests {
         nas_chain.root = nas;
         nas_chain
             .root
-            .fact("source", "//nas/share", "/proc/self/mountinfo");
+            .fact(Value::Source("//nas/share".into()), "/proc/self/mountinfo");
         let env = collect(&machine, Some(&nas_chain));
         assert!(env.device.is_none() && env.device_model.is_none());
         assert!(collect(&machine, None).filesystem.fs_type.is_none());

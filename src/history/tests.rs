@@ -259,6 +259,17 @@ fn compare_gives_ratios_against_the_first_and_significance() {
     assert!(cell.ratio.is_none() && cell.significance.is_none());
 }
 
+/// Stores `document` as run `id`'s, as another version of destbench would have written it.
+fn overwrite(path: &Path, id: i64, document: &serde_json::Value) {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET document = ?1 WHERE id = ?2",
+            rusqlite::params![document.to_string(), id],
+        )
+        .unwrap();
+}
+
 #[test]
 fn a_document_of_another_version_loads_and_exports_verbatim() {
     let (_dir, path, mut store) = new_store();
@@ -277,18 +288,39 @@ fn a_document_of_another_version_loads_and_exports_verbatim() {
         ],
         "power": { "watts": 5.0 }
     });
-    rusqlite::Connection::open(&path)
-        .unwrap()
-        .execute(
-            "UPDATE runs SET document = ?1 WHERE id = ?2",
-            rusqlite::params![future.to_string(), id],
-        )
-        .unwrap();
+    overwrite(&path, id, &future);
     let record = store.get(id).unwrap();
     assert_eq!(record.name(), "future");
     assert_eq!(record.run.results.len(), 1, "the unknown test is left out");
     assert_eq!(record.run.results[0].median, 100.0);
     assert_eq!(record.document, future, "kept verbatim for exports");
+}
+
+#[test]
+fn a_stored_run_with_a_chain_of_text_facts_loads_its_chain() {
+    let (_dir, path, mut store) = new_store();
+    let id = store
+        .insert(&doc("old", serde_json::json!([])), &env())
+        .unwrap();
+    // A run document written before chain facts were typed (destbench.chain/1's facts).
+    let mut old = serde_json::to_value(&store.get(id).unwrap().run).unwrap();
+    old["chain"] = serde_json::json!({
+        "path": "Z:\\", "notes": [],
+        "root": { "kind": "mount", "label": "NTFS at Z:\\", "bandwidth": { "state": "none" },
+                  "facts": [ { "key": "filesystem", "value": "NTFS", "source": "a query" },
+                             { "key": "signed", "value": "yes", "source": "Get-SmbConnection" } ],
+                  "children": [] }
+    });
+    overwrite(&path, id, &old);
+    let chain = store
+        .get(id)
+        .unwrap()
+        .run
+        .chain
+        .expect("the old chain loads");
+    assert_eq!(chain.filesystem(), Some("NTFS"));
+    let signed = &chain.root.facts[1];
+    assert_eq!(signed.value, crate::probe::Value::Signing(true));
 }
 
 /// A database in write-ahead logging mode, made by `sql`; its connection still open.

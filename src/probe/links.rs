@@ -2,10 +2,16 @@
 //! lives as data (`data/links.csv`, with the source of every row) so figures are changed in one
 //! place and reviewed as data, not scattered through the prober.
 
+use std::sync::LazyLock;
+
 use super::Ceiling;
 
-/// The table as shipped, parsed on demand (it is small).
+/// The table as shipped.
 const TABLE: &str = include_str!("../../data/links.csv");
+
+/// The table parsed once, on the first lookup: every chain looks up several rows.
+static ROWS: LazyLock<Vec<LinkRow>> =
+    LazyLock::new(|| parse_table().expect("data/links.csv parses (checked by its unit test)"));
 
 /// How a row's practical figures apply to a concrete link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,12 +83,29 @@ pub fn parse_table() -> Result<Vec<LinkRow>, String> {
 }
 
 /// The row with `id`. The table is checked by a unit test, so a missing id is a bug here.
-pub fn row(id: &str) -> LinkRow {
-    parse_table()
-        .expect("data/links.csv parses (checked by its unit test)")
-        .into_iter()
+pub fn row(id: &str) -> &'static LinkRow {
+    ROWS.iter()
         .find(|r| r.id == id)
         .unwrap_or_else(|| panic!("no row {id:?} in data/links.csv"))
+}
+
+/// The row of a USB link negotiated at `mbit_s` (as Linux's sysfs and macOS's IORegistry report
+/// it), with UAS or BOT; None for a speed the table has no row for. Without the driver
+/// (`uas` None) the higher (UAS) ceiling is used: it never claims a limit that might not be there.
+pub fn usb_row(mbit_s: f64, uas: Option<bool>) -> Option<&'static str> {
+    let bot = uas == Some(false);
+    let is = |rated: f64| (mbit_s - rated).abs() < 0.5;
+    Some(match () {
+        // Low speed (1.5 Mbit/s) is below full speed's ceiling: that ceiling never overstates.
+        _ if mbit_s <= 12.0 => "usb1.1",
+        _ if is(480.0) && bot => "usb2-bot",
+        _ if is(480.0) => "usb2-uas",
+        _ if is(5000.0) && bot => "usb3g1-bot",
+        _ if is(5000.0) => "usb3g1-uas",
+        _ if is(10000.0) => "usb3g2",
+        _ if is(20000.0) => "usb3g2x2",
+        _ => return None,
+    })
 }
 
 impl LinkRow {
@@ -159,6 +182,27 @@ mod tests {
         assert!(parse_row("a,b,c,3,2,fixed,s").is_err());
         assert!(parse_row("a,b,c,1,2,sideways,s").is_err());
         assert!(parse_row("a,b,c,1,2,fixed,s, with, commas").is_ok());
+    }
+
+    #[test]
+    fn usb_speeds_map_to_their_rows_and_odd_speeds_to_none() {
+        for (id, bot) in [
+            ("usb2-bot", true),
+            ("usb3g1-bot", true),
+            ("usb3g1-uas", false),
+        ] {
+            let rated: f64 = row(id).rated.split(' ').next().unwrap().parse().unwrap();
+            let mbit = if row(id).rated.contains("Gbit") {
+                rated * 1000.0
+            } else {
+                rated
+            };
+            assert_eq!(usb_row(mbit, Some(!bot)), Some(id));
+        }
+        // Without the driver, the higher ceiling.
+        assert_eq!(usb_row(480.0, None), Some("usb2-uas"));
+        assert_eq!(usb_row(1.5, Some(false)), Some("usb1.1"));
+        assert_eq!(usb_row(777.0, Some(true)), None);
     }
 
     #[test]

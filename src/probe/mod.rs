@@ -18,9 +18,11 @@
 //!   seam so the parsers run on any system; Time Machine's destination and its speed checks.
 //! - `windows/`: the volume's and the disks' queries, decoded by pure code tested on fixtures;
 //!   only `windows/live.rs` calls Windows.
+//! - `fact.rs`: a link's facts, each a key and a typed value, one spelling on every system.
 //! - `links.rs` (the link table, from `data/links.csv`), `rate.rs` (a link speed the user
 //!   declares) and `patience.rs` (asking many volumes without waiting on a dead share).
 
+mod fact;
 pub(crate) mod links;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -28,11 +30,14 @@ mod linux;
 mod macos;
 mod patience;
 mod rate;
+#[cfg(all(test, target_os = "linux"))]
+mod same_facts_tests;
 #[cfg_attr(not(windows), allow(dead_code))]
 mod windows;
 
 use std::path::{Path, PathBuf};
 
+pub use fact::{Fact, Key, Rate, RemovalPolicy, Transport, Value, WriteCache};
 pub use links::{LinkRow, Scale, parse_table as link_table};
 #[cfg(target_os = "linux")]
 pub use linux::SysRoots;
@@ -96,43 +101,13 @@ pub struct Node {
     pub children: Vec<Node>,
 }
 
-/// A fact read from the system, with its source (a file, a table, a command).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Fact {
-    pub key: String,
-    pub value: String,
-    pub source: String,
-}
-
-/// Windows' removal policy of a disk on a removable bus, as Device Manager's Policies tab names
-/// it: "quick removal" turns the device's write cache off, "better performance" on. A disk's
-/// node records it as the fact [`RemovalPolicy::KEY`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RemovalPolicy {
-    QuickRemoval,
-    BetterPerformance,
-}
-
 impl RemovalPolicy {
-    /// The fact's key.
-    pub const KEY: &str = "removal policy";
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RemovalPolicy::QuickRemoval => "quick removal",
-            RemovalPolicy::BetterPerformance => "better performance",
-        }
-    }
-
-    /// The policy a node's fact records; None without one (or with a value no version wrote).
+    /// The policy a node's fact records; None without one.
     pub fn of(node: &Node) -> Option<RemovalPolicy> {
-        let value = node.get(Self::KEY)?;
-        [
-            RemovalPolicy::QuickRemoval,
-            RemovalPolicy::BetterPerformance,
-        ]
-        .into_iter()
-        .find(|p| p.as_str() == value)
+        match node.get(Key::RemovalPolicy)? {
+            Value::RemovalPolicy(p) => Some(*p),
+            _ => None,
+        }
     }
 }
 
@@ -178,20 +153,31 @@ impl Node {
         }
     }
 
-    pub fn fact(&mut self, key: &str, value: impl Into<String>, source: impl Into<String>) {
+    /// Records a fact.
+    pub fn fact(&mut self, value: Value, source: impl Into<String>) {
         self.facts.push(Fact {
-            key: key.to_string(),
-            value: value.into(),
+            value,
             source: source.into(),
         });
     }
 
-    /// The value of the first fact named `key`.
-    pub fn get(&self, key: &str) -> Option<&str> {
+    /// Records a fact nobody compares: `name` and the text as read.
+    pub fn other(&mut self, name: &str, text: impl Into<String>, source: impl Into<String>) {
+        self.fact(Value::other(name, text), source);
+    }
+
+    /// The value of the first fact with `key`.
+    pub fn get(&self, key: Key) -> Option<&Value> {
+        self.facts.iter().map(|f| &f.value).find(|v| v.key() == key)
+    }
+
+    /// The text the terminal shows for the first fact shown as `name` (tests read facts so).
+    #[cfg(test)]
+    pub fn said(&self, name: &str) -> Option<String> {
         self.facts
             .iter()
-            .find(|f| f.key == key)
-            .map(|f| f.value.as_str())
+            .find(|f| f.value.name() == name)
+            .map(|f| f.value.to_string())
     }
 
     /// This node and every node below it, depth first, path to wire.
@@ -251,6 +237,11 @@ impl Chain {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The filesystem's type at the root, as the system names it.
+    pub fn filesystem(&self) -> Option<&str> {
+        self.root.get(Key::Filesystem)?.as_text()
     }
 
     /// Whether the root is a network filesystem.

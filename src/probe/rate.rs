@@ -86,7 +86,7 @@ impl DeclaredLink {
         if let Some(iface) = interface(&mut chain.root) {
             if let Bandwidth::Unknown { why } = &iface.bandwidth {
                 let why = why.clone();
-                iface.fact("reported speed", format!("unknown: {why}"), "the prober");
+                iface.other("reported speed", format!("unknown: {why}"), "the prober");
             }
             iface.bandwidth = self.bandwidth();
         } else {

@@ -1,13 +1,13 @@
 //! `destbench info`: the chain as a tree (every link with what was read and where from), the
 //! links on it with their rated and practical figures, and the notes; or the same as JSON
-//! (schema `destbench.chain/1`, documented in docs/json.md).
+//! (schema `destbench.chain/2`, documented in docs/json.md).
 
 use std::fmt::Write as _;
 
 use crate::probe::{Bandwidth, Chain, Node};
 
 /// The JSON schema id of an `info --json` document.
-pub const CHAIN_SCHEMA: &str = "destbench.chain/1";
+pub const CHAIN_SCHEMA: &str = "destbench.chain/2";
 
 fn bandwidth_text(b: &Bandwidth) -> Option<String> {
     match b {
@@ -40,7 +40,8 @@ fn node(out: &mut String, n: &Node, prefix: &str, last: bool, top: bool) {
         let _ = writeln!(out, "{inner}{bar}» {b}");
     }
     for f in &n.facts {
-        let _ = writeln!(out, "{inner}{bar}{}: {}  [{}]", f.key, f.value, f.source);
+        let v = &f.value;
+        let _ = writeln!(out, "{inner}{bar}{}: {v}  [{}]", v.name(), f.source);
     }
     for (i, c) in n.children.iter().enumerate() {
         node(out, c, &inner, i + 1 == n.children.len(), false);

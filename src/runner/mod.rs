@@ -266,7 +266,7 @@ fn fixed_for_others(plan: &RunPlan) -> RunPlan {
 /// The engines the plan asks for, suited to the destination's filesystem.
 fn engines_for(plan: &RunPlan, chain: Option<&Chain>) -> Result<EngineFactory> {
     let mut engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
-    if let Some(filesystem) = chain.and_then(|c| c.root.get("filesystem")) {
+    if let Some(filesystem) = chain.and_then(Chain::filesystem) {
         engines.suit_filesystem(filesystem);
     }
     Ok(engines)

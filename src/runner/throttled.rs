@@ -17,7 +17,7 @@ use crate::engine::{Engine, EngineKind, FileId, IoRequest, Op, SyncEngine};
 use crate::error::{Error, Result};
 use crate::platform::HandleRef;
 use crate::platform::{self, OpenHow};
-use crate::probe::{Chain, NodeKind};
+use crate::probe::{Chain, Key, NodeKind, Value};
 use crate::results::{Blocker, Details, PairRates, PriorityEffect, Repetition, ThrottledDetails};
 use crate::results::{Warning, WarningKind};
 use crate::stats::ThroughputSeries;
@@ -77,7 +77,7 @@ pub fn priority_effect(chain: Option<&Chain>, direct: bool) -> PriorityEffect {
 /// Where the kernel throttles a thread's I/O itself (macOS): it acts on local disks and, since
 /// macOS 10.15, on SMB and AFP shares; buffered writes reach the disk from other threads.
 fn throttle_effect(chain: Option<&Chain>, direct: bool, throttle: &str) -> PriorityEffect {
-    let filesystem = chain.and_then(|c| c.root.get("filesystem"));
+    let filesystem = chain.and_then(Chain::filesystem);
     let device = chain.and_then(|c| {
         c.nodes()
             .into_iter()
@@ -124,7 +124,7 @@ fn scheduler_effect(chain: Option<&Chain>, direct: bool) -> PriorityEffect {
         return blocked(None, None, Blocker::NoBlockDevice);
     };
     let label = device.label.clone();
-    let Some(scheduler) = device.get("scheduler") else {
+    let Some(Value::Scheduler(scheduler)) = device.get(Key::Scheduler) else {
         return blocked(
             Some(&label),
             None,
@@ -133,7 +133,7 @@ fn scheduler_effect(chain: Option<&Chain>, direct: bool) -> PriorityEffect {
             },
         );
     };
-    let blocker = if !HONOURING.contains(&scheduler) {
+    let blocker = if !HONOURING.contains(&scheduler.as_str()) {
         Some(Blocker::IgnoresPriorities {
             device: label.clone(),
             scheduler: scheduler.to_string(),
@@ -381,7 +381,7 @@ mod tests {
         let mut root = Node::new(NodeKind::Mount, "ext4 at /mnt");
         let mut dev = Node::new(kind, "disk sdb");
         if let Some(s) = scheduler {
-            dev.fact("scheduler", s, "/sys/block/sdb/queue/scheduler");
+            dev.fact(Value::Scheduler(s.into()), "/sys/block/sdb/queue/scheduler");
         }
         root.children.push(dev);
         Chain {
@@ -419,7 +419,7 @@ mod tests {
         let throttle = "XNU throttling";
         let on = |fs: &str, network: bool, direct: bool| {
             let mut root = Node::new(NodeKind::Mount, format!("{fs} at /Volumes/b"));
-            root.fact("filesystem", fs, "statfs");
+            root.fact(Value::Filesystem(fs.into()), "statfs");
             let kind = if network {
                 NodeKind::Server
             } else {

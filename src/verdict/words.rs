@@ -107,7 +107,7 @@ fn removal_policy(v: &Verdict, disk: &str, policy: RemovalPolicy) -> String {
     let writes = v.write_mb_s.map_or(String::new(), |w| {
         format!(" (the writes measured {w:.0} MB/s under it)")
     });
-    let named = format!("{disk}: \"{}\"", policy.as_str());
+    let named = format!("{disk}: \"{}\"", policy);
     match policy {
         RemovalPolicy::QuickRemoval => format!(
             "{named}: the device's write cache is off, every write waits for the medium{writes}; \

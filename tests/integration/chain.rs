@@ -10,7 +10,7 @@ fn info_json(path: &str, extra: &[&str]) -> Value {
     let mut args = vec!["info", path, "--json"];
     args.extend_from_slice(extra);
     let doc = run_json(&args);
-    assert_eq!(doc["schema"], "destbench.chain/1");
+    assert_eq!(doc["schema"], "destbench.chain/2");
     doc
 }
 
@@ -23,12 +23,16 @@ fn nodes(node: &Value) -> Vec<&Value> {
     out
 }
 
+/// The text of a typed fact with `key` whose value is text, or of a free-form fact named `key`.
 fn fact<'a>(node: &'a Value, key: &str) -> Option<&'a str> {
     node["facts"]
         .as_array()?
         .iter()
-        .find(|f| f["key"] == key)
-        .and_then(|f| f["value"].as_str())
+        .find_map(|f| match f["key"].as_str()? {
+            "other" if f["value"]["name"] == key => f["value"]["text"].as_str(),
+            k if k == key => f["value"].as_str(),
+            _ => None,
+        })
 }
 
 /// The root mount is the one /proc/self/mountinfo lists last for "/", and a virtio disk
@@ -39,13 +43,15 @@ fn info_on_this_machines_root() {
     let doc = info_json("/", &[]);
     let root = &doc["chain"]["root"];
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
-    let fstype = mountinfo
+    let line = mountinfo
         .lines()
         .rfind(|l| l.split(' ').nth(4) == Some("/"))
-        .and_then(|l| l.split(" - ").nth(1)?.split(' ').next())
         .expect("a mount for /");
+    let fstype = line.split(" - ").nth(1).and_then(|t| t.split(' ').next());
     assert_eq!(root["kind"], "mount");
-    assert_eq!(fact(root, "filesystem"), Some(fstype));
+    assert_eq!(fact(root, "filesystem"), fstype);
+    // A free-form fact, by its name: the mount id the line starts with.
+    assert_eq!(fact(root, "mount id"), line.split(' ').next());
     let all = nodes(root);
     let disk_on_virtio = all.iter().any(|n| n["kind"] == "disk")
         && std::fs::read_dir("/sys/bus/virtio/drivers/virtio_blk")

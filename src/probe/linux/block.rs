@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::mountinfo::MountEntry;
 use super::{MAX_DEPTH, SysRoots, link_name, names_in, read, transport, udev};
-use crate::probe::{Bandwidth, Node, NodeKind};
+use crate::probe::{Bandwidth, Node, NodeKind, Value, WriteCache};
 
 /// The kernel's name of block device `major:minor` ("sda1"), from `/sys/dev/block`.
 pub fn name_of(major: u32, minor: u32, roots: &SysRoots) -> Option<String> {
@@ -60,7 +60,7 @@ impl BlockWalk<'_, '_> {
                 NodeKind::Partition,
                 format!("partition {name} (number {number} of {parent})"),
             );
-            n.fact("partition", number, format!("{shown}/partition"));
+            n.other("partition", number, format!("{shown}/partition"));
             n.children.push(self.node(&parent, depth));
             return n;
         }
@@ -89,10 +89,10 @@ impl BlockWalk<'_, '_> {
                 if let Some(uuid) = read(&dir.join("dm/uuid")) {
                     // The uuid's prefix says what made it: LVM-, CRYPT-, mpath-...
                     let owner = uuid.split('-').next().unwrap_or_default().to_string();
-                    n.fact("dm uuid prefix", owner, format!("{shown}/dm/uuid"));
+                    n.other("dm uuid prefix", owner, format!("{shown}/dm/uuid"));
                 }
                 let members = slaves(&dir);
-                n.fact("members", members.join(", "), format!("{shown}/slaves"));
+                n.other("members", members.join(", "), format!("{shown}/slaves"));
                 for member in members {
                     n.children.push(self.node(&member, depth));
                 }
@@ -122,7 +122,7 @@ impl BlockWalk<'_, '_> {
             };
             return n;
         };
-        n.fact(
+        n.other(
             "backing file",
             &backing,
             format!("{shown}/loop/backing_file"),
@@ -131,13 +131,12 @@ impl BlockWalk<'_, '_> {
         // priorities count on the way to the backing file.
         if let Some(scheduler) = read(&dir.join("queue/scheduler")) {
             n.fact(
-                "scheduler",
-                active_scheduler(scheduler),
+                Value::Scheduler(active_scheduler(scheduler)),
                 format!("{shown}/queue/scheduler"),
             );
         }
         if let Some(dio) = read(&dir.join("loop/dio")) {
-            n.fact(
+            n.other(
                 "direct I/O",
                 if dio == "1" { "yes" } else { "no" },
                 format!("{shown}/loop/dio"),
@@ -216,24 +215,33 @@ fn disk(name: &str, dir: &Path, roots: &SysRoots) -> Node {
     );
     let fact = |n: &mut Node, key: &str, rel: &str, map: &dyn Fn(String) -> String| {
         if let Some(v) = read(&dir.join(rel)) {
-            n.fact(key, map(v), format!("{shown}/{rel}"));
+            n.other(key, map(v), format!("{shown}/{rel}"));
         }
     };
     let same = |v: String| v;
     fact(&mut n, "vendor", "device/vendor", &same);
-    fact(&mut n, "model", "device/model", &same);
+    if let Some(m) = &model {
+        n.fact(Value::Model(m.clone()), format!("{shown}/device/model"));
+    }
     if let Some(dev) = read(&dir.join("dev"))
         && let Some((serial, src)) =
             udev::first_property(roots, &dev, &["ID_SERIAL_SHORT", "ID_SERIAL"])
     {
-        n.fact("serial", serial, src);
+        n.fact(Value::Serial(serial), src);
     }
     fact(&mut n, "rotational", "queue/rotational", &|v| {
         if v == "1" { "yes".into() } else { "no".into() }
     });
-    fact(&mut n, "write cache", "queue/write_cache", &same);
+    if let Some(v) = read(&dir.join("queue/write_cache")) {
+        let src = format!("{shown}/queue/write_cache");
+        match v.as_str() {
+            "write back" => n.fact(Value::WriteCache(WriteCache::On), src),
+            "write through" => n.fact(Value::WriteCache(WriteCache::Off), src),
+            _ => n.other("write cache", v, src),
+        }
+    }
     if let Some(ct) = scsi_cache_type(dir) {
-        n.fact("cache_type", ct.0, roots.shown(&ct.1));
+        n.other("cache_type", ct.0, roots.shown(&ct.1));
     }
     fact(&mut n, "logical block", "queue/logical_block_size", &|v| {
         format!("{v} B")
@@ -246,7 +254,10 @@ fn disk(name: &str, dir: &Path, roots: &SysRoots) -> Node {
     );
     fact(&mut n, "device queue depth", "device/queue_depth", &same);
     fact(&mut n, "nr_requests", "queue/nr_requests", &same);
-    fact(&mut n, "scheduler", "queue/scheduler", &active_scheduler);
+    if let Some(v) = read(&dir.join("queue/scheduler")) {
+        let src = format!("{shown}/queue/scheduler");
+        n.fact(Value::Scheduler(active_scheduler(v)), src);
+    }
     n.children = transport::chain(dir, roots).into_iter().collect();
     if n.children.is_empty() {
         n.bandwidth = Bandwidth::Unknown {

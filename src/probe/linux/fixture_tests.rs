@@ -18,7 +18,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn chain(name: &str, path: &str) -> Chain {
+pub(in crate::probe) fn chain(name: &str, path: &str) -> Chain {
     probe(Path::new(path), &SysRoots::fixture(&fixture(name)), None)
         .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -266,17 +266,17 @@ fn every_fixture_has_its_verdict() {
 fn usb2_bot_hard_disk_on_a_partition() {
     let c = chain("usb2-bot-hdd", "/mnt/usb/backups");
     let disk = &c.root.children[0].children[0];
-    assert_eq!(disk.get("device queue depth"), Some("1"));
-    assert_eq!(disk.get("rotational"), Some("yes"));
-    assert_eq!(disk.get("cache_type"), Some("write back"));
-    assert_eq!(c.root.get("data"), Some("ordered"));
-    assert_eq!(c.root.get("journal"), Some("yes"));
+    assert_eq!(disk.said("device queue depth").as_deref(), Some("1"));
+    assert_eq!(disk.said("rotational").as_deref(), Some("yes"));
+    assert_eq!(disk.said("cache_type").as_deref(), Some("write back"));
+    assert_eq!(c.root.said("data").as_deref(), Some("ordered"));
+    assert_eq!(c.root.said("journal").as_deref(), Some("yes"));
     // From udev's database: what the history keeps as the destination's identity.
     assert_eq!(
-        c.root.get("uuid"),
+        c.root.said("uuid").as_deref(),
         Some("5d1f0c1e-7b6a-4c1e-9a57-2f3c4b5a6d7e")
     );
-    assert_eq!(disk.get("serial"), Some("NA8XYZ12"));
+    assert_eq!(disk.said("serial").as_deref(), Some("NA8XYZ12"));
     let v = judge(Some(&c), &seq(33.8, 31.0));
     assert_eq!(v.kind, VerdictKind::LimitedByLink);
     assert_eq!(
@@ -327,7 +327,7 @@ fn cifs_over_gigabit_ethernet() {
     let c = chain("cifs-gige", "/mnt/nas");
     let iface = &c.root.children[0].children[0];
     assert_eq!(
-        iface.get("route"),
+        iface.said("route").as_deref(),
         Some("192.168.1.20 via eth0 (192.168.1.0/24)")
     );
 }
@@ -335,7 +335,7 @@ fn cifs_over_gigabit_ethernet() {
 #[test]
 fn nfs_over_wifi() {
     let c = chain("nfs-wifi", "/mnt/nfs");
-    assert_eq!(c.root.get("soft"), Some("yes"));
+    assert_eq!(c.root.said("soft").as_deref(), Some("yes"));
     assert!(
         c.notes.iter().any(|n| n.contains("soft mount")),
         "{:?}",
@@ -371,7 +371,13 @@ fn declared_link_speed_is_used_and_labelled() {
         panic!("no declared ceiling")
     };
     assert!(ceiling.declared);
-    assert!(iface.get("reported speed").unwrap().starts_with("unknown"));
+    assert!(
+        iface
+            .said("reported speed")
+            .as_deref()
+            .unwrap()
+            .starts_with("unknown")
+    );
     assert_eq!(
         summary(&c, &seq(11.1, 11.2)),
         "limited by the declared link (100 Mbit/s, --link-speed): 11.2 MB/s of a practical ~11.8 MB/s (95%)"
@@ -381,7 +387,7 @@ fn declared_link_speed_is_used_and_labelled() {
 #[test]
 fn ext4_data_journal_on_a_partition() {
     let c = chain("ext4-data-journal", "/srv/backup");
-    assert_eq!(c.root.get("data"), Some("journal"));
+    assert_eq!(c.root.said("data").as_deref(), Some("journal"));
     assert!(c.notes.iter().any(|n| n.contains("data=journal")));
     // data=journal halves the write rate: the write is far below the link, the read close.
     let v = judge(Some(&c), &seq(260.0, 530.0));
@@ -395,7 +401,7 @@ fn ext4_data_journal_on_a_partition() {
 #[test]
 fn btrfs_over_two_devices() {
     let c = chain("btrfs-two-devices", "/mnt/pool");
-    assert_eq!(c.root.get("compress"), Some("zstd:3"));
+    assert_eq!(c.root.said("compress").as_deref(), Some("zstd:3"));
     let v = judge(Some(&c), &seq(420.0, 440.0));
     assert_eq!(
         v.summary,
@@ -407,7 +413,7 @@ fn btrfs_over_two_devices() {
 #[test]
 fn virtio_disk_is_unknown_and_never_guessed() {
     let c = chain("virtio-disk", "/");
-    assert_eq!(c.root.get("journal"), Some("no"));
+    assert_eq!(c.root.said("journal").as_deref(), Some("no"));
     let v = judge(Some(&c), &seq(900.0, 1500.0));
     assert_eq!(v.kind, VerdictKind::LinkUnknown);
     assert!(v.cached.is_empty(), "no ceiling, no cache claim");
@@ -436,3 +442,42 @@ fn unknown_mount_point_is_an_error_not_a_panic() {
 
 /// A share's per-file cost, and what it is made of.
 mod per_file_tests;
+
+/// The lab (tests/integration/lab/mod.rs) reads `destbench info`'s lines "speed: N Mbit/s" of a
+/// USB bus and an Ethernet interface, "driver: ...", and the mount options as "key: value":
+/// typed facts keep those lines true.
+#[test]
+fn the_info_lines_the_lab_reads_keep_their_shape() {
+    let read = |fixture_dir: &str, rel: &str| {
+        let p = fixture(fixture_dir).join(rel);
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+    let usb = "sys/devices/pci0000:00/0000:00:14.0/usb1/1-2";
+    let info = crate::report::chain::render(&chain("usb2-bot-hdd", "/mnt/usb/backups"));
+    let speed = read("usb2-bot-hdd", &format!("{usb}/speed"));
+    assert!(
+        info.contains(&format!("speed: {} Mbit/s  [", speed.trim())),
+        "{info}"
+    );
+    assert!(info.contains("driver: usb-storage  ["), "{info}");
+    let info = crate::report::chain::render(&chain("cifs-gige", "/mnt/nas"));
+    let eth0 = "sys/devices/pci0000:00/0000:00:1f.6/net/eth0";
+    let speed = read("cifs-gige", &format!("{eth0}/speed"));
+    assert!(
+        info.contains(&format!("speed: {} Mbit/s  [", speed.trim())),
+        "{info}"
+    );
+    let ethernet = format!("(Ethernet, {} Mbit/s)", speed.trim());
+    assert!(info.contains(&ethernet), "{info}");
+    let mountinfo = read("cifs-gige", "proc/self/mountinfo");
+    for key in ["vers", "rsize", "wsize"] {
+        let value = mountinfo
+            .split([',', ' '])
+            .find_map(|o| o.strip_prefix(&format!("{key}=")))
+            .unwrap();
+        assert!(
+            info.contains(&format!("{key}: {value}  [")),
+            "{key} in {info}"
+        );
+    }
+}

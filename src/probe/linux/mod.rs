@@ -15,7 +15,7 @@ pub use volumes::volumes;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{Chain, DeclaredLink};
+use super::{Chain, DeclaredLink, Node, Rate, Value};
 use crate::error::{Error, Result};
 
 /// Where `/proc` and `/sys` are, and whether they describe this machine (so a path can be
@@ -133,5 +133,14 @@ pub fn probe(path: &Path, roots: &SysRoots, declared: Option<&DeclaredLink>) -> 
     Ok(Chain::with_declared(path, root, notes, declared))
 }
 
+/// A rate sysfs gives as text ("480", "6.0 Gbps"): the typed fact when it is a positive rate,
+/// else the text as read under `name` (an interface whose link is down says "-1").
+fn rate_fact(n: &mut Node, typed: fn(Rate) -> Value, name: &str, text: &str, source: String) {
+    match Rate::parse(text).filter(|r| r.mbit_s > 0.0) {
+        Some(rate) => n.fact(typed(rate), source),
+        None => n.other(name, text, source),
+    }
+}
+
 #[cfg(test)]
-mod fixture_tests;
+pub(super) mod fixture_tests;

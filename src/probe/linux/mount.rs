@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::mountinfo::{MountEntry, find};
 use super::{SysRoots, block, net, read, udev};
-use crate::probe::{Bandwidth, Node, NodeKind};
+use crate::probe::{Bandwidth, Node, NodeKind, Value};
 
 /// The network and shared-folder filesystems (`net` handles them).
 pub const NETWORK_FS: [&str; 9] = [
@@ -57,14 +57,14 @@ fn mount_node(
             m.source
         ),
     );
-    node.fact("filesystem", &m.fstype, SRC);
-    node.fact("source", &m.source, SRC);
-    node.fact("mount id", m.id.to_string(), SRC);
+    node.fact(Value::Filesystem(m.fstype.clone()), SRC);
+    node.fact(Value::Source(m.source.clone()), SRC);
+    node.other("mount id", m.id.to_string(), SRC);
     if m.major != 0
         && let Some((uuid, src)) =
             udev::property(roots, &format!("{}:{}", m.major, m.minor), "ID_FS_UUID")
     {
-        node.fact("uuid", uuid, src);
+        node.fact(Value::Uuid(uuid), src);
     }
     let dev_name = block::name_of(m.major, m.minor, roots);
     options(&mut node, m, notes);
@@ -123,7 +123,7 @@ fn options(node: &mut Node, m: &MountEntry, notes: &mut Vec<String>) {
     let at = m.mount_point.display();
     for key in ["ro", "sync", "dirsync"] {
         if m.option(key).is_some() {
-            node.fact(key, "yes", SRC);
+            node.other(key, "yes", SRC);
         }
     }
     if m.option("sync").is_some() {
@@ -135,7 +135,7 @@ fn options(node: &mut Node, m: &MountEntry, notes: &mut Vec<String>) {
         "btrfs" => {
             for key in ["compress", "compress-force"] {
                 if let Some(v) = m.option(key) {
-                    node.fact(key, v, SRC);
+                    node.other(key, v, SRC);
                     notes.push(format!(
                         "{at}: btrfs {key}={v}; destbench writes incompressible data, so compressible backups may run faster"
                     ));
@@ -147,7 +147,7 @@ fn options(node: &mut Node, m: &MountEntry, notes: &mut Vec<String>) {
                 "vers", "proto", "rsize", "wsize", "nconnect", "soft", "hard",
             ] {
                 if let Some(v) = m.option(key) {
-                    node.fact(key, if v.is_empty() { "yes" } else { v }, SRC);
+                    node.other(key, if v.is_empty() { "yes" } else { v }, SRC);
                 }
             }
             if m.option("soft").is_some() {
@@ -159,8 +159,12 @@ fn options(node: &mut Node, m: &MountEntry, notes: &mut Vec<String>) {
         "cifs" | "smb3" => {
             for key in ["vers", "cache", "rsize", "wsize", "nosharesock"] {
                 if let Some(v) = m.option(key) {
-                    node.fact(key, if v.is_empty() { "yes" } else { v }, SRC);
+                    node.other(key, if v.is_empty() { "yes" } else { v }, SRC);
                 }
+            }
+            // The dialect asked for at mount (the kernel shows the one negotiated when none was).
+            if let Some(v) = m.option("vers").filter(|v| !v.is_empty()) {
+                node.fact(Value::SmbDialect(v.into()), SRC);
             }
         }
         _ => {}
@@ -191,7 +195,7 @@ fn ext4(
         Some((v.to_string(), src.clone()))
     });
     if let Some((mode, src)) = data {
-        node.fact("data", &mode, src);
+        node.other("data", &mode, src);
         if mode == "journal" {
             notes.push(format!(
                 "{at}: ext4 data=journal: every block is written twice (journal, then in place)"
@@ -205,7 +209,7 @@ fn ext4(
         let has = entries
             .filter_map(|e| e.ok())
             .any(|e| e.file_name().to_string_lossy().starts_with(&prefix));
-        node.fact(
+        node.other(
             "journal",
             if has { "yes" } else { "no" },
             roots.shown(&jbd2),

@@ -7,9 +7,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::Path;
 
 use super::mountinfo::MountEntry;
-use super::{SysRoots, link_name, read};
+use super::{SysRoots, link_name, rate_fact, read};
 use crate::probe::links::{row, trim_number};
-use crate::probe::{Bandwidth, Node, NodeKind};
+use crate::probe::{Bandwidth, Node, NodeKind, Rate, Value};
 
 /// Drivers of virtual NICs: their reported speeds describe no wire.
 const VIRTUAL_DRIVERS: [&str; 7] = [
@@ -78,7 +78,7 @@ pub fn node(m: &MountEntry, roots: &SysRoots, notes: &mut Vec<String>) -> Node {
         return n;
     };
     let mut n = Node::new(NodeKind::Server, format!("server {host}"));
-    n.fact(
+    n.other(
         "server",
         &host,
         if m.option("addr").is_some() {
@@ -88,7 +88,7 @@ pub fn node(m: &MountEntry, roots: &SysRoots, notes: &mut Vec<String>) -> Node {
         },
     );
     let ip = host.parse::<IpAddr>().ok().or_else(|| {
-        resolve(&host, roots).inspect(|ip| n.fact("address", ip.to_string(), "resolver"))
+        resolve(&host, roots).inspect(|ip| n.other("address", ip.to_string(), "resolver"))
     });
     let Some(ip) = ip else {
         n.bandwidth = Bandwidth::Unknown {
@@ -99,7 +99,7 @@ pub fn node(m: &MountEntry, roots: &SysRoots, notes: &mut Vec<String>) -> Node {
     match route(ip, roots) {
         Some((iface, how)) => {
             let mut i = interface(&iface, roots);
-            i.fact("route", how.0, how.1);
+            i.other("route", how.0, how.1);
             n.children.push(i);
         }
         None => {
@@ -231,11 +231,17 @@ fn interface(name: &str, roots: &SysRoots) -> Node {
     let mut n = Node::new(NodeKind::Interface, format!("interface {name}"));
     let speed = read(&dir.join("speed"));
     if let Some(s) = &speed {
-        n.fact("speed", format!("{s} Mbit/s"), format!("{shown}/speed"));
+        rate_fact(
+            &mut n,
+            Value::LinkSpeed,
+            "speed",
+            s,
+            format!("{shown}/speed"),
+        );
     }
     let driver = link_name(&dir.join("device/driver"));
     if let Some(d) = &driver {
-        n.fact("driver", d, format!("{shown}/device/driver"));
+        n.other("driver", d, format!("{shown}/device/driver"));
     }
     if dir.join("wireless").is_dir() || dir.join("phy80211").exists() {
         wifi_link(&mut n, name, roots);
@@ -269,7 +275,7 @@ fn wifi_link(n: &mut Node, name: &str, roots: &SysRoots) {
     n.label = format!("interface {name} (Wi-Fi)");
     match wifi_bitrate(name, roots) {
         Some((mbit, src)) => {
-            n.fact("PHY bitrate", format!("{} Mbit/s", trim_number(mbit)), src);
+            n.fact(Value::PhyRate(Rate { mbit_s: mbit }), src);
             let c = row("wifi").ceiling_of_rate(mbit);
             n.label = format!("interface {name} (Wi-Fi, {} Mbit/s PHY)", trim_number(mbit));
             n.bandwidth = Bandwidth::Known(c);

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use super::{SysRoots, link_name, read};
-use crate::probe::links::{row, trim_number};
-use crate::probe::{Bandwidth, Node, NodeKind};
+use super::{SysRoots, link_name, rate_fact, read};
+use crate::probe::links::{row, trim_number, usb_row};
+use crate::probe::{Bandwidth, Node, NodeKind, Transport, Value};
 
 /// The transport nodes above the disk whose sysfs directory is `dir`, nested from the
 /// device towards the machine; None when no known bus is found.
@@ -56,8 +56,9 @@ fn virtio(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         .iter()
         .find(|p| numbered(&dir_name(p), "virtio"))?;
     let mut n = Node::new(NodeKind::Transport, "virtio (virtual disk)");
+    n.fact(Value::Transport(Transport::Virtio), roots.shown(dev));
     if let Some(driver) = link_name(&dev.join("driver")) {
-        n.fact("driver", driver, format!("{}/driver", roots.shown(dev)));
+        n.other("driver", driver, format!("{}/driver", roots.shown(dev)));
     }
     n.bandwidth = Bandwidth::Unknown {
         why:
@@ -82,8 +83,15 @@ fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         .and_then(|p| link_name(&p.join("driver")).map(|d| (d, roots.shown(p))));
     let speed = read(&dev.join("speed"));
     let mut n = Node::new(NodeKind::Transport, "USB");
+    n.fact(Value::Transport(Transport::Usb), &shown);
     if let Some(s) = &speed {
-        n.fact("speed", format!("{s} Mbit/s"), format!("{shown}/speed"));
+        rate_fact(
+            &mut n,
+            Value::LinkSpeed,
+            "speed",
+            s,
+            format!("{shown}/speed"),
+        );
     }
     for (key, file) in [
         ("version", "version"),
@@ -91,12 +99,12 @@ fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         ("manufacturer", "manufacturer"),
     ] {
         if let Some(v) = read(&dev.join(file)) {
-            n.fact(key, v, format!("{shown}/{file}"));
+            n.other(key, v, format!("{shown}/{file}"));
         }
     }
     let uas = match &driver {
         Some((d, src)) => {
-            n.fact("driver", d, format!("{src}/driver"));
+            n.other("driver", d, format!("{src}/driver"));
             match d.as_str() {
                 "uas" => Some(true),
                 "usb-storage" => Some(false),
@@ -110,18 +118,10 @@ fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         Some(false) => "BOT",
         None => "driver unknown",
     };
-    // Without the driver the higher (UAS) ceiling is used: it never claims a limit that
-    // might not be there.
-    let id = match (speed.as_deref(), uas) {
-        (Some("12"), _) => Some("usb1.1"),
-        (Some("480"), Some(false)) => Some("usb2-bot"),
-        (Some("480"), _) => Some("usb2-uas"),
-        (Some("5000"), Some(false)) => Some("usb3g1-bot"),
-        (Some("5000"), _) => Some("usb3g1-uas"),
-        (Some("10000"), _) => Some("usb3g2"),
-        (Some("20000"), _) => Some("usb3g2x2"),
-        _ => None,
-    };
+    let id = speed
+        .as_deref()
+        .and_then(|s| s.parse::<f64>().ok())
+        .and_then(|mbit| usb_row(mbit, uas));
     match id {
         Some(id) => {
             let c = row(id).ceiling();
@@ -159,6 +159,7 @@ fn sata(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         .iter()
         .find_map(|p| read(p).map(|v| (v, roots.shown(p))));
     let mut n = Node::new(NodeKind::Transport, format!("ATA port ata{number}"));
+    n.fact(Value::Transport(Transport::Sata), roots.shown(port));
     let id = match spd.as_ref().map(|(v, _)| v.as_str()) {
         Some("1.5 Gbps") => Some("sata1"),
         Some("3.0 Gbps") => Some("sata2"),
@@ -166,7 +167,7 @@ fn sata(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         _ => None,
     };
     if let Some((v, src)) = &spd {
-        n.fact("link speed", v, src);
+        rate_fact(&mut n, Value::LinkSpeed, "link speed", v, src.clone());
     }
     match id {
         Some(id) => {
@@ -195,8 +196,13 @@ fn nvme(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
             transport.as_deref().unwrap_or("an unknown transport")
         ),
     );
+    n.fact(Value::Transport(Transport::Nvme), roots.shown(ctrl));
     if let Some(t) = &transport {
-        n.fact("transport", t, format!("{}/transport", roots.shown(ctrl)));
+        n.other(
+            "NVMe transport",
+            t,
+            format!("{}/transport", roots.shown(ctrl)),
+        );
     }
     if transport.as_deref() != Some("pcie") {
         // NVMe over fabrics (tcp, rdma, fc) or loop: the fabric's own link is not followed.
@@ -251,7 +257,7 @@ fn pcie(ancestors: &[&Path], roots: &SysRoots) -> Option<(Node, bool)> {
             continue;
         };
         let lanes: Option<u32> = width.parse().ok().filter(|w| *w > 0);
-        n.fact(
+        n.other(
             &format!("link at {}", dir_name(p)),
             format!("{speed} x{width}"),
             format!("{shown}/current_link_speed, current_link_width"),
@@ -277,6 +283,10 @@ fn pcie(ancestors: &[&Path], roots: &SysRoots) -> Option<(Node, bool)> {
     if n.facts.is_empty() {
         return None;
     }
+    n.fact(
+        Value::Transport(Transport::Pcie),
+        "the links above, in /sys/devices",
+    );
     match slowest {
         Some((c, label)) => {
             n.label = label;
@@ -296,6 +306,7 @@ fn pcie(ancestors: &[&Path], roots: &SysRoots) -> Option<(Node, bool)> {
 fn thunderbolt(roots: &SysRoots) -> Node {
     let mut n = Node::new(NodeKind::Transport, "Thunderbolt / USB4");
     let base = roots.sys("bus/thunderbolt/devices");
+    n.fact(Value::Transport(Transport::Thunderbolt), roots.shown(&base));
     let mut routers: Vec<std::path::PathBuf> = std::fs::read_dir(&base)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
@@ -330,22 +341,20 @@ fn thunderbolt(roots: &SysRoots) -> Node {
         return n;
     };
     let shown = roots.shown(router);
-    for key in [
-        "device_name",
-        "vendor_name",
-        "generation",
-        "rx_speed",
-        "rx_lanes",
-    ] {
-        if let Some(v) = read(&router.join(key)) {
-            n.fact(key, v, format!("{shown}/{key}"));
+    let mut read_fact = |key: &str| {
+        let v = read(&router.join(key));
+        if let Some(v) = &v {
+            n.other(key, v, format!("{shown}/{key}"));
         }
-    }
-    let gbit: Option<f64> = n
-        .get("rx_speed")
-        .and_then(|s| s.split_whitespace().next()?.parse().ok());
-    let lanes: Option<f64> = n.get("rx_lanes").and_then(|s| s.parse().ok());
-    let id = match n.get("generation") {
+        v
+    };
+    read_fact("device_name");
+    read_fact("vendor_name");
+    let generation = read_fact("generation");
+    let gbit: Option<f64> =
+        read_fact("rx_speed").and_then(|s| s.split_whitespace().next()?.parse().ok());
+    let lanes: Option<f64> = read_fact("rx_lanes").and_then(|s| s.parse().ok());
+    let id = match generation.as_deref() {
         Some("1") => Some("tb1"),
         Some("2") => Some("tb2"),
         Some("3") => Some("tb3"),

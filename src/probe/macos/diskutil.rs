@@ -90,7 +90,7 @@ pub fn volume_node(dev: &str, tools: &dyn Tools) -> Node {
     };
     let mut node = Node::new(NodeKind::Partition, volume_label(&vol));
     if let Some(c) = &vol.container {
-        node.fact("APFS container", c, &src);
+        node.other("APFS container", c, &src);
     }
     if vol.is_whole {
         // A filesystem on the whole disk (many USB sticks): the volume is the disk.
@@ -101,7 +101,7 @@ pub fn volume_node(dev: &str, tools: &dyn Tools) -> Node {
         return node;
     }
     for store in &vol.physical_stores {
-        node.fact("APFS physical store", store, &src);
+        node.other("APFS physical store", store, &src);
         node.children.push(store_node(store, tools));
     }
     node
@@ -157,24 +157,24 @@ fn disk_node(disk: &DiskInfo, src: &str, tools: &dyn Tools) -> Node {
     let mut node = Node::new(NodeKind::Disk, format!("disk {} ({name})", disk.identifier));
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     if let Some(m) = &disk.media_name {
-        node.fact("model", m, src);
+        node.fact(crate::probe::Value::Model(m.clone()), src);
     }
     match disk.solid_state {
-        Some(ssd) => node.fact("solid state", yes_no(ssd), src),
-        None => node.fact(
+        Some(ssd) => node.other("solid state", yes_no(ssd), src),
+        None => node.other(
             "solid state",
             "not reported (usual behind a USB bridge)",
             src,
         ),
     }
     if let Some(i) = disk.internal {
-        node.fact("internal", yes_no(i), src);
+        node.other("internal", yes_no(i), src);
     }
     if let Some(e) = disk.external {
-        node.fact("removable or external", yes_no(e), src);
+        node.other("removable or external", yes_no(e), src);
     }
     if let Some(p) = &disk.device_tree_path {
-        node.fact("device tree path", p, src);
+        node.other("device tree path", p, src);
     }
     node.children.push(ioreg::bus_node(
         &disk.identifier,

@@ -5,8 +5,8 @@
 use plist::{Dictionary, Value};
 
 use super::{Tools, source};
-use crate::probe::links::row;
-use crate::probe::{Bandwidth, Node, NodeKind};
+use crate::probe::links::{row, usb_row};
+use crate::probe::{self, Bandwidth, Node, NodeKind, Rate, Transport};
 
 const CHILDREN: &str = "IORegistryEntryChildren";
 
@@ -85,9 +85,26 @@ pub fn bus_node(bsd: &str, bus: Option<&str>, disk_src: &str, tools: &dyn Tools)
         ),
     };
     if !bus.is_empty() {
-        node.fact("bus", bus, format!("{disk_src} (BusProtocol)"));
+        node.fact(
+            probe::Value::Transport(transport(bus)),
+            format!("{disk_src} (BusProtocol)"),
+        );
     }
     node
+}
+
+/// The transport a `BusProtocol` names.
+fn transport(bus: &str) -> Transport {
+    match bus {
+        "USB" => Transport::Usb,
+        "SATA" => Transport::Sata,
+        "SAS" => Transport::Sas,
+        "PCI-Express" | "PCI" => Transport::Pcie,
+        "Thunderbolt" => Transport::Thunderbolt,
+        "FireWire" => Transport::Firewire,
+        "Secure Digital" => Transport::Sd,
+        other => Transport::Other(other.into()),
+    }
 }
 
 /// USB: the `IOUSBHostDevice` above the disk, its negotiated speed and the storage driver.
@@ -107,24 +124,26 @@ fn usb_node(bsd: &str, tools: &dyn Tools) -> Node {
         .or_else(|| usb_speed_mbit(integer(device, "USBSpeed")?));
     let mut node = Node::new(NodeKind::Transport, format!("USB ({protocol})"));
     if let Some(name) = device.get("USB Product Name").and_then(Value::as_string) {
-        node.fact("USB device", name, &src);
+        node.other("USB device", name, &src);
     }
-    node.fact("protocol", protocol, format!("{src} (driver class)"));
+    node.other("protocol", protocol, format!("{src} (driver class)"));
     let Some(mbit) = mbit else {
         node.bandwidth = Bandwidth::Unknown {
             why: format!("the USB device above {bsd} reports no speed"),
         };
         return node;
     };
-    node.fact("negotiated speed", format!("{mbit} Mbit/s"), &src);
-    let id = match (mbit, uas) {
-        (..=12, _) => "usb1.1",
-        (..=480, false) => "usb2-bot",
-        (..=480, true) => "usb2-uas",
-        (..=5000, false) => "usb3g1-bot",
-        (..=5000, true) => "usb3g1-uas",
-        (..=10000, _) => "usb3g2",
-        _ => "usb3g2x2",
+    node.fact(
+        probe::Value::LinkSpeed(Rate {
+            mbit_s: mbit as f64,
+        }),
+        &src,
+    );
+    let Some(id) = usb_row(mbit as f64, Some(uas)) else {
+        node.bandwidth = Bandwidth::Unknown {
+            why: format!("USB speed {mbit} Mbit/s has no row in the links table"),
+        };
+        return node;
     };
     let ceiling = row(id).ceiling();
     node.label = ceiling.link.clone();
@@ -169,7 +188,7 @@ fn pcie_node(bsd: &str, bus: &str, tools: &dyn Tools) -> Node {
         NodeKind::Transport,
         format!("PCIe Gen{generation} x{width}"),
     );
-    node.fact(
+    node.other(
         "link",
         format!("Gen{generation} x{width} (status {status:#x})"),
         format!("{src} (IOPCIExpressLinkStatus)"),

@@ -11,13 +11,13 @@ mod diskutil;
 mod ioreg;
 mod network;
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
 pub mod timemachine;
 mod volumes;
 
 use std::path::Path;
 
-use super::{Chain, DeclaredLink, Node, NodeKind};
+use super::{Chain, DeclaredLink, Node, NodeKind, Value};
 
 /// What `statfs` says of the filesystem holding a path.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,9 +62,12 @@ fn mount_node(mount: &MountFacts, tools: &dyn Tools, notes: &mut Vec<String>) ->
         NodeKind::Mount,
         format!("{} on {} at {}", mount.fstype, mount.from, mount.on),
     );
-    node.fact("filesystem", &mount.fstype, "statfs (f_fstypename)");
-    node.fact("source", &mount.from, "statfs (f_mntfromname)");
-    node.fact("mount point", &mount.on, "statfs (f_mntonname)");
+    node.fact(
+        Value::Filesystem(mount.fstype.clone()),
+        "statfs (f_fstypename)",
+    );
+    node.fact(Value::Source(mount.from.clone()), "statfs (f_mntfromname)");
+    node.other("mount point", &mount.on, "statfs (f_mntonname)");
     match mount.fstype.as_str() {
         "smbfs" | "nfs" | "afpfs" | "webdav" => {
             node.children

@@ -6,7 +6,7 @@ use plist::Value;
 
 use super::{MountFacts, Tools, source};
 use crate::probe::links::{row, trim_number};
-use crate::probe::{Bandwidth, Node, NodeKind};
+use crate::probe::{self, Bandwidth, Node, NodeKind, Rate};
 
 /// The server's host in a mount source: `//user@host/share`, `afp://host/share`,
 /// `host:/export`.
@@ -34,7 +34,7 @@ pub fn server_node(mount: &MountFacts, tools: &dyn Tools, notes: &mut Vec<String
         return n;
     };
     let mut n = Node::new(NodeKind::Server, format!("server {host}"));
-    n.fact("server", &host, "statfs (f_mntfromname)");
+    n.other("server", &host, "statfs (f_mntfromname)");
     match mount.fstype.as_str() {
         "smbfs" => smb_facts(&mut n, mount, tools, notes),
         "nfs" => nfs_facts(&mut n, mount, tools),
@@ -44,7 +44,7 @@ pub fn server_node(mount: &MountFacts, tools: &dyn Tools, notes: &mut Vec<String
     match tools.output(&args).as_deref().and_then(route_interface) {
         Some(iface) => {
             let mut i = interface_node(&iface, tools);
-            i.fact("route", format!("{host} via {iface}"), source(&args));
+            i.other("route", format!("{host} via {iface}"), source(&args));
             n.children.push(i);
         }
         None => {
@@ -70,7 +70,7 @@ pub fn parse_statshares(text: &str) -> Vec<(String, String)> {
 fn smb_facts(n: &mut Node, mount: &MountFacts, tools: &dyn Tools, notes: &mut Vec<String>) {
     let args = ["smbutil", "statshares", "-m", mount.on.as_str()];
     let Some(text) = tools.output(&args) else {
-        n.fact(
+        n.other(
             "SMB session",
             "smbutil statshares gave nothing",
             source(&args),
@@ -81,22 +81,20 @@ fn smb_facts(n: &mut Node, mount: &MountFacts, tools: &dyn Tools, notes: &mut Ve
     let get = |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
     let src = source(&args);
     if let Some(v) = get("SMB_VERSION") {
-        n.fact("SMB dialect", v.trim_start_matches("SMB_"), &src);
+        n.fact(
+            probe::Value::SmbDialect(v.trim_start_matches("SMB_").into()),
+            &src,
+        );
     }
     let signing = get("SIGNING_ON") == Some("TRUE");
-    n.fact("signing", if signing { "on" } else { "off" }, &src);
+    n.fact(probe::Value::Signing(signing), &src);
     let cipher = get("SMB_CURR_ENCRYPT_ALGORITHM").filter(|c| *c != "OFF");
-    n.fact("encryption", cipher.unwrap_or("off"), &src);
+    n.fact(probe::Value::Encryption(cipher.is_some()), &src);
+    if let Some(c) = cipher {
+        n.other("cipher", c, &src);
+    }
     let multichannel = get("MULTI_CHANNEL_SUPPORTED") == Some("TRUE");
-    n.fact(
-        "multichannel",
-        if multichannel {
-            "supported by the server"
-        } else {
-            "not supported"
-        },
-        &src,
-    );
+    n.fact(probe::Value::Multichannel(multichannel), &src);
     if signing {
         notes.push(format!(
             "{}: SMB signing is on: every message is signed, which often caps a Mac's SMB throughput",
@@ -140,7 +138,7 @@ fn nfs_facts(n: &mut Node, mount: &MountFacts, tools: &dyn Tools) {
         .output(&args)
         .and_then(|t| parse_nfsstat(&t, &mount.on));
     let Some((params, address)) = parsed else {
-        n.fact(
+        n.other(
             "NFS",
             "nfsstat -m gave nothing for this mount",
             source(&args),
@@ -149,14 +147,14 @@ fn nfs_facts(n: &mut Node, mount: &MountFacts, tools: &dyn Tools) {
     };
     for p in params.split(',') {
         if let Some(v) = p.strip_prefix("vers=") {
-            n.fact("NFS version", v, source(&args));
+            n.other("NFS version", v, source(&args));
         }
         if p.starts_with("rsize=") || p.starts_with("wsize=") || p == "tcp" || p == "udp" {
-            n.fact("NFS parameter", p, source(&args));
+            n.other("NFS parameter", p, source(&args));
         }
     }
     if let Some(a) = address {
-        n.fact("address", a, source(&args));
+        n.other("address", a, source(&args));
     }
 }
 
@@ -234,11 +232,11 @@ fn interface_node(iface: &str, tools: &dyn Tools) -> Node {
         let src = source(&wifi_args);
         n.label = format!("interface {iface} (Wi-Fi)");
         if let Some(phy) = phy {
-            n.fact("PHY mode", phy, &src);
+            n.other("PHY mode", phy, &src);
         }
         match rate.filter(|r| *r > 0.0) {
             Some(mbit) => {
-                n.fact("PHY rate", format!("{} Mbit/s", trim_number(mbit)), &src);
+                n.fact(probe::Value::PhyRate(Rate { mbit_s: mbit }), &src);
                 n.label = format!(
                     "interface {iface} (Wi-Fi, {} Mbit/s PHY)",
                     trim_number(mbit)
@@ -256,7 +254,12 @@ fn interface_node(iface: &str, tools: &dyn Tools) -> Node {
     let args = ["ifconfig", iface];
     match tools.output(&args).as_deref().and_then(ethernet_mbit) {
         Some(mbit) => {
-            n.fact("media", format!("{mbit} Mbit/s"), source(&args));
+            n.fact(
+                probe::Value::LinkSpeed(Rate {
+                    mbit_s: mbit as f64,
+                }),
+                source(&args),
+            );
             n.label = format!("interface {iface} (Ethernet, {mbit} Mbit/s)");
             n.bandwidth = Bandwidth::Known(row("ethernet").ceiling_of_rate(mbit as f64));
         }

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use super::decode::{Adapter, Bus, Device, SmbConnection, WriteCache, WriteCacheProperty};
-use crate::probe::links::{row, trim_number};
-use crate::probe::{Bandwidth, Chain, Node, NodeKind, RemovalPolicy};
+use crate::probe::links::row;
+use crate::probe::{self, Bandwidth, Chain, Node, NodeKind, Rate, RemovalPolicy, Transport, Value};
 
 /// Where each fact comes from, as the chain records it.
 const DEVICE_Q: &str = "IOCTL_STORAGE_QUERY_PROPERTY StorageDeviceProperty";
@@ -74,15 +74,18 @@ pub fn chain(volume: &Volume) -> Chain {
     let fs = volume.filesystem.as_deref().unwrap_or("unknown filesystem");
     let mut root = Node::new(NodeKind::Mount, format!("{fs} at {}", volume.root));
     match &volume.filesystem {
-        Ok(name) => root.fact("filesystem", name, "GetVolumeInformationByHandleW"),
-        Err(e) => root.fact(
+        Ok(name) => root.fact(
+            Value::Filesystem(name.clone()),
+            "GetVolumeInformationByHandleW",
+        ),
+        Err(e) => root.other(
             "filesystem",
             format!("not read: {e}"),
             "GetVolumeInformationByHandleW",
         ),
     }
     if let Some(label) = &volume.label {
-        root.fact("label", label, "GetVolumeInformationByHandleW");
+        root.other("label", label, "GetVolumeInformationByHandleW");
     }
     match &volume.below {
         Below::Disks(Ok(disks)) if disks.is_empty() => {
@@ -131,7 +134,7 @@ fn disk_node(disk: &Disk, notes: &mut Vec<String>) -> Node {
         DEVICE_Q,
     );
     if let Ok(d) = &disk.device {
-        n.fact("removable media", yes_no(d.removable), DEVICE_Q);
+        n.other("removable media", yes_no(d.removable), DEVICE_Q);
     }
     let rotational = disk
         .seek_penalty
@@ -142,7 +145,7 @@ fn disk_node(disk: &Disk, notes: &mut Vec<String>) -> Node {
     fact_of(&mut n, "trim", trim, TRIM_Q);
     match &disk.cache {
         Ok(cache) => cache_facts(&mut n, disk, cache, notes),
-        Err(e) => n.fact("write cache", format!("not read: {e}"), CACHE_Q),
+        Err(e) => n.other("write cache", format!("not read: {e}"), CACHE_Q),
     }
     n.children.push(bus_node(disk));
     n
@@ -155,9 +158,9 @@ fn yes_no(v: bool) -> &'static str {
 /// A fact from an answer that may be missing or have failed (then its reason is the value).
 fn fact_of(n: &mut Node, key: &str, value: Result<Option<String>, &String>, source: &str) {
     match value {
-        Ok(Some(v)) => n.fact(key, v, source),
+        Ok(Some(v)) => n.other(key, v, source),
         Ok(None) => {}
-        Err(e) => n.fact(key, format!("not read: {e}"), source),
+        Err(e) => n.other(key, format!("not read: {e}"), source),
     }
 }
 
@@ -180,22 +183,28 @@ fn cache_facts(n: &mut Node, disk: &Disk, cache: &WriteCacheProperty, notes: &mu
         WriteCache::None => "none (write-through device)",
         WriteCache::Unknown => "not said",
     };
-    n.fact("write cache", state, CACHE_Q);
-    if let Some(changeable) = cache.changeable {
-        n.fact("write cache changeable", yes_no(changeable), CACHE_Q);
+    match cache.cache {
+        WriteCache::Enabled => n.fact(Value::WriteCache(probe::WriteCache::On), CACHE_Q),
+        WriteCache::Disabled | WriteCache::None => {
+            n.fact(Value::WriteCache(probe::WriteCache::Off), CACHE_Q)
+        }
+        WriteCache::Unknown => n.other("write cache", state, CACHE_Q),
     }
-    n.fact("flush supported", yes_no(cache.flush_supported), CACHE_Q);
+    if let Some(changeable) = cache.changeable {
+        n.other("write cache changeable", yes_no(changeable), CACHE_Q);
+    }
+    n.other("flush supported", yes_no(cache.flush_supported), CACHE_Q);
     let bus = disk
         .device
         .as_ref()
         .map(|d| d.bus)
         .or_else(|_| disk.adapter.as_ref().map(|a| a.bus));
     if let Some(policy) = bus.ok().and_then(|b| removal_policy(b, cache.cache)) {
-        n.fact(RemovalPolicy::KEY, policy.as_str(), CACHE_Q);
+        n.fact(Value::RemovalPolicy(policy), CACHE_Q);
         notes.push(format!(
             "disk {}: removal policy \"{}\" (the device's write cache {state}): {}",
             disk.number,
-            policy.as_str(),
+            policy,
             match policy {
                 RemovalPolicy::QuickRemoval => {
                     "every write waits for the device; unplugging loses nothing"
@@ -212,6 +221,23 @@ fn cache_facts(n: &mut Node, disk: &Disk, cache: &WriteCacheProperty, notes: &mu
              durable figures are not durable",
             disk.number
         ));
+    }
+}
+
+/// The transport a storage bus type names.
+fn transport(bus: Bus) -> Transport {
+    match bus {
+        Bus::Usb => Transport::Usb,
+        Bus::Sata => Transport::Sata,
+        Bus::Ata => Transport::Ata,
+        Bus::Sas => Transport::Sas,
+        Bus::Scsi => Transport::Scsi,
+        Bus::Nvme => Transport::Nvme,
+        Bus::Ieee1394 => Transport::Firewire,
+        Bus::Sd => Transport::Sd,
+        Bus::Mmc => Transport::Mmc,
+        Bus::Iscsi => Transport::Iscsi,
+        other => Transport::Other(other.name()),
     }
 }
 
@@ -232,9 +258,9 @@ fn bus_node(disk: &Disk) -> Node {
         return n;
     };
     let mut n = Node::new(NodeKind::Transport, bus.name());
-    n.fact("bus type", bus.name(), source);
+    n.fact(Value::Transport(transport(bus)), source);
     if let Ok(a) = &disk.adapter {
-        n.fact(
+        n.other(
             "max transfer",
             format!("{} KiB", a.max_transfer / 1024),
             ADAPTER_Q,
@@ -256,15 +282,15 @@ fn bus_node(disk: &Disk) -> Node {
 
 fn server_node(remote: &Remote) -> Node {
     let mut n = Node::new(NodeKind::Server, format!("server {}", remote.server));
-    n.fact("share", &remote.share, "the UNC path");
-    n.fact("unc", &remote.unc, "WNetGetConnectionW");
+    n.other("share", &remote.share, "the UNC path");
+    n.other("unc", &remote.unc, "WNetGetConnectionW");
     match &remote.smb {
         Ok(c) => {
-            n.fact("smb dialect", &c.dialect, "Get-SmbConnection");
-            n.fact("encrypted", yes_no(c.encrypted), "Get-SmbConnection");
-            n.fact("signed", yes_no(c.signed), "Get-SmbConnection");
+            n.fact(Value::SmbDialect(c.dialect.clone()), "Get-SmbConnection");
+            n.fact(Value::Encryption(c.encrypted), "Get-SmbConnection");
+            n.fact(Value::Signing(c.signed), "Get-SmbConnection");
         }
-        Err(e) => n.fact("smb dialect", format!("not read: {e}"), "Get-SmbConnection"),
+        Err(e) => n.other("SMB dialect", format!("not read: {e}"), "Get-SmbConnection"),
     }
     match &remote.interface {
         Ok(i) => n.children.push(interface_node(i)),
@@ -284,13 +310,14 @@ pub fn interface_node(i: &Interface) -> Node {
     const WIFI: u32 = 71;
     const SOURCE: &str = "GetBestInterfaceEx, GetIfEntry2";
     let mut n = Node::new(NodeKind::Interface, format!("interface {}", i.alias));
-    n.fact("description", &i.description, SOURCE);
+    n.other("description", &i.description, SOURCE);
     let mbit = i.transmit_bps as f64 / 1e6;
-    n.fact(
-        "link speed",
-        format!("{} Mbit/s", trim_number(mbit)),
-        SOURCE,
-    );
+    // A Wi-Fi interface's transmit speed is its PHY rate, as macOS and Linux report it.
+    let rate = Rate { mbit_s: mbit };
+    match i.if_type {
+        WIFI => n.fact(Value::PhyRate(rate), SOURCE),
+        _ => n.fact(Value::LinkSpeed(rate), SOURCE),
+    }
     let id = match i.if_type {
         ETHERNET => Some("ethernet"),
         WIFI => Some("wifi"),

@@ -29,7 +29,7 @@ fn json(name: &str) -> String {
 
 /// A disk as `live.rs` would gather it, from the fixtures named `{disk}.*`; a missing fixture is
 /// a query the device did not answer.
-fn disk(number: u32, disk: &str, cache: &str) -> Disk {
+pub(in crate::probe) fn disk(number: u32, disk: &str, cache: &str) -> Disk {
     let answer = |what: &str| {
         let path = fixture(&format!("{disk}.{what}.hex"));
         if path.exists() {
@@ -48,7 +48,7 @@ fn disk(number: u32, disk: &str, cache: &str) -> Disk {
     }
 }
 
-fn local(root: &str, fs: &str, disks: Vec<Disk>) -> Volume {
+pub(in crate::probe) fn local(root: &str, fs: &str, disks: Vec<Disk>) -> Volume {
     Volume {
         path: PathBuf::from(format!("{root}Backups")),
         root: root.into(),
@@ -76,11 +76,11 @@ fn a_sata_ssd_is_sata_with_trim_no_seek_penalty_and_its_cache_on() {
     let disk = &c.root.children[0];
     assert_eq!(disk.kind, NodeKind::Disk);
     assert_eq!(disk.label, "disk 0: Samsung SSD 860 EVO 500GB");
-    assert_eq!(disk.get("rotational"), Some("no"));
-    assert_eq!(disk.get("trim"), Some("yes"));
-    assert_eq!(disk.get("write cache"), Some("on"));
+    assert_eq!(disk.said("rotational").as_deref(), Some("no"));
+    assert_eq!(disk.said("trim").as_deref(), Some("yes"));
+    assert_eq!(disk.said("write cache").as_deref(), Some("on"));
     // A fixed disk has no removal policy.
-    assert_eq!(disk.get("removal policy"), None);
+    assert_eq!(disk.said("removal policy").as_deref(), None);
     let bus = &disk.children[0];
     assert_eq!(
         (bus.kind, bus.label.as_str()),
@@ -99,8 +99,8 @@ fn an_nvme_disk_is_nvme_and_its_cache_cannot_be_switched() {
     let c = chain::chain(&local(r"D:\", "ReFS", vec![d]));
     assert_eq!(c.root.label, r"ReFS at D:\");
     let disk = &c.root.children[0];
-    assert_eq!(disk.get("vendor"), Some("NVMe"));
-    assert_eq!(disk.get("write cache changeable"), Some("no"));
+    assert_eq!(disk.said("vendor").as_deref(), Some("NVMe"));
+    assert_eq!(disk.said("write cache changeable").as_deref(), Some("no"));
     assert_eq!(disk.children[0].label, "NVMe");
 }
 
@@ -115,9 +115,13 @@ fn a_usb3_disk_names_better_performance_and_quick_removal_from_its_cache() {
         assert_eq!(d.seek_penalty.clone(), Ok(true), "a spinning disk");
         let c = chain::chain(&local(r"E:\", "exFAT", vec![d]));
         let disk = &c.root.children[0];
-        assert_eq!(disk.get("write cache"), Some(state), "{cache}");
-        assert_eq!(disk.get("removal policy"), Some(policy), "{cache}");
-        assert_eq!(disk.get("rotational"), Some("yes"));
+        assert_eq!(disk.said("write cache").as_deref(), Some(state), "{cache}");
+        assert_eq!(
+            disk.said("removal policy").as_deref(),
+            Some(policy),
+            "{cache}"
+        );
+        assert_eq!(disk.said("rotational").as_deref(), Some("yes"));
         assert_eq!(disk.children[0].label, "USB");
         assert_eq!(c.notes.len(), 1, "{:?}", c.notes);
         assert!(
@@ -138,11 +142,24 @@ fn a_usb2_stick_is_removable_under_quick_removal_and_its_missing_answers_say_so(
     );
     let c = chain::chain(&local(r"F:\", "FAT32", vec![d]));
     let disk = &c.root.children[0];
-    assert_eq!(disk.get("removable media"), Some("yes"));
-    assert_eq!(disk.get("removal policy"), Some("quick removal"));
+    assert_eq!(disk.said("removable media").as_deref(), Some("yes"));
+    assert_eq!(
+        disk.said("removal policy").as_deref(),
+        Some("quick removal")
+    );
     // The stick answers neither the seek-penalty nor the TRIM query: the chain says so.
-    assert!(disk.get("rotational").unwrap().starts_with("not read: "));
-    assert!(disk.get("trim").unwrap().starts_with("not read: "));
+    assert!(
+        disk.said("rotational")
+            .as_deref()
+            .unwrap()
+            .starts_with("not read: ")
+    );
+    assert!(
+        disk.said("trim")
+            .as_deref()
+            .unwrap()
+            .starts_with("not read: ")
+    );
 }
 
 #[test]
@@ -165,7 +182,7 @@ fn volume_extents_list_each_disk_of_a_spanned_volume() {
     assert!(matches!(&c.root.bandwidth, Bandwidth::Unknown { why } if why.contains("no disk")));
 }
 
-fn share(json_name: &str, interface: Interface) -> Volume {
+pub(in crate::probe) fn share(json_name: &str, interface: Interface) -> Volume {
     let smb = decode::smb_connections(&json(json_name))
         .unwrap()
         .into_iter()
@@ -203,8 +220,8 @@ fn an_smb_311_share_on_ethernet_is_limited_by_the_ethernet_link() {
         (server.kind, server.label.as_str()),
         (NodeKind::Server, "server nas")
     );
-    assert_eq!(server.get("smb dialect"), Some("3.1.1"));
-    assert_eq!(server.get("encrypted"), Some("no"));
+    assert_eq!(server.said("SMB dialect").as_deref(), Some("3.1.1"));
+    assert_eq!(server.said("encryption").as_deref(), Some("off"));
     let iface = &server.children[0];
     assert_eq!(iface.kind, NodeKind::Interface);
     let Bandwidth::Known(ceiling) = &iface.bandwidth else {
@@ -231,7 +248,7 @@ fn an_smb_311_share_on_wifi_is_limited_by_the_phy_rate() {
     ));
     let server = &c.root.children[0];
     // The share's own entry among the connections to that server.
-    assert_eq!(server.get("encrypted"), Some("yes"));
+    assert_eq!(server.said("encryption").as_deref(), Some("on"));
     let Bandwidth::Known(ceiling) = &server.children[0].bandwidth else {
         panic!("{:?}", server.children[0].bandwidth)
     };
