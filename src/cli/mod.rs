@@ -110,7 +110,7 @@ pub struct InfoArgs {
     /// A file or directory on the destination.
     pub path: PathBuf,
 
-    /// Print one JSON document (schema destbench.chain/1) instead of the tree.
+    /// Print one JSON document (schema destbench.chain/2) instead of the tree.
     #[arg(short, long)]
     pub json: bool,
 
