@@ -53,6 +53,12 @@ pub struct Survey {
 }
 
 impl Survey {
+    /// Counts `what`, which could not be opened or read, and names it among the first few.
+    fn cannot_read(&mut self, what: &Path, e: std::io::Error) {
+        self.skipped.unreadable += 1;
+        self.unreadable.add(format!("{}: {e}", what.display()));
+    }
+
     fn merge(&mut self, other: Survey) {
         self.histogram.merge(&other.histogram);
         self.hard_links.merge(&other.hard_links);
@@ -188,8 +194,7 @@ fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<H
     let fd = match platform::open_dir_in(dir.parent.handle_ref(), &dir.name) {
         Ok(fd) => fd,
         Err(e) => {
-            survey.skipped.unreadable += 1;
-            survey.unreadable.add(format!("{}: {e}", dir.rel.display()));
+            survey.cannot_read(&dir.rel, e);
             return None;
         }
     };
@@ -204,14 +209,10 @@ fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<H
 
 /// Lists one open directory into `survey`; returns its subdirectories.
 fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
-    let problem = |what: &Path, e: std::io::Error, survey: &mut Survey| {
-        survey.skipped.unreadable += 1;
-        survey.unreadable.add(format!("{}: {e}", what.display()));
-    };
     let entries = match platform::read_dir(dir.handle_ref()) {
         Ok(entries) => entries,
         Err(e) => {
-            problem(rel, e, survey);
+            survey.cannot_read(rel, e);
             return Vec::new();
         }
     };
@@ -221,7 +222,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {
-                problem(rel, e, survey);
+                survey.cannot_read(rel, e);
                 break;
             }
         };
@@ -239,7 +240,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
                     inode = (st.links > 1).then_some((st.device, st.inode));
                 }
                 Err(e) => {
-                    problem(&rel.join(&name), e, survey);
+                    survey.cannot_read(&rel.join(&name), e);
                     continue;
                 }
             }
