@@ -13,7 +13,7 @@
 //! the same fraction of its symlinks. The fraction is the largest within [`MAX_FILES`] and
 //! [`MAX_BYTES`], so the miniature costs a few seconds at most over a 100 Mbit/s share.
 
-use crate::tree::scan::SizeHistogram;
+use crate::tree::size_classes::SizeHistogram;
 
 /// At most this many files: about 3 s of per-file costs over a 100 Mbit/s sshfs share.
 pub const MAX_FILES: u64 = 2_000;

@@ -24,7 +24,7 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::interrupt;
 use crate::results::RunReport;
-use crate::tree::scan::Survey;
+use crate::tree::survey::Survey;
 use crate::workload::Tool;
 
 pub use error::{EstimateError, NoEstimate};

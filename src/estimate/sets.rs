@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::scratch::Scratch;
-use crate::tree::scan::{BLOCK, SizeHistogram, Survey};
+use crate::tree::size_classes::{BLOCK, SizeHistogram};
+use crate::tree::survey::Survey;
 
 use super::miniature;
 use super::model::MINIATURE;

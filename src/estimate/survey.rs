@@ -5,7 +5,8 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::platform;
-use crate::tree::scan::{self, SizeHistogram, Survey};
+use crate::tree::size_classes::SizeHistogram;
+use crate::tree::survey::{self as tree_survey, Survey};
 use crate::workload::Tool;
 
 use super::model::TreeShape;
@@ -35,7 +36,7 @@ pub fn survey(root: &Path, cold: bool, cross_filesystems: bool) -> Result<Survey
         && platform::drop_caches().is_ok()
         && platform::drop_inode_caches().is_ok();
     let threads = if cold_listing { 1 } else { SURVEY_THREADS };
-    let survey = scan::survey(root, threads, cross_filesystems)?;
+    let survey = tree_survey::survey(root, threads, cross_filesystems)?;
     let mut every_name = survey.histogram.clone();
     every_name.merge(&survey.hard_links);
     Ok(Surveyed {

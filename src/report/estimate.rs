@@ -12,7 +12,8 @@ use crate::estimate::model::{
     SourceSide,
 };
 use crate::estimate::{DestinationEstimate, EstimateReport, Origin, TimeMachineDestination};
-use crate::tree::scan::{SizeHistogram, Survey};
+use crate::tree::size_classes::SizeHistogram;
+use crate::tree::survey::Survey;
 use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
 pub use crate::units::human_duration;

@@ -162,7 +162,7 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet>
         &mut |_| {},
     )?;
     // The read keeps no sizes; a survey (metadata only, now cached) gives their percentiles.
-    let sizes = tree::scan::survey(path, PREP_THREADS, plan.cross_filesystems)
+    let sizes = tree::survey::survey(path, PREP_THREADS, plan.cross_filesystems)
         .map(|survey| survey.sizes)
         .unwrap_or_default();
     let info = FileSetInfo {
@@ -195,7 +195,7 @@ pub(super) fn check_source(path: &Path) -> Result<()> {
     };
     scratch::check_destination(path).map_err(named)?;
     if let Ok(dir) = platform::open_dir(path) {
-        tree::scan::refuse_pseudo(path, &dir).map_err(named)?;
+        tree::refuse_pseudo(path, &dir).map_err(named)?;
     }
     fs::read_dir(path)
         .map(drop)

@@ -60,7 +60,7 @@ impl FineSizes {
 
 #[cfg(test)]
 mod tests {
-    use crate::tree::scan::SizeHistogram;
+    use crate::tree::size_classes::SizeHistogram;
 
     /// Each file's bytes beyond a size, summed: exact where no bin straddles the size, within
     /// the class a file falls in, and the same after a merge.

@@ -1,6 +1,6 @@
 //! A task on virtual lanes, for engines without real I/O (`null`): the workers are lanes in one
 //! thread, each with its own engine and virtual clock, and each file goes to the lane whose clock
-//! is earliest (the first such lane on a tie), as it would go to the first idle thread. The walker
+//! is earliest (the first such lane on a tie), as it would go to the first idle thread. The dispatcher
 //! is a lane of its own. Everything is deterministic, so the figures can be computed by hand: with
 //! files of equal cost `c`, `n` files on `t` lanes take `ceil(n / t) * c`.
 
@@ -9,8 +9,8 @@ use std::time::Duration;
 use crate::error::Result;
 use crate::interrupt;
 
+use super::dispatch::Dispatcher;
 use super::file::{self, Engines};
-use super::walker::Walker;
 use super::{Job, Live, Ran, WorkerResult};
 
 /// Progress is reported every this many files.
@@ -20,8 +20,8 @@ const TICK_FILES: u64 = 256;
 /// the walk to the end of the final flush.
 pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Duration)> {
     let task = job.task;
-    let mut walker = Walker::new(task, job.root, job.engines)?;
-    let walk_start = walker.now();
+    let mut dispatcher = Dispatcher::new(task, job.root, job.engines)?;
+    let walk_start = dispatcher.now();
     let live = Live::default();
     let mut lanes: Vec<(Engines, Duration, WorkerResult)> = (0..job.threads)
         .map(|_| {
@@ -34,7 +34,7 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
     let mut fatal = None;
     let mut handed = 0u64;
     loop {
-        let place = match walker.next_file(task) {
+        let place = match dispatcher.next_file(task) {
             Ok(Some(place)) => place,
             Ok(None) => break,
             Err(e) => {
@@ -59,23 +59,23 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
             break;
         }
     }
-    let walked_for = walker.now() - walk_start;
+    let walked_for = dispatcher.now() - walk_start;
     let busiest = lanes
         .iter()
         .map(|(engines, start, _)| engines.tree.now() - *start)
         .max()
         .unwrap_or_default();
-    // The end of the task waits for the walker and every lane.
-    let finish_start = walker.now();
+    // The end of the task waits for the dispatcher and every lane.
+    let finish_start = dispatcher.now();
     if fatal.is_none()
-        && let Err(e) = walker.finish(task)
+        && let Err(e) = dispatcher.finish(task)
     {
         fatal = Some(e);
     }
-    let elapsed = walked_for.max(busiest) + (walker.now() - finish_start);
+    let elapsed = walked_for.max(busiest) + (dispatcher.now() - finish_start);
     tick(&live);
     let ran = Ran {
-        walked: walker.walked,
+        walked: dispatcher.walked,
         workers: lanes.into_iter().map(|(_, _, result)| result).collect(),
         fatal,
         engine,

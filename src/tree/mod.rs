@@ -3,20 +3,26 @@
 //!
 //! Every operation on the tree a task is about goes through the run's tree engine
 //! ([`crate::engine::tree`]): real engines run the task on threads (`threads`), the `null` engine
-//! on virtual lanes with exact timings (`lanes`). A walker streams the tree (creating destination
-//! directories before handing out their files, so workers never race a missing parent); nothing
+//! on virtual lanes with exact timings (`lanes`). A dispatcher (`dispatch`) streams the tree through
+//! the one ordered walk (`walk`), creating destination directories before handing out their
+//! files, so workers never race a missing parent; nothing
 //! grows with the file count except the list of directories, whose metadata is restored after
 //! their contents. Sources are only ever opened read-only, relative to their directory and
 //! without following symlinks; destinations are created exclusively.
+//!
+//! `survey` is the other way through a tree: counts only, no order, its threads listing
+//! directories side by side (`destbench estimate` and a `--source`'s sizes); `size_classes` is what
+//! it keeps.
 
+mod dispatch;
 mod file;
 mod fine_sizes;
 mod lanes;
-pub mod scan;
+pub mod size_classes;
 mod skipped;
+pub mod survey;
 mod threads;
 pub mod walk;
-mod walker;
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -26,7 +32,7 @@ use std::time::Duration;
 use crate::engine::tree::{CopyError, Dir, Kind, Root, TreeEngine};
 use crate::engine::{EngineFactory, EngineKind};
 use crate::error::{Error, Result};
-use crate::platform;
+use crate::platform::{self, AsHandleRef, Handle};
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::units::format_bytes;
 use file::Done;
@@ -176,7 +182,7 @@ impl Job<'_> {
 
 /// What the workers of a task did, however they ran.
 struct Ran {
-    walked: walker::Walked,
+    walked: dispatch::Walked,
     workers: Vec<WorkerResult>,
     /// The first error that stopped the task.
     fatal: Option<Error>,
@@ -291,6 +297,20 @@ pub fn evict(root: &Root, engines: &EngineFactory) -> Result<Option<f64>> {
         ));
     }
     Ok((sampled > 0).then(|| resident / sampled as f64))
+}
+
+/// Refuses a tree on a kernel pseudo-filesystem (`/proc`, `/sys`...): nothing there is data to
+/// back up, and some of its files block or never end.
+pub fn refuse_pseudo(root: &Path, dir: &Handle) -> Result<()> {
+    match platform::pseudo_filesystem(dir.handle_ref()) {
+        Ok(Some(kind)) => Err(Error::Destination {
+            path: root.to_path_buf(),
+            problem: format!(
+                "is on the kernel's {kind} filesystem, not a folder of files to back up"
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Makes the directory `name` in `parent`, through the run's engine.

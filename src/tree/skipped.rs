@@ -2,6 +2,8 @@
 //! device nodes, mount points and unreadable files, and the user should see how many of each
 //! were not copied.
 
+use crate::engine::tree::Kind;
+
 /// Entries left out of a task or a survey, by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Skipped {
@@ -24,6 +26,16 @@ impl Skipped {
         self.devices += other.devices;
         self.other_filesystems += other.other_filesystems;
         self.unreadable += other.unreadable;
+    }
+
+    /// Counts one entry that is neither a directory nor a file, by its kind.
+    pub fn add(&mut self, kind: Kind) {
+        match kind {
+            Kind::Symlink => self.symlinks += 1,
+            Kind::Fifo => self.fifos += 1,
+            Kind::Socket => self.sockets += 1,
+            Kind::Device | Kind::Dir | Kind::File => self.devices += 1,
+        }
     }
 
     pub fn total(&self) -> u64 {

@@ -1,4 +1,4 @@
-//! A task on real threads: one walker thread streams batches of files (all from one directory)
+//! A task on real threads: one dispatcher thread streams batches of files (all from one directory)
 //! into a bounded channel, N workers take them, each with engines of its own; the clock is the
 //! wall clock. Each thread stamps the instant it ends and sends it to the supervisor, so a task's
 //! time runs to its last file (then its final flush), not to the supervisor's next progress tick.
@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 use crate::interrupt;
 
+use super::dispatch::Dispatcher;
 use super::file::{self, Engines};
 use super::walk::Place;
-use super::walker::Walker;
 use super::{Job, Live, Ran, Task, WorkerResult};
 
 /// Batches waiting for a worker, at most.
@@ -27,7 +27,7 @@ const TICK: Duration = Duration::from_millis(50);
 pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Duration)> {
     let (task, series_interval) = (job.task, job.series_interval);
     let start = Instant::now();
-    let mut walker = Walker::new(task, job.root, job.engines)?;
+    let mut dispatcher = Dispatcher::new(task, job.root, job.engines)?;
     let live = Live::default();
     let stop = AtomicBool::new(false);
     let fatal: Mutex<Option<Error>> = Mutex::new(None);
@@ -43,11 +43,11 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
     let mut last_end = start;
 
     let workers = std::thread::scope(|scope| {
-        let walker_ended = ended.clone();
+        let dispatcher_ended = ended.clone();
         let walking = scope.spawn(|| {
-            feed(&mut walker, task, sender, &stop, &fail);
-            let _ = walker_ended.send(Instant::now());
-            drop(walker_ended);
+            feed(&mut dispatcher, task, sender, &stop, &fail);
+            let _ = dispatcher_ended.send(Instant::now());
+            drop(dispatcher_ended);
         });
         let handles: Vec<_> = (0..job.threads)
             .map(|_| {
@@ -75,7 +75,7 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
         drop(receiver);
         drop(ended);
         last_end = supervise(&ends, job.threads + 1, start, &live, tick, &fail);
-        walking.join().expect("walker thread");
+        walking.join().expect("dispatcher thread");
         handles
             .into_iter()
             .map(|h| {
@@ -89,13 +89,13 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
     // The final flush is timed on its own and added: joining the threads is not the task's work.
     let flush_start = Instant::now();
     if fatal.is_none()
-        && let Err(e) = walker.finish(task)
+        && let Err(e) = dispatcher.finish(task)
     {
         fatal = Some(e);
     }
     let flushed = flush_start.elapsed();
     let ran = Ran {
-        walked: walker.walked,
+        walked: dispatcher.walked,
         workers,
         fatal,
         engine: engine.unwrap_or(crate::engine::EngineKind::Sync),
@@ -103,9 +103,9 @@ pub(super) fn run(job: &Job<'_>, tick: &mut dyn FnMut(&Live)) -> Result<(Ran, Du
     Ok((ran, last_end.duration_since(start) + flushed))
 }
 
-/// The walker's side: sends the files in batches until the walk ends or the task stops.
+/// The dispatcher's side: sends the files in batches until the walk ends or the task stops.
 fn feed(
-    walker: &mut Walker,
+    dispatcher: &mut Dispatcher,
     task: &Task,
     sender: crossbeam_channel::Sender<Vec<Place>>,
     stop: &AtomicBool,
@@ -113,7 +113,7 @@ fn feed(
 ) {
     let mut batch: Vec<Place> = Vec::with_capacity(BATCH);
     while !stop.load(Ordering::Relaxed) {
-        let place = match walker.next_file(task) {
+        let place = match dispatcher.next_file(task) {
             Ok(Some(place)) => place,
             Ok(None) => break,
             Err(e) => {

@@ -404,7 +404,7 @@ mod tests {
             sa.largest <= 1_000_000,
             "a quarter of the set at most: {sa:?}"
         );
-        let survey = crate::tree::scan::survey(a.path(), 1, false).unwrap();
+        let survey = crate::tree::survey::survey(a.path(), 1, false).unwrap();
         assert_eq!(survey.histogram.total_files(), sa.files);
         assert_eq!(survey.histogram.total_bytes(), sa.bytes);
         assert_eq!(

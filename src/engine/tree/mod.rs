@@ -31,7 +31,7 @@ pub use system::SystemTree;
 pub use windows::SystemTree;
 
 use super::{Capabilities, EngineKind, FileId};
-use crate::platform::{Handle, HandleRef};
+use crate::platform::{FileKind, Handle, HandleRef};
 
 /// An open directory: a descriptor for the real engines, a node of the virtual tree for `null`.
 /// Cheap to clone and to hand to another thread (a batch of files carries its directories).
@@ -155,6 +155,21 @@ pub enum Kind {
     Fifo,
     Socket,
     Device,
+}
+
+/// The platform's kind of an entry; one that did not say (`Unknown`) is treated as a device: never
+/// opened.
+impl From<FileKind> for Kind {
+    fn from(kind: FileKind) -> Kind {
+        match kind {
+            FileKind::Dir => Kind::Dir,
+            FileKind::File => Kind::File,
+            FileKind::Symlink => Kind::Symlink,
+            FileKind::Fifo => Kind::Fifo,
+            FileKind::Socket => Kind::Socket,
+            FileKind::Device | FileKind::Unknown => Kind::Device,
+        }
+    }
 }
 
 /// One entry of a directory listing.

@@ -7,7 +7,7 @@ use std::io;
 use std::sync::Arc;
 
 use super::system_common::{self, Common};
-use super::{CopyError, Dir, Entry, Kind, Stat, TreeEngine};
+use super::{CopyError, Dir, Entry, Stat, TreeEngine};
 use crate::engine::FileId;
 use crate::platform::{self, AsHandleRef, FileKind, HandleRef};
 
@@ -32,17 +32,6 @@ impl SystemTree {
     }
 }
 
-fn kind_of(kind: FileKind) -> Kind {
-    match kind {
-        FileKind::Dir => Kind::Dir,
-        FileKind::File => Kind::File,
-        FileKind::Symlink => Kind::Symlink,
-        FileKind::Fifo => Kind::Fifo,
-        FileKind::Socket => Kind::Socket,
-        FileKind::Device | FileKind::Unknown => Kind::Device,
-    }
-}
-
 fn stat_of(handle: HandleRef<'_>) -> io::Result<Stat> {
     let st = platform::stat(handle)?;
     let (accessed, modified) = platform::times(handle)?;
@@ -51,7 +40,7 @@ fn stat_of(handle: HandleRef<'_>) -> io::Result<Stat> {
         platform::mode_of(&info)
     };
     Ok(Stat {
-        kind: kind_of(st.kind),
+        kind: st.kind.into(),
         size: st.size,
         mode: readonly,
         accessed,
@@ -92,7 +81,7 @@ impl TreeEngine for SystemTree {
             .map(|entry| {
                 entry.map(|e| Entry {
                     name: e.name,
-                    kind: kind_of(e.kind),
+                    kind: e.kind.into(),
                 })
             })
             .collect()
@@ -120,7 +109,7 @@ impl TreeEngine for SystemTree {
         let st = platform::stat_in(dir.fd()?, name)?;
         if st.kind != FileKind::File && st.kind != FileKind::Dir {
             return Ok(Stat {
-                kind: kind_of(st.kind),
+                kind: st.kind.into(),
                 size: st.size,
                 mode: 0o777,
                 accessed: (0, 0),

@@ -45,7 +45,7 @@ pub mod time_machine;
 
 use serde::Serialize;
 
-use crate::tree::scan::SizeHistogram;
+use crate::tree::size_classes::SizeHistogram;
 pub use miniature::MiniatureCheck;
 pub use source::{SourceCost, SourceSide};
 use terms::{BLOCKS, BYTES, DIRS, FILES, Fit, SLACK, START, TERMS, features};

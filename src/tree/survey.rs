@@ -17,116 +17,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::engine::tree::Kind;
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform::AsHandleRef;
 use crate::platform::{self, FileKind, Handle};
 use crate::workload::fileset::FileSizes;
 
-use super::fine_sizes::FineSizes;
-use super::{Listed, Skipped};
-
-/// File-size classes the survey counts, by upper bound (exclusive); the last one is open. The
-/// bounds are powers of 16 from 4 KiB so each class spans a factor of 16 in size: narrow enough
-/// to show where the time goes, few enough to read at a glance.
-pub const CLASS_BOUNDS: [u64; 5] = [4 << 10, 64 << 10, 1 << 20, 16 << 20, 256 << 20];
-
-/// The block size of `block_bytes`: ext4's, xfs's and btrfs's default.
-pub const BLOCK: u64 = 4096;
-
-/// Files and bytes per size class: what the estimate needs of a tree, and all it keeps.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct SizeHistogram {
-    /// `CLASS_BOUNDS.len() + 1` classes: below the first bound, between bounds, and above.
-    pub files: [u64; CLASS_BOUNDS.len() + 1],
-    pub bytes: [u64; CLASS_BOUNDS.len() + 1],
-    /// The sizes rounded up to whole 4 KiB blocks: what a block device writes (the estimate
-    /// prices the difference, the slack, as the destination measures it).
-    pub block_bytes: [u64; CLASS_BOUNDS.len() + 1],
-    /// The same files in narrow bins, for what the classes are too coarse for: the bytes
-    /// beyond a given size in each file ([`SizeHistogram::bytes_beyond`]).
-    #[serde(skip)]
-    pub fine: FineSizes,
-}
-
-impl SizeHistogram {
-    /// `count` files of each `size` in `(count, size)`: the shape tests describe trees in.
-    #[cfg(test)]
-    pub(crate) fn of_counts(counts: &[(u64, u64)]) -> SizeHistogram {
-        counts
-            .iter()
-            .flat_map(|&(count, size)| std::iter::repeat_n(size, count as usize))
-            .collect()
-    }
-
-    pub fn add(&mut self, size: u64) {
-        let class = CLASS_BOUNDS
-            .iter()
-            .position(|&bound| size < bound)
-            .unwrap_or(CLASS_BOUNDS.len());
-        self.files[class] += 1;
-        self.bytes[class] += size;
-        self.block_bytes[class] += size.div_ceil(BLOCK) * BLOCK;
-        self.fine.add(size);
-    }
-
-    pub fn merge(&mut self, other: &SizeHistogram) {
-        for class in 0..self.files.len() {
-            self.files[class] += other.files[class];
-            self.bytes[class] += other.bytes[class];
-            self.block_bytes[class] += other.block_bytes[class];
-        }
-        self.fine.merge(&other.fine);
-    }
-
-    /// The sum over the files in `range` (bytes, `None` open above) of each file's bytes beyond
-    /// its first `skip`: `Σ max(0, size − skip)`. Exact for the bins wholly above or below
-    /// `skip`; the one bin that straddles it is taken at its mean size. `skip` 0 gives the
-    /// bytes.
-    pub fn bytes_beyond(&self, skip: f64, range: (u64, Option<u64>)) -> f64 {
-        let f = &self.fine;
-        (0..f.files.len())
-            .filter(|&k| {
-                let low = FineSizes::low(k);
-                low >= range.0 && range.1.is_none_or(|high| low < high)
-            })
-            .map(|k| (f.bytes[k] as f64 - skip * f.files[k] as f64).max(0.0))
-            .sum()
-    }
-
-    pub fn total_files(&self) -> u64 {
-        self.files.iter().sum()
-    }
-
-    pub fn total_bytes(&self) -> u64 {
-        self.bytes.iter().sum()
-    }
-
-    pub fn total_block_bytes(&self) -> u64 {
-        self.block_bytes.iter().sum()
-    }
-
-    /// The class's bounds in bytes: `(low, high)`, `high` None for the open last class.
-    pub fn class_range(class: usize) -> (u64, Option<u64>) {
-        let low = if class == 0 {
-            0
-        } else {
-            CLASS_BOUNDS[class - 1]
-        };
-        (low, CLASS_BOUNDS.get(class).copied())
-    }
-}
-
-/// A histogram of these sizes.
-impl FromIterator<u64> for SizeHistogram {
-    fn from_iter<I: IntoIterator<Item = u64>>(sizes: I) -> Self {
-        let mut h = SizeHistogram::default();
-        for size in sizes {
-            h.add(size);
-        }
-        h
-    }
-}
+use super::size_classes::SizeHistogram;
+use super::{Listed, Skipped, refuse_pseudo};
 
 /// What the survey found.
 #[derive(Debug, Clone, Default)]
@@ -154,6 +53,12 @@ pub struct Survey {
 }
 
 impl Survey {
+    /// Counts `what`, which could not be opened or read, and names it among the first few.
+    fn cannot_read(&mut self, what: &Path, e: std::io::Error) {
+        self.skipped.unreadable += 1;
+        self.unreadable.add(format!("{}: {e}", what.display()));
+    }
+
     fn merge(&mut self, other: Survey) {
         self.histogram.merge(&other.histogram);
         self.hard_links.merge(&other.hard_links);
@@ -234,20 +139,6 @@ pub fn survey(root: &Path, threads: usize, cross: bool) -> Result<Survey> {
     Ok(total)
 }
 
-/// Refuses a tree on a kernel pseudo-filesystem (`/proc`, `/sys`...): nothing there is data to
-/// back up, and some of its files block or never end.
-pub fn refuse_pseudo(root: &Path, dir: &Handle) -> Result<()> {
-    match platform::pseudo_filesystem(dir.handle_ref()) {
-        Ok(Some(kind)) => Err(Error::Destination {
-            path: root.to_path_buf(),
-            problem: format!(
-                "is on the kernel's {kind} filesystem, not a folder of files to back up"
-            ),
-        }),
-        _ => Ok(()),
-    }
-}
-
 /// What a lister takes off the queue: the root, already open, or a directory to open.
 enum Next {
     Root(Arc<Handle>),
@@ -303,8 +194,7 @@ fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<H
     let fd = match platform::open_dir_in(dir.parent.handle_ref(), &dir.name) {
         Ok(fd) => fd,
         Err(e) => {
-            survey.skipped.unreadable += 1;
-            survey.unreadable.add(format!("{}: {e}", dir.rel.display()));
+            survey.cannot_read(&dir.rel, e);
             return None;
         }
     };
@@ -319,14 +209,10 @@ fn open(dir: &Pending, device: Option<u64>, survey: &mut Survey) -> Option<Arc<H
 
 /// Lists one open directory into `survey`; returns its subdirectories.
 fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
-    let problem = |what: &Path, e: std::io::Error, survey: &mut Survey| {
-        survey.skipped.unreadable += 1;
-        survey.unreadable.add(format!("{}: {e}", what.display()));
-    };
     let entries = match platform::read_dir(dir.handle_ref()) {
         Ok(entries) => entries,
         Err(e) => {
-            problem(rel, e, survey);
+            survey.cannot_read(rel, e);
             return Vec::new();
         }
     };
@@ -336,7 +222,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {
-                problem(rel, e, survey);
+                survey.cannot_read(rel, e);
                 break;
             }
         };
@@ -354,7 +240,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
                     inode = (st.links > 1).then_some((st.device, st.inode));
                 }
                 Err(e) => {
-                    problem(&rel.join(&name), e, survey);
+                    survey.cannot_read(&rel.join(&name), e);
                     continue;
                 }
             }
@@ -367,7 +253,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
             }),
             FileKind::Symlink => {
                 survey.symlinks += 1;
-                survey.skipped.symlinks += 1;
+                survey.skipped.add(Kind::Symlink);
             }
             FileKind::File => {
                 let size = size.unwrap_or(0);
@@ -380,17 +266,9 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
                     }
                 }
             }
-            FileKind::Fifo => {
+            other => {
                 survey.special += 1;
-                survey.skipped.fifos += 1;
-            }
-            FileKind::Socket => {
-                survey.special += 1;
-                survey.skipped.sockets += 1;
-            }
-            _ => {
-                survey.special += 1;
-                survey.skipped.devices += 1;
+                survey.skipped.add(other.into());
             }
         }
     }
@@ -401,21 +279,6 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
 mod tests {
     use super::*;
     use std::fs;
-
-    #[test]
-    fn classes_split_at_their_bounds() {
-        let mut h = SizeHistogram::default();
-        for size in [0, 4095, 4096, (1 << 20) - 1, 1 << 20, 300 << 20] {
-            h.add(size);
-        }
-        assert_eq!(h.files, [2, 1, 1, 1, 0, 1]);
-        assert_eq!(
-            h.total_bytes(),
-            4095 + 4096 + (1 << 20) - 1 + (1 << 20) + (300 << 20)
-        );
-        assert_eq!(SizeHistogram::class_range(0), (0, Some(4096)));
-        assert_eq!(SizeHistogram::class_range(5), (256 << 20, None));
-    }
 
     #[test]
     fn counts_every_file_once_and_never_follows_symlinks() {
@@ -455,6 +318,29 @@ mod tests {
             assert_eq!(s.hard_links, links, "{threads} threads");
             assert_eq!((s.dirs, s.symlinks, s.unreadable.count), (41, 1, 0));
         }
+    }
+
+    /// FIFOs and sockets exist on Unix only.
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_counted_by_kind_and_never_opened() {
+        let root = tempfile::tempdir().unwrap();
+        crate::platform::make_fifo(&root.path().join("fifo")).unwrap();
+        let _socket = std::os::unix::net::UnixListener::bind(root.path().join("socket")).unwrap();
+        crate::platform::symlink(Path::new("fifo"), &root.path().join("link")).unwrap();
+        fs::write(root.path().join("file"), b"abc").unwrap();
+        let s = survey(root.path(), 2, false).unwrap();
+        assert_eq!(
+            (s.histogram.total_files(), s.special, s.symlinks),
+            (1, 2, 1)
+        );
+        let skipped = Skipped {
+            symlinks: 1,
+            fifos: 1,
+            sockets: 1,
+            ..Skipped::default()
+        };
+        assert_eq!(s.skipped, skipped);
     }
 
     /// Unix permission bits make the directory unreadable; Windows would need an ACL.

@@ -1,18 +1,19 @@
-//! The walker of a task: streams the files of the tree to whoever does them, and does itself
-//! what must happen in tree order: directories made before their files (a copy), links copied as
-//! links, odd entries listed, and at the end directory metadata or removal and the final flush.
+//! A task's dispatcher: walks the tree in order (`walk`), hands its files to the workers, and
+//! does itself what must happen in tree order: directories made before their files (a copy),
+//! links copied as links, odd entries listed, and at the end directory metadata or removal and
+//! the final flush.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::engine::EngineFactory;
-use crate::engine::tree::{Dir, Kind, Root, Stat, SystemTree, TreeEngine};
+use crate::engine::tree::{Dir, Root, Stat, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 
 use super::walk::{Found, Place, Walk};
 use super::{Listed, Task};
 
-/// What the walker saw besides files.
+/// What the dispatcher's walk saw besides files.
 #[derive(Default)]
 pub(super) struct Walked {
     /// Directories in the order found (parents first), with their source metadata for a copy.
@@ -23,7 +24,7 @@ pub(super) struct Walked {
     pub skipped: super::Skipped,
 }
 
-pub(super) struct Walker {
+pub(super) struct Dispatcher {
     /// The engine of the tree walked (a copy's source, otherwise the tree the task is about).
     walking: Box<dyn TreeEngine>,
     /// The engine of the twin tree (a copy's destination, a verify's source), if any.
@@ -34,10 +35,10 @@ pub(super) struct Walker {
     pub walked: Walked,
 }
 
-impl Walker {
+impl Dispatcher {
     /// Opens the roots of `task` over `root`. Sources are walked with system calls; the tree the
     /// task is about, with the run's engines.
-    pub fn new(task: &Task, root: &Root, engines: &EngineFactory) -> Result<Walker> {
+    pub fn new(task: &Task, root: &Root, engines: &EngineFactory) -> Result<Dispatcher> {
         let reading = |e| Error::io(format!("reading {}", root.path().display()), e);
         let (mut walking, other): (Box<dyn TreeEngine>, Option<Box<dyn TreeEngine>>) = match task {
             Task::Copy { .. } => (Box::new(SystemTree::new()), Some(engines.build_tree())),
@@ -66,7 +67,7 @@ impl Walker {
         if root.crosses() {
             walk.cross_filesystems();
         }
-        Ok(Walker {
+        Ok(Dispatcher {
             walking,
             other,
             walk,
@@ -107,12 +108,7 @@ impl Walker {
                     }
                 }
                 Found::Special(rel, kind) => {
-                    let skipped = &mut self.walked.skipped;
-                    match kind {
-                        Kind::Fifo => skipped.fifos += 1,
-                        Kind::Socket => skipped.sockets += 1,
-                        _ => skipped.devices += 1,
-                    }
+                    self.walked.skipped.add(kind);
                     self.walked.special.add(rel.display().to_string());
                 }
                 Found::OtherFilesystem(rel) => {

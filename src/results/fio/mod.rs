@@ -7,73 +7,37 @@
 //! with the destbench result it reproduces; any other job is named from its options the way the
 //! suite names its variants (`RND4K-Q32T1`: pattern, block size, iodepth, numjobs).
 
-use serde_json::Value;
+mod output;
 
 use super::{Destination, Method, OpKind, RepetitionRecord, RunReport, RunSettings, TestResult};
 use super::{RUN_SCHEMA, Unit, Warning, WarningKind};
 use crate::engine::EngineKind;
 use crate::stats::LatencySummary;
 use crate::workload::{Direction, Pattern, TestId, Workload, size_label};
+use output::{FioJob, FioSide, JobOptions, Options, fio_document, fio_size};
 
 /// The job of an exported job file (`export --format fio`) that writes the test file before the
 /// measured jobs, as destbench lays its own down: not a measurement, so not imported.
 pub const LAY_DOWN_JOB: &str = "lay-down";
 
-/// A size as fio writes it in job options: bytes, or a number with k/m/g/t (powers of 1024, fio's
-/// default `kb_base`), optionally followed by `i`/`b`.
-fn fio_size(text: &str) -> Option<u64> {
-    let t = text.trim().to_ascii_lowercase();
-    let t = t.trim_end_matches('b').trim_end_matches('i');
-    let (digits, scale) = match t.char_indices().last()? {
-        (i, 'k') => (&t[..i], 1u64 << 10),
-        (i, 'm') => (&t[..i], 1 << 20),
-        (i, 'g') => (&t[..i], 1 << 30),
-        (i, 't') => (&t[..i], 1 << 40),
-        _ => (t, 1),
-    };
-    digits.parse::<u64>().ok()?.checked_mul(scale)
-}
-
-/// One job's options: its own over the file's global ones.
-struct Options<'a> {
-    job: &'a Value,
-    global: &'a Value,
-}
-
-impl Options<'_> {
-    fn get(&self, key: &str) -> Option<&str> {
-        self.job["job options"][key]
-            .as_str()
-            .or_else(|| self.global[key].as_str())
-    }
-
-    fn number(&self, key: &str, default: u64) -> u64 {
-        self.get(key).and_then(fio_size).unwrap_or(default)
-    }
-}
-
-fn f64_at(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or(0.0)
-}
-
 /// fio's completion-latency percentiles (ns) as destbench's summary (µs).
-fn latency(side: &Value) -> Option<LatencySummary> {
-    let clat = &side["clat_ns"];
-    let pct = |p: &str| clat["percentile"][p].as_f64().map(|ns| ns / 1e3);
+fn latency(side: &FioSide) -> Option<LatencySummary> {
+    let clat = side.clat_ns.as_ref()?;
+    let pct = |p: Option<f64>| p.map(|ns| ns / 1e3);
     Some(LatencySummary {
-        p50: pct("50.000000")?,
-        p99: pct("99.000000")?,
-        p999: pct("99.900000")?,
-        mean: f64_at(clat, "mean") / 1e3,
-        max: f64_at(clat, "max") / 1e3,
+        p50: pct(clat.percentile.p50)?,
+        p99: pct(clat.percentile.p99)?,
+        p999: pct(clat.percentile.p999)?,
+        mean: clat.mean / 1e3,
+        max: clat.max / 1e3,
     })
 }
 
 /// The test and variant of a job `export --format fio` named `TEST.VARIANT`, for its side
 /// of the same direction.
 fn exported_name(o: &Options<'_>, side: Direction) -> Option<(TestId, String)> {
-    o.job["jobname"]
-        .as_str()
+    o.job
+        .name()
         .and_then(|n| n.split_once('.'))
         .and_then(|(t, v)| Some((t.parse::<TestId>().ok()?, v.to_string())))
         .filter(|(t, _)| t.block_direction() == Some(side))
@@ -171,14 +135,14 @@ impl SideShape {
 }
 
 /// The one repetition an fio side is: its rate, bytes, requests, time and the job's CPU.
-fn repetition(o: &Options<'_>, side: &Value, bytes: u64, rate: f64) -> RepetitionRecord {
-    let cpu_share = (f64_at(o.job, "usr_cpu") + f64_at(o.job, "sys_cpu")) / 100.0;
+fn repetition(job: &FioJob, side: &FioSide, bytes: u64, rate: f64) -> RepetitionRecord {
+    let cpu_share = (job.usr_cpu + job.sys_cpu) / 100.0;
     RepetitionRecord {
         rate,
         bytes,
-        ops: side["total_ios"].as_u64().unwrap_or(0),
-        elapsed_s: f64_at(side, "runtime") / 1e3,
-        cpu_s: cpu_share * f64_at(o.job, "job_runtime") / 1e3,
+        ops: side.total_ios,
+        elapsed_s: side.runtime / 1e3,
+        cpu_s: cpu_share * job.job_runtime / 1e3,
         series_mb_s: Vec::new(),
         series_last_partial: false,
         passes: None,
@@ -187,8 +151,11 @@ fn repetition(o: &Options<'_>, side: &Value, bytes: u64, rate: f64) -> Repetitio
 
 /// The result of one side of one job, or None when that side moved no data.
 fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
-    let side = &o.job[if read { "read" } else { "write" }];
-    let bytes = side["io_bytes"].as_u64().filter(|&b| b > 0)?;
+    let side = if read { &o.job.read } else { &o.job.write };
+    let bytes = side.io_bytes;
+    if bytes == 0 {
+        return None;
+    }
     let shape = SideShape::of(o, read);
     let workload = shape.workload();
     let (test, variant) =
@@ -197,7 +164,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         WarningKind::Imported,
         format!(
             "imported from fio ({}): one run, no spread",
-            o.job["jobname"].as_str().unwrap_or("unnamed job")
+            o.job.name().unwrap_or("unnamed job")
         ),
     )];
     let method = method(o, read, &mut warnings);
@@ -205,7 +172,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         Some("io_uring") => EngineKind::Uring,
         _ => EngineKind::Sync,
     };
-    let rate = f64_at(side, "bw_bytes") / 1e6;
+    let rate = side.bw_bytes / 1e6;
     Some(TestResult {
         test,
         variant,
@@ -219,7 +186,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         samples: vec![rate],
         precision: None,
         stopped: None,
-        ops_per_s_median: f64_at(side, "iops"),
+        ops_per_s_median: side.iops,
         op_kind: OpKind::Io,
         latency_us: latency(side),
         method,
@@ -229,21 +196,10 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         series_interval_s: 0.0,
         threads: shape.jobs,
         file_set: None,
-        repetitions: vec![repetition(o, side, bytes, rate)],
+        repetitions: vec![repetition(o.job, side, bytes, rate)],
         warnings,
         details: None,
     })
-}
-
-/// The JSON document of fio's output, after the errors and warnings fio may write ahead of it
-/// ("fio: pid=..., err="): the document starts at the first line that opens an object.
-fn fio_document(text: &str) -> Result<Value, String> {
-    let json = text
-        .find("\n{")
-        .filter(|_| !text.starts_with('{'))
-        .map_or(text, |i| &text[i + 1..]);
-    serde_json::from_str(json)
-        .map_err(|e| format!("not fio JSON output (--output-format=json): {e}"))
 }
 
 /// What the jobs of one fio result gave: their results, the engines they named, their summed
@@ -255,7 +211,7 @@ struct Imported {
     warnings: Vec<Warning>,
 }
 
-fn import_jobs(jobs: &[&Value], global: &Value, version: &str) -> Imported {
+fn import_jobs(jobs: &[&FioJob], global: &JobOptions, version: &str) -> Imported {
     let mut imported = Imported {
         results: Vec::new(),
         engines: Vec::new(),
@@ -270,12 +226,13 @@ fn import_jobs(jobs: &[&Value], global: &Value, version: &str) -> Imported {
     for &job in jobs {
         let o = Options { job, global };
         // A job that failed measured nothing worth keeping.
-        if let Some(error) = job["error"].as_i64().filter(|&e| e != 0) {
+        if job.error != 0 {
             imported.warnings.push(Warning::new(
                 WarningKind::Failures,
                 format!(
-                    "fio job {} failed (error {error}): left out",
-                    job["jobname"].as_str().unwrap_or("unnamed")
+                    "fio job {} failed (error {}): left out",
+                    job.name().unwrap_or("unnamed"),
+                    job.error
                 ),
             ));
             continue;
@@ -285,7 +242,7 @@ fn import_jobs(jobs: &[&Value], global: &Value, version: &str) -> Imported {
         {
             imported.engines.push(e);
         }
-        imported.duration_s += f64_at(job, "job_runtime") / 1e3;
+        imported.duration_s += job.job_runtime / 1e3;
         let sides = [true, false].into_iter().filter_map(|r| side_result(&o, r));
         imported.results.extend(sides);
     }
@@ -295,16 +252,18 @@ fn import_jobs(jobs: &[&Value], global: &Value, version: &str) -> Imported {
 /// The run document of an fio JSON result; `Err` says in a few words what is wrong with it.
 pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, String> {
     let doc = fio_document(text)?;
-    let version = doc["fio version"]
-        .as_str()
+    let version = doc
+        .version
+        .as_deref()
         .ok_or("not fio JSON output: no \"fio version\" field")?;
-    let jobs: Vec<&Value> = doc["jobs"]
-        .as_array()
+    let jobs: Vec<&FioJob> = doc
+        .jobs
+        .as_ref()
         .ok_or("not fio JSON output: no \"jobs\" list")?
         .iter()
-        .filter(|job| job["jobname"] != LAY_DOWN_JOB)
+        .filter(|job| job.name() != Some(LAY_DOWN_JOB))
         .collect();
-    let global = &doc["global options"];
+    let global = &doc.global;
     let imported = import_jobs(&jobs, global, version);
     if imported.results.is_empty() {
         return Err("the fio result has no job that read or wrote anything".into());
@@ -328,13 +287,13 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
         settings: RunSettings {
             runs: 1,
             file_size_bytes: first.number("size", 0),
-            block_duration_s: f64_at(jobs[0], "job_runtime") / 1e3,
+            block_duration_s: jobs[0].job_runtime / 1e3,
             engine,
             label: label.or_else(|| Some(version.to_string())),
             imported_from: Some(version.to_string()),
             ..RunSettings::default()
         },
-        started_unix_s: doc["timestamp"].as_u64().unwrap_or(0),
+        started_unix_s: doc.timestamp,
         duration_s: imported.duration_s,
         results: imported.results,
         warnings: imported.warnings,
@@ -432,6 +391,12 @@ mod tests {
             from_fio_json("{\"jobs\": []}", None)
                 .unwrap_err()
                 .contains("fio version")
+        );
+        // A field of the wrong type is refused in words, naming what was expected.
+        let wrong = from_fio_json(r#"{"fio version": "fio-3.33", "jobs": {}}"#, None).unwrap_err();
+        assert!(
+            wrong.starts_with("not fio JSON output") && wrong.contains("expected a sequence"),
+            "{wrong}"
         );
         let empty =
             r#"{"fio version": "fio-3.33", "jobs": [{"jobname": "x", "read": {"io_bytes": 0}}]}"#;
