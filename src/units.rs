@@ -2,7 +2,7 @@
 //!
 //! Units follow `dd`: a bare letter (`k`, `M`, `G`, `T`) is binary (1024-based), a letter with `B`
 //! (`kB`, `MB`, `GB`, `TB`) is decimal, and the `iB` forms (`KiB`, `MiB`, ...) are binary. Rates are
-//! always decimal, as storage vendors and LINKS.md write them: 1 MB/s = 10^6 bytes per second.
+//! always decimal, as storage vendors write them: 1 MB/s = 10^6 bytes per second.
 
 use std::fmt;
 use std::str::FromStr;
@@ -101,7 +101,7 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
-/// Bytes per second to MB/s (decimal, as LINKS.md).
+/// Bytes per second to MB/s (decimal, as storage vendors write them).
 pub fn mb_per_s(bytes: u64, seconds: f64) -> f64 {
     if seconds <= 0.0 {
         return 0.0;

@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn scaled_ceilings_match_links_md() {
-        // NVMe x4 Gen3 ~3500 MB/s; GbE ~117; 100 Mbit ~11.7 (LINKS.md).
+        // NVMe x4 Gen3 ~3500 MB/s; GbE ~117; 100 Mbit ~11.7 (docs/links.md).
         assert_eq!(row("pcie3").ceiling_lanes(4).practical_mb_s, 3544.0);
         assert_eq!(
             row("ethernet").ceiling_of_rate(1000.0).practical_mb_s,

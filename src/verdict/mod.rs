@@ -1,7 +1,7 @@
 //! The verdict: which link of the chain holds the destination back, from the chain and the
 //! measured large sequential rate. Pure code: no I/O, so it is tested with exact numbers.
 //!
-//! Rules (from LINKS.md): the bottleneck is the known link with the smallest practical
+//! Rules (docs/links.md): the bottleneck is the known link with the smallest practical
 //! ceiling; a measured rate at or above [`LIMITED_AT`] of it means "limited by this link"; far
 //! below every ceiling, the device (or, over a network, the server and protocol) is the limit;
 //! a figure above the top of the narrowest link's practical range (with [`CACHE_MARGIN`] for

@@ -1,6 +1,6 @@
-//! The tests of DESIGN.md by id: the names `--tests`, the JSON and the history use.
+//! The suite's tests by id (docs/commands.md lists them): the names `--tests`, the JSON and the history use.
 
-/// The test ids of DESIGN.md.
+/// The test ids of the suite.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
