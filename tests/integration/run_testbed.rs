@@ -103,8 +103,10 @@ fn refuses(tb: &Testbed, user: Option<&str>, needle: &str) {
     let mut cmd = match user {
         Some(user) => {
             let mut c = destbench_setpriv(&["--reuid", user, "--regid", user, "--clear-groups"]);
-            // Not root's own history, which this user could not open anyway.
-            c.env("DESTBENCH_DB", "/nonexistent/destbench-history.sqlite");
+            // Not root's own history, which this user could not open anyway: one in a folder
+            // of this test's that does not exist (a fixed path such as /nonexistent might).
+            let absent = crate::support::test_tmpdir().join("absent");
+            c.env("DESTBENCH_DB", absent.join("destbench-history.sqlite"));
             c
         }
         None => destbench(),
