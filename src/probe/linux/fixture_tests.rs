@@ -1,4 +1,4 @@
-//! The prober and the verdict over hand-made fixture trees (`tests/fixtures/chain/NAME`, copied
+//! The prober and the verdict over hand-made fixture trees (`tests/fixtures/linux/NAME`, copied
 //! by hand from what real systems show): each asserts the chain and the verdict.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use crate::workload::TestId;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/chain")
+        .join("tests/fixtures/linux")
         .join(name)
 }
 

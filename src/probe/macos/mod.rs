@@ -5,7 +5,7 @@
 //!
 //! Only running the tools and `statfs` are macOS's: everything else reads their output through
 //! [`Tools`], so the chain is built and tested on any machine from captured outputs
-//! (`fixtures/`, `tests.rs`).
+//! (`tests/fixtures/macos/`, `tests.rs`).
 
 mod diskutil;
 mod ioreg;

@@ -1,5 +1,5 @@
-//! The macOS chain built from captured-shape outputs (`fixtures/`, one folder per machine; its
-//! README says where each shape comes from), on any platform.
+//! The macOS chain built from captured-shape outputs (`tests/fixtures/macos/`, one folder per
+//! machine; its README says where each shape comes from), on any platform.
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +7,7 @@ use super::timemachine::{self, SpeedCheck};
 use super::{MountFacts, Tools, chain, network};
 use crate::probe::{Bandwidth, Chain, Node, NodeKind};
 
-/// Outputs read from `fixtures/<machine>/`, one file per command line (spaces as `_`, slashes
+/// Outputs read from `tests/fixtures/macos/<machine>/`, one file per command line (spaces as `_`, slashes
 /// as `%`); `log show ...` is the file `log_show`.
 struct Fixture(PathBuf);
 
@@ -25,7 +25,7 @@ impl Tools for Fixture {
 fn fixture(machine: &str) -> Fixture {
     Fixture(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("src/probe/macos/fixtures")
+            .join("tests/fixtures/macos")
             .join(machine),
     )
 }

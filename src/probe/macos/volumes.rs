@@ -166,7 +166,9 @@ mod tests {
 
     #[test]
     fn a_sonoma_macbook_offers_its_data_volume_disks_and_shares() {
-        let mounts = table(include_str!("fixtures/macbook-sonoma/mount"));
+        let mounts = table(include_str!(
+            "../../../tests/fixtures/macos/macbook-sonoma/mount"
+        ));
         assert_eq!(mounts.len(), 19, "every line of the fixture parses");
         assert_eq!(
             worth_offering(&mounts),
