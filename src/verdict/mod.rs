@@ -15,6 +15,9 @@
 
 mod words;
 
+#[cfg(test)]
+pub(crate) mod tests;
+
 use std::borrow::Cow;
 
 use crate::probe::{Ceiling, Chain, NodeKind, RemovalPolicy};

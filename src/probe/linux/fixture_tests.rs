@@ -2,15 +2,12 @@
 //! by hand from what real systems show): each asserts the chain and the verdict.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use super::{SysRoots, probe};
-use crate::engine::EngineKind;
 use crate::probe::{Bandwidth, Chain, DeclaredLink, Node};
-use crate::results::{Method, Repetition, TestResult, TestResultParts};
-use crate::stats::{LatencyHistogram, ThroughputSeries};
+use crate::results::TestResult;
+use crate::verdict::tests::{result, seq};
 use crate::verdict::{VerdictKind, judge};
-use crate::workload::TestId;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -34,42 +31,6 @@ fn outline(chain: &Chain) -> Vec<String> {
     let mut out = Vec::new();
     walk(&chain.root, 0, &mut out);
     out
-}
-
-/// A result of one repetition at `rate` MB/s.
-pub fn result(test: TestId, variant: &str, rate: f64) -> TestResult {
-    TestResult::from_parts(TestResultParts {
-        test,
-        workload: crate::workload::known_workload(test, variant).expect("a suite variant"),
-        unit: crate::results::Unit::MegabytesPerSecond,
-        threads: 1,
-        file_set: None,
-        method: Method::Direct,
-        engine: EngineKind::Sync,
-        block_size: 1 << 20,
-        queue_depth: 8,
-        op_kind: crate::results::OpKind::Io,
-        repetitions: vec![Repetition {
-            rate,
-            bytes: 1 << 30,
-            ops: 1024,
-            elapsed: Duration::from_secs(2),
-            cpu: Duration::ZERO,
-            series: ThroughputSeries::new(Duration::from_millis(250)),
-            passes: None,
-        }],
-        latency: LatencyHistogram::default(),
-        warnings: Vec::new(),
-        stopped: None,
-    })
-    .expect("one repetition")
-}
-
-fn seq(write: f64, read: f64) -> Vec<TestResult> {
-    vec![
-        result(TestId::SeqWrite, "SEQ1M-Q8T1", write),
-        result(TestId::SeqRead, "SEQ1M-Q8T1", read),
-    ]
 }
 
 fn summary(c: &Chain, results: &[TestResult]) -> String {
@@ -417,20 +378,6 @@ fn virtio_disk_is_unknown_and_never_guessed() {
     let v = judge(Some(&c), &seq(900.0, 1500.0));
     assert_eq!(v.kind, VerdictKind::LinkUnknown);
     assert!(v.cached.is_empty(), "no ceiling, no cache claim");
-}
-
-#[test]
-fn verdict_needs_the_sequential_tests() {
-    let c = chain("usb2-bot-hdd", "/mnt/usb");
-    let v = judge(Some(&c), &[result(TestId::FourKWrite, "RND4K-Q1T1", 1.2)]);
-    assert_eq!(v.kind, VerdictKind::NeedsSequentialTests);
-    assert_eq!(
-        v.summary,
-        "the verdict needs seq-write or seq-read (SEQ1M-Q8T1 or 20-100MB)"
-    );
-    // 20-100MB stands in for SEQ1M-Q8T1.
-    let v = judge(Some(&c), &[result(TestId::SeqWrite, "20-100MB", 30.0)]);
-    assert_eq!(v.measured_by.as_deref(), Some("seq-write 20-100MB"));
 }
 
 #[test]

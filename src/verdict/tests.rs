@@ -1,0 +1,149 @@
+//! The verdict over chains built in code, one test per kind of verdict: each chain the least
+//! that shows it, the figures taken from the link table rather than typed again. (The prober's
+//! fixtures judge whole real chains: `src/probe/linux/fixture_tests.rs`.)
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::{CACHE_MARGIN, LIMITED_AT, VerdictKind, judge};
+use crate::engine::EngineKind;
+use crate::probe::links::{self, LinkRow};
+use crate::probe::{Bandwidth, Chain, Node, NodeKind};
+use crate::results::{Method, Repetition, TestResult, TestResultParts};
+use crate::stats::{LatencyHistogram, ThroughputSeries};
+use crate::workload::TestId;
+
+/// A result of one repetition at `rate` MB/s.
+pub(crate) fn result(test: TestId, variant: &str, rate: f64) -> TestResult {
+    TestResult::from_parts(TestResultParts {
+        test,
+        workload: crate::workload::known_workload(test, variant).expect("a suite variant"),
+        unit: crate::results::Unit::MegabytesPerSecond,
+        threads: 1,
+        file_set: None,
+        method: Method::Direct,
+        engine: EngineKind::Sync,
+        block_size: 1 << 20,
+        queue_depth: 8,
+        op_kind: crate::results::OpKind::Io,
+        repetitions: vec![Repetition {
+            rate,
+            bytes: 1 << 30,
+            ops: 1024,
+            elapsed: Duration::from_secs(2),
+            cpu: Duration::ZERO,
+            series: ThroughputSeries::new(Duration::from_millis(250)),
+            passes: None,
+        }],
+        latency: LatencyHistogram::default(),
+        warnings: Vec::new(),
+        stopped: None,
+    })
+    .expect("one repetition")
+}
+
+pub(crate) fn seq(write: f64, read: f64) -> Vec<TestResult> {
+    vec![
+        result(TestId::SeqWrite, "SEQ1M-Q8T1", write),
+        result(TestId::SeqRead, "SEQ1M-Q8T1", read),
+    ]
+}
+
+/// A disk mounted at /mnt/backup behind one bus: the link table's row `id`, or a bus whose
+/// speed the system does not report.
+fn disk_behind(row: Option<&LinkRow>) -> Chain {
+    let mut bus = Node::new(NodeKind::Transport, row.map_or("virtio", |r| r.name));
+    bus.bandwidth = match row {
+        Some(r) => Bandwidth::Known(r.ceiling()),
+        None => Bandwidth::Unknown {
+            why: "a virtual disk".into(),
+        },
+    };
+    let mut disk = Node::new(NodeKind::Disk, "disk sdb");
+    disk.children.push(bus);
+    let mut mount = Node::new(NodeKind::Mount, "ext4 at /mnt/backup from /dev/sdb");
+    mount.children.push(disk);
+    Chain {
+        path: PathBuf::from("/mnt/backup"),
+        root: mount,
+        notes: Vec::new(),
+    }
+}
+
+#[test]
+fn near_the_narrowest_ceiling_the_link_is_the_limit() {
+    let usb2 = links::row("usb2-bot");
+    let rate = usb2.practical * (LIMITED_AT + 0.05);
+    let v = judge(Some(&disk_behind(Some(usb2))), &seq(rate, rate * 0.9));
+    assert_eq!(v.kind, VerdictKind::LimitedByLink);
+    assert_eq!(v.bottleneck.expect("a bottleneck").link, usb2.name);
+    let percent = v.percent_of_ceiling.expect("a percentage");
+    assert!(
+        (percent - rate / usb2.practical * 100.0).abs() < 1e-9,
+        "{percent}"
+    );
+    assert!(
+        v.summary.starts_with(&format!("limited by {}", usb2.name)),
+        "{}",
+        v.summary
+    );
+}
+
+#[test]
+fn far_below_every_ceiling_the_device_is_the_limit() {
+    let sata = links::row("sata3");
+    let rate = sata.practical * (LIMITED_AT - 0.5);
+    let v = judge(Some(&disk_behind(Some(sata))), &seq(rate, rate));
+    assert_eq!(v.kind, VerdictKind::DeviceOrProtocol);
+    assert!(
+        v.summary.starts_with("the device itself is the limit"),
+        "{}",
+        v.summary
+    );
+    assert!(v.cached.is_empty());
+}
+
+#[test]
+fn above_what_the_narrowest_link_carries_is_a_cache() {
+    let usb2 = links::row("usb2-bot");
+    let impossible = usb2.practical_max * CACHE_MARGIN * 1.5;
+    let v = judge(
+        Some(&disk_behind(Some(usb2))),
+        &seq(usb2.practical, impossible),
+    );
+    assert_eq!(v.kind, VerdictKind::Cached);
+    assert_eq!(v.cached.len(), 1);
+    assert_eq!(v.cached[0].test, "seq-read");
+}
+
+#[test]
+fn without_a_known_link_the_limit_is_unknown_and_nothing_is_called_a_cache() {
+    let v = judge(Some(&disk_behind(None)), &seq(900.0, 5000.0));
+    assert_eq!(v.kind, VerdictKind::LinkUnknown);
+    assert!(v.cached.is_empty(), "no ceiling, no cache claim");
+    assert!(v.bottleneck.is_none());
+}
+
+#[test]
+fn memory_and_an_unprobed_path_get_no_link() {
+    let mut chain = disk_behind(None);
+    chain.root = Node::new(NodeKind::Memory, "tmpfs at /mnt/backup");
+    assert_eq!(
+        judge(Some(&chain), &seq(3000.0, 9000.0)).kind,
+        VerdictKind::Memory
+    );
+    assert_eq!(judge(None, &seq(30.0, 30.0)).kind, VerdictKind::NoChain);
+}
+
+#[test]
+fn the_large_sequential_figures_are_needed_and_20_100mb_stands_in() {
+    let chain = disk_behind(Some(links::row("usb2-bot")));
+    let v = judge(
+        Some(&chain),
+        &[result(TestId::FourKWrite, "RND4K-Q1T1", 1.2)],
+    );
+    assert_eq!(v.kind, VerdictKind::NeedsSequentialTests);
+    let v = judge(Some(&chain), &[result(TestId::SeqWrite, "20-100MB", 30.0)]);
+    assert_eq!(v.measured_by.as_deref(), Some("seq-write 20-100MB"));
+    assert_eq!(v.measured_mb_s, Some(30.0));
+}
