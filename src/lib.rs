@@ -3,6 +3,7 @@
 //! Data flows one way: `settings` -> `workload` -> `runner` (through an `engine`) -> `results`
 //! (summarised by `stats`) -> `report`.
 
+pub mod answer;
 pub mod cli;
 pub mod cluster;
 pub mod commands;

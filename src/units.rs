@@ -91,6 +91,35 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// Bytes as a person says them, in decimal units: "520 MB", "4.2 GB", "212 GB", "1.5 TB".
+pub fn decimal_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit < UNITS.len() - 1 {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if value < 10.0 && unit > 0 {
+        format!("{value:.1} {}", UNITS[unit])
+    } else {
+        format!("{value:.0} {}", UNITS[unit])
+    }
+}
+
+/// A count with thousands separated: "480,000".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Formats a byte count exactly: decimal (`50 MB`) when it is a whole number of decimal
 /// megabytes but not of binary mebibytes, as the profiles declare their sets; binary otherwise.
 pub fn format_size(bytes: u64) -> String {

@@ -16,7 +16,7 @@ use crate::settings::{ConfigFile, Given, RunOptions, RunPlan, defs};
 use crate::workload::ProfileName;
 
 use super::config;
-use crate::{cluster, probe, report, runner, verdict};
+use crate::{answer, cluster, probe, report, runner, verdict};
 
 use super::db::RunStore;
 use super::{db, progress, write_stdout};
@@ -282,9 +282,12 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     Ok(execute(&request, &OneClient, progress().as_mut())?.exit_code())
 }
 
-/// The run with its verdict.
+/// The run with its verdict, and the answer for the user's data: the folder the run copied
+/// (`--source`), else the volume holding the home folder.
 fn judge(mut run_report: RunReport) -> RunReport {
     run_report.verdict = Some(verdict::of(&run_report));
+    let data = answer::folder_of_run(&run_report).or_else(|| answer::home_volume().ok());
+    run_report.answer = data.and_then(|data| answer::of(&run_report, data));
     run_report
 }
 

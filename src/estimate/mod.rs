@@ -32,6 +32,7 @@ use model::SourceCost;
 use model::time_machine::{self, NoTimeMachine, TimeMachineEstimate};
 pub use model::{CopyMeasurement, Estimate};
 pub use options::{Options, Plan};
+pub use stored::run_copies;
 use survey::Surveyed;
 
 /// A run from the history to estimate from.

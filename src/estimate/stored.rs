@@ -3,7 +3,7 @@
 //! no slack recorded.
 
 use crate::results::{RunReport, TestResult};
-use crate::workload::{FileOp, Workload};
+use crate::workload::{FileOp, SetName, Workload};
 
 use super::model::CopyMeasurement;
 
@@ -15,12 +15,24 @@ fn is_cached_copy(r: &TestResult, threads: usize) -> bool {
 
 /// The copies of `run` with `threads` threads, one measurement per file set.
 pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement> {
+    run_copies(run, threads)
+        .into_iter()
+        .map(|(_, m)| m)
+        .collect()
+}
+
+/// [`copy_measurements`] with the set each copied: the answer tells the user's own folder
+/// (`--source`) from the generated sets.
+pub fn run_copies(run: &RunReport, threads: usize) -> Vec<(SetName, CopyMeasurement)> {
     run.results
         .iter()
         .filter(|r| is_cached_copy(r, threads))
         .filter_map(|r| {
             let set = r.file_set.as_ref()?;
-            Some(CopyMeasurement {
+            let Some(Workload::FileSet { set: name, .. }) = &r.workload else {
+                return None;
+            };
+            let m = CopyMeasurement {
                 variant: r.variant.clone(),
                 dirs: 0,
                 files: set.files,
@@ -33,7 +45,8 @@ pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement
                     .iter()
                     .map(|rep| rep.elapsed_s / rep.passes.unwrap_or(1).max(1) as f64)
                     .collect(),
-            })
+            };
+            Some((*name, m))
         })
         .collect()
 }

@@ -51,6 +51,15 @@ pub use std_ext::{device_of, mode_of, path_bytes, set_mode, symlink};
 mod user_dirs;
 pub use user_dirs::{UserDir, user_dir};
 
+/// What a volume holds: the answer's size of "your data" when no folder is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VolumeUsage {
+    pub used_bytes: u64,
+    /// Files (inodes) in use; None where the filesystem does not count them (btrfs reports
+    /// no total) or the system has no cheap count (Windows).
+    pub used_files: Option<u64>,
+}
+
 /// Which side of a kernel copy failed.
 pub enum SpliceError {
     /// The filesystems cannot splice (nothing was moved): copy through a buffer instead.

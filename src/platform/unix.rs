@@ -122,6 +122,16 @@ pub fn available_space(path: &Path) -> io::Result<u64> {
     Ok(st.f_bavail.saturating_mul(st.f_frsize))
 }
 
+/// The used bytes and files of the filesystem holding `path` (statvfs: no walk, no root).
+pub fn volume_usage(path: &Path) -> io::Result<super::VolumeUsage> {
+    let st = rustix::fs::statvfs(path)?;
+    let used_blocks = st.f_blocks.saturating_sub(st.f_bfree);
+    Ok(super::VolumeUsage {
+        used_bytes: used_blocks.saturating_mul(st.f_frsize),
+        used_files: (st.f_files > 0).then(|| st.f_files.saturating_sub(st.f_ffree)),
+    })
+}
+
 /// True when running with root privileges.
 pub fn is_root() -> bool {
     rustix::process::geteuid().is_root()

@@ -13,6 +13,8 @@ pub enum UserDir {
     Config,
     /// `$XDG_DATA_HOME`, else `~/.local/share` (Windows: `%LOCALAPPDATA%`).
     Data,
+    /// The home folder: `$HOME` (Windows: `%USERPROFILE%`).
+    Home,
 }
 
 /// The directory `which`, from this process's environment; None when no variable gives an
@@ -28,11 +30,13 @@ fn user_dir_in(which: UserDir, var: impl Fn(&str) -> Option<OsString>) -> Option
         return absolute(match which {
             UserDir::Config => "APPDATA",
             UserDir::Data => "LOCALAPPDATA",
+            UserDir::Home => "USERPROFILE",
         });
     }
     let (xdg, under_home) = match which {
         UserDir::Config => ("XDG_CONFIG_HOME", ".config"),
         UserDir::Data => ("XDG_DATA_HOME", ".local/share"),
+        UserDir::Home => return absolute("HOME"),
     };
     absolute(xdg).or_else(|| absolute("HOME").map(|home| home.join(under_home)))
 }

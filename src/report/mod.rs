@@ -3,6 +3,7 @@
 //! format what `results` and the history's comparison hold; they compute nothing of their own.
 //! Every table goes through one model, [`table::Table`].
 
+mod answer;
 pub mod chain;
 mod charts;
 pub mod clients;
@@ -20,6 +21,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 mod progress;
+mod results_table;
 mod summary;
 pub mod table;
 pub mod terminal;

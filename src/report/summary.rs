@@ -21,6 +21,9 @@ pub(super) fn summaries(out: &mut String, records: &[RunRecord]) {
             escape(&format!("Summary: {}", r.name()))
         );
         let run = &r.run;
+        if let Some(answer) = &run.answer {
+            out.push_str(&super::answer::html(answer));
+        }
         verdict(out, run, |words| {
             format!("<p class=\"verdict\"><b>Verdict:</b> {words}</p>")
         });

@@ -7,9 +7,10 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Style as Ansi};
 
-use super::table::{Align, Table};
+use super::results_table::{narrow_table, wide_table};
+use super::table::Table;
 use crate::probe::NodeKind;
-use crate::results::{FileSizes, Method, OpKind, RunReport, TestResult, Unit, Verdict};
+use crate::results::{FileSizes, Method, OpKind, RunReport, TestResult, Verdict};
 use crate::workload::Variant;
 
 /// Whether to colour the output.
@@ -34,14 +35,6 @@ impl Style {
         } else {
             text.to_string()
         }
-    }
-}
-
-fn latency(us: f64) -> String {
-    if us < 100.0 {
-        format!("{us:.1}")
-    } else {
-        format!("{us:.0}")
     }
 }
 
@@ -87,85 +80,6 @@ impl Default for Layout {
     }
 }
 
-fn pct_cell(cv: f64) -> String {
-    format!("{:.1}%", cv * 100.0)
-}
-
-/// The narrow results table (fits 80 columns): the median, its spread and the p99 latency.
-fn narrow_table(results: &[TestResult]) -> Table {
-    let mut table =
-        Table::text_then_figures(&["test", "variant"], &["median", "unit", "cv", "p99 µs"]);
-    for r in results {
-        table.push([
-            r.test.to_string(),
-            r.variant.clone(),
-            format!("{:.2}", r.median),
-            r.unit.as_str().to_string(),
-            pct_cell(r.cv),
-            r.latency_us.map_or("-".into(), |l| latency(l.p99)),
-        ]);
-    }
-    table.columns[3].align = Align::Left;
-    table
-}
-
-/// The full results table: one row per result, one unit per column (I/O operations and files
-/// per second apart).
-fn wide_table(results: &[TestResult]) -> Table {
-    let left = Align::Left;
-    let right = Align::Right;
-    let mut table = Table::new([
-        ("test", left),
-        ("variant", left),
-        ("median", right),
-        ("min", right),
-        ("max", right),
-        ("unit", left),
-        ("cv", right),
-        ("IOPS", right),
-        ("files/s", right),
-        ("p50 µs", right),
-        ("p99 µs", right),
-        ("p99.9 µs", right),
-        ("method", left),
-        ("engine", left),
-    ]);
-    for r in results {
-        let lat = r.latency_us;
-        // A figure already counting files or operations has no second rate column.
-        let counted = matches!(r.unit, Unit::FilesPerSecond | Unit::OpsPerSecond);
-        let rate = |kind: OpKind| {
-            if r.op_kind == kind && !counted {
-                format!("{:.0}", r.ops_per_s_median)
-            } else {
-                "-".to_string()
-            }
-        };
-        table.push([
-            r.test.to_string(),
-            r.variant.clone(),
-            format!("{:.2}", r.median),
-            format!("{:.2}", r.min),
-            format!("{:.2}", r.max),
-            r.unit.as_str().to_string(),
-            // One repetition (sustained, throttled) has no spread to show.
-            if r.samples.len() < 2 {
-                "-".to_string()
-            } else {
-                pct_cell(r.cv)
-            },
-            rate(OpKind::Io),
-            rate(OpKind::File),
-            lat.map_or("-".into(), |l| latency(l.p50)),
-            lat.map_or("-".into(), |l| latency(l.p99)),
-            lat.map_or("-".into(), |l| latency(l.p999)),
-            r.method.as_str().to_string(),
-            r.engine.name().to_string(),
-        ]);
-    }
-    table
-}
-
 /// `text` wrapped to `width`, continuation lines indented by `indent` more than the first.
 fn wrap(out: &mut String, first: &str, text: &str, width: usize) {
     let rest = " ".repeat(first.chars().count() + 2);
@@ -182,6 +96,15 @@ fn wrap(out: &mut String, first: &str, text: &str, width: usize) {
 /// headline and backup-shaped figures), then the details.
 pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
     let mut out = String::new();
+    if let Some(answer) = &report.answer {
+        let wrapped = |text: &str| {
+            let mut lines = String::new();
+            wrap(&mut lines, "", text, layout.width);
+            lines
+        };
+        let bold = |text: &str| style.paint(Ansi::new().bold(), text);
+        out.push_str(&super::answer::text(answer, &wrapped, &bold));
+    }
     title(&mut out, report, style, layout.width);
     summary(&mut out, report, style, layout.width);
     details(&mut out, report, style, layout);

@@ -27,6 +27,9 @@ pub(super) fn verdict(out: &mut String, run: &RunReport, draw: impl Fn(&str) -> 
 /// The verdict and the headline's tiles, as an HTML fragment (text escaped).
 pub fn answer(run: &RunReport) -> String {
     let mut out = String::from("<div class=\"answer\">\n");
+    if let Some(answer) = &run.answer {
+        out.push_str(&super::answer::html(answer));
+    }
     verdict(&mut out, run, |words| {
         format!(
             "<div class=\"tile verdict\" data-tile=\"verdict\"><h3>Verdict</h3><p>{words}</p></div>"

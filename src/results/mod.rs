@@ -5,6 +5,7 @@
 //! `lenient`), so documents of other versions load. Reports compute nothing of their own:
 //! everything they show is here.
 
+mod answer;
 mod cluster;
 mod details;
 pub mod fio;
@@ -20,6 +21,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use answer::{
+    Answer, AnswerRow, AnswerTool, DataKind, Range, Routine, RoutineUnit, ToolTimes, WhatIf,
+    YourData,
+};
 pub use cluster::{
     Aggregate, AggregateRepetition, ClusterInfo, PerClient, RankRecord, RankWindow, ScalingPoint,
 };
@@ -171,6 +176,10 @@ pub struct RunReport {
     /// Which link holds the destination back, judged from the chain and the results.
     #[serde(deserialize_with = "lenient::option")]
     pub verdict: Option<Verdict>,
+    /// How long a backup of the user's data takes here, in the user's terms (absent where the
+    /// run had no figure to answer with, and in documents written before it).
+    #[serde(deserialize_with = "lenient::option")]
+    pub answer: Option<Answer>,
     /// Clients that measured at once (MPI ranks); absent for one client.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clients: Option<usize>,

@@ -51,7 +51,7 @@ pub(crate) fn seq(write: f64, read: f64) -> Vec<TestResult> {
 
 /// A disk mounted at /mnt/backup behind one bus: the link table's row `id`, or a bus whose
 /// speed the system does not report.
-fn disk_behind(row: Option<&LinkRow>) -> Chain {
+pub(crate) fn disk_behind(row: Option<&LinkRow>) -> Chain {
     let mut bus = Node::new(NodeKind::Transport, row.map_or("virtio", |r| r.name));
     bus.bandwidth = match row {
         Some(r) => Bandwidth::Known(r.ceiling()),
@@ -83,7 +83,8 @@ fn near_the_narrowest_ceiling_the_link_is_the_limit() {
         "{percent}"
     );
     assert!(
-        v.summary.starts_with(&format!("limited by {}", usb2.name)),
+        v.summary
+            .starts_with(&format!("{} is the limit", usb2.name)),
         "{}",
         v.summary
     );
@@ -96,7 +97,7 @@ fn far_below_every_ceiling_the_device_is_the_limit() {
     let v = judge(Some(&disk_behind(Some(sata))), &seq(rate, rate));
     assert_eq!(v.kind, VerdictKind::DeviceOrProtocol);
     assert!(
-        v.summary.starts_with("the device itself is the limit"),
+        v.summary.starts_with("The device itself is the limit"),
         "{}",
         v.summary
     );
@@ -146,4 +147,58 @@ fn the_large_sequential_figures_are_needed_and_20_100mb_stands_in() {
     let v = judge(Some(&chain), &[result(TestId::SeqWrite, "20-100MB", 30.0)]);
     assert_eq!(v.measured_by.as_deref(), Some("seq-write 20-100MB"));
     assert_eq!(v.measured_mb_s, Some(30.0));
+}
+
+/// The first sentence of every kind of verdict in plain words: one sentence of at most 25
+/// words, no nested parentheses, no test or variant names, MB/s the only unit.
+#[test]
+fn every_verdict_begins_with_one_plain_sentence() {
+    let usb2 = links::row("usb2-bot");
+    let sata = links::row("sata3");
+    let mut memory = disk_behind(None);
+    memory.root = Node::new(NodeKind::Memory, "tmpfs at /mnt/backup");
+    let cases = [
+        (Some(disk_behind(Some(usb2))), seq(33.0, 31.0)),
+        (Some(disk_behind(Some(sata))), seq(120.0, 130.0)),
+        (Some(disk_behind(Some(usb2))), seq(33.0, 900.0)),
+        (Some(disk_behind(None)), seq(900.0, 1464.0)),
+        (Some(memory), seq(3000.0, 9000.0)),
+        (
+            Some(disk_behind(Some(usb2))),
+            vec![result(TestId::FourKWrite, "RND4K-Q1T1", 1.2)],
+        ),
+        (None, seq(30.0, 30.0)),
+    ];
+    let names: Vec<String> = TestId::ALL
+        .iter()
+        .map(|t| t.to_string())
+        .chain(["SEQ1M", "RND4K", "Q8T1", "Q1T1", "20-100MB"].map(String::from))
+        .collect();
+    let mut kinds = Vec::new();
+    for (chain, results) in &cases {
+        let v = judge(chain.as_ref(), results);
+        let s = &v.summary;
+        kinds.push(v.kind);
+        assert!(s.split_whitespace().count() <= 25, "over 25 words: {s}");
+        assert!(
+            s.ends_with('.') && s.matches(". ").count() == 0,
+            "one sentence: {s}"
+        );
+        assert!(s.starts_with(|c: char| c.is_uppercase()), "{s}");
+        let mut depth = 0;
+        for c in s.chars() {
+            depth += match c {
+                '(' => 1,
+                ')' => -1,
+                _ => 0,
+            };
+            assert!(depth <= 1, "nested parentheses: {s}");
+        }
+        for name in &names {
+            assert!(!s.contains(name.as_str()), "names {name}: {s}");
+        }
+        assert!(!s.contains("MiB") && !s.contains("GB/s"), "{s}");
+    }
+    kinds.dedup();
+    assert_eq!(kinds.len(), cases.len(), "every kind once: {kinds:?}");
 }

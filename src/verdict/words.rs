@@ -9,54 +9,74 @@ use crate::workload::Direction;
 /// A small file whose cost is this many times its bytes' transfer time is bound by round trips.
 const ROUND_TRIP_BOUND: f64 = 3.0;
 
-/// The one-line summary of the verdict's kind.
+/// The verdict's first sentence, in plain words: at most 25 words, no nested parentheses, no
+/// test or variant names (the details and tables have those), MB/s as the only unit. The
+/// terminal, the HTML report and the page all show this sentence (`Verdict::summary`).
 pub(super) fn summary(v: &Verdict, facts: &Facts) -> String {
     let measured = round_mb_s(v.measured_mb_s.unwrap_or_default());
-    let by = v.measured_by.as_deref().unwrap_or_default();
     let Some(link) = v.bottleneck.as_ref() else {
         return match v.kind {
-            VerdictKind::NoChain => "the chain could not be probed: no verdict".into(),
+            VerdictKind::NoChain => {
+                "The path to the destination could not be probed, so there is no verdict.".into()
+            }
             VerdictKind::Memory => {
-                "the destination is memory (tmpfs): no device or link holds it back".into()
+                "The destination is memory: no device or link holds it back.".into()
             }
             VerdictKind::NeedsSequentialTests => {
-                let [blocks, files] = large_sequential(Direction::Write);
-                format!(
-                    "the verdict needs seq-write or seq-read ({} or {})",
-                    blocks.name(),
-                    files.name()
-                )
+                "There is no verdict without a large sequential test; the details say which.".into()
             }
             _ => format!(
-                "{}: the limit is unknown; measured {measured} MB/s ({by})",
-                unknown_what(facts)
+                "{}, so the limit is unknown; {}.",
+                capitalised(&unknown_what(facts)),
+                rates(v)
             ),
         };
     };
     let pct = v.percent_of_ceiling.unwrap_or_default();
     let practical = round_mb_s(link.practical_mb_s);
+    let name = capitalised(&link.link);
     match v.kind {
         VerdictKind::Cached => format!(
-            "{measured} MB/s is more than {} can carry (~{} MB/s at most): a cache answered, not the device",
-            link.link,
-            round_mb_s(facts.narrowest_max_mb_s.unwrap_or(link.practical_mb_s))
-        ),
-        VerdictKind::LimitedByLink => format!(
-            "limited by {}: {measured} MB/s of a practical ~{practical} MB/s ({pct:.0}%)",
+            "A cache answered, not the device: {measured} MB/s is more than {} can carry.",
             link.link
         ),
+        VerdictKind::LimitedByLink => {
+            format!("{name} is the limit: {measured} MB/s of its practical ~{practical} MB/s.")
+        }
         _ => format!(
-            "{} is the limit: {measured} MB/s is {pct:.0}% of the narrowest link, {} (~{practical} MB/s)",
-            device_or_protocol(v, facts),
+            "{} is the limit: {measured} MB/s is {pct:.0}% of what {} can carry.",
+            capitalised(device_or_protocol(v, facts)),
             link.link
         ),
     }
 }
 
+/// "it wrote 120 MB/s and read 1464 MB/s", or the one figure there is.
+fn rates(v: &Verdict) -> String {
+    match (v.write_mb_s, v.read_mb_s) {
+        (Some(w), Some(r)) => format!(
+            "it wrote {} MB/s and read {} MB/s",
+            round_mb_s(w),
+            round_mb_s(r)
+        ),
+        (Some(w), None) => format!("it wrote {} MB/s", round_mb_s(w)),
+        (None, Some(r)) => format!("it read {} MB/s", round_mb_s(r)),
+        (None, None) => "it measured no rate".into(),
+    }
+}
+
+/// `text` with its first letter in upper case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
 /// What did not report its speed, when no link did.
 fn unknown_what(facts: &Facts) -> String {
     match (&facts.interface, facts.network) {
-        (Some(i), true) => format!("the network link ({i}) did not report its speed"),
+        (Some(_), true) => "the network link did not report its speed".into(),
         (None, true) => "the network path did not report its speed".into(),
         (_, false) => "no link on the path reported its speed".into(),
     }
@@ -83,6 +103,12 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
     match v.kind {
         VerdictKind::NoChain | VerdictKind::Memory => return details,
         VerdictKind::NeedsSequentialTests => {
+            let [blocks, files] = large_sequential(Direction::Write);
+            details.push(format!(
+                "the verdict needs seq-write or seq-read ({} or {})",
+                blocks.name(),
+                files.name()
+            ));
             details.extend(policy);
             details.extend(cached(v));
             return details;
@@ -90,6 +116,7 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
         VerdictKind::LimitedByLink => details.extend(next_link(v, facts)),
         _ => {}
     }
+    details.extend(judged_by(v, facts));
     details.extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
     if v.kind == VerdictKind::LinkUnknown && facts.network {
         details.push(
@@ -100,6 +127,17 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
     details.extend(policy);
     details.extend(cached(v));
     details
+}
+
+/// The figure judged and the test that measured it; over an unreported network link, its name.
+fn judged_by(v: &Verdict, facts: &Facts) -> Option<String> {
+    let by = v.measured_by.as_deref()?;
+    let measured = round_mb_s(v.measured_mb_s?);
+    let interface = match (&facts.interface, v.bottleneck.is_none() && facts.network) {
+        (Some(i), true) => format!("; the interface that did not report its speed: {i}"),
+        _ => String::new(),
+    };
+    Some(format!("judged by {by}: {measured} MB/s{interface}"))
 }
 
 /// Windows' removal policy, which decides whether writes wait for the device.

@@ -343,8 +343,18 @@ fn backup_run_fits_80_columns_summary_first() {
     );
     assert!(warnings.len() <= 3, "{warnings:#?}");
     assert!(warnings.iter().all(|w| !w.contains('…')), "{warnings:#?}");
-    // The destination as an absolute path.
-    assert!(text.lines().next().unwrap().contains(" on /"), "{text}");
+    // The answer first: a backup's time on the first line; then the destination as an absolute
+    // path.
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("A first backup of your data here: "),
+        "{text}"
+    );
+    let title = text
+        .lines()
+        .find(|l| l.starts_with("destbench on "))
+        .unwrap();
+    assert!(title.contains(" on /"), "{text}");
 }
 
 #[test]

@@ -45,6 +45,8 @@ pub mod time_machine;
 
 use serde::Serialize;
 
+/// A prediction with its range (the run document's type: the answer carries it too).
+pub use crate::results::Range;
 use crate::tree::size_classes::SizeHistogram;
 pub use miniature::MiniatureCheck;
 pub use source::{SourceCost, SourceSide};
@@ -88,14 +90,6 @@ pub struct TreeShape<'a> {
     pub symlinks: u64,
     /// Names made as hard links to a file copied already: a file's cost without its data.
     pub hard_links: u64,
-}
-
-/// A prediction with its range.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Range {
-    pub low: f64,
-    pub expected: f64,
-    pub high: f64,
 }
 
 /// The fitted costs.
@@ -310,6 +304,56 @@ fn classes(h: &SizeHistogram, costs: &Costs) -> Vec<ClassEstimate> {
         .collect()
 }
 
+/// The model fitted to measured copies: the fit to every repetition, the fits to each set's
+/// fastest and slowest copies, and the fit's relative residual.
+pub struct Fitted {
+    fit: Fit,
+    fast: Vec<f64>,
+    slow: Vec<f64>,
+    residual: f64,
+}
+
+/// Fits the model to `copies` (the miniature is not among them). `what` names the copies in
+/// the error when there are none.
+pub fn fit(copies: &[CopyMeasurement], what: &str) -> Result<Fitted, FitError> {
+    check_copies(copies, what)?;
+    let fit = terms::best_fit(copies).ok_or_else(|| inconsistent(copies))?;
+    let residual = fit::relative_rms(&fit.c, &fit.samples);
+    let (fast, slow) = bounds(copies, &fit);
+    Ok(Fitted {
+        fit,
+        fast,
+        slow,
+        residual,
+    })
+}
+
+impl Fitted {
+    /// The time for the model's inputs `x` (see `terms::features`), with its range: the fastest
+    /// and slowest sets' fits, widened to [`RESIDUALS`] relative residuals either side.
+    fn range(&self, x: &[f64]) -> Range {
+        let expected = fit::predict(&self.fit.c, x);
+        Range {
+            low: fit::predict(&self.fast, x).min(expected * (1.0 - RESIDUALS * self.residual)),
+            expected,
+            high: fit::predict(&self.slow, x).max(expected * (1.0 + RESIDUALS * self.residual)),
+        }
+    }
+
+    /// The time to copy `files` files of `bytes` in all, where nothing more of their shape is
+    /// known (a volume's totals): each file taken at the mean size for the overlap, no slack
+    /// and no directories priced.
+    pub fn seconds_for_totals(&self, files: u64, bytes: u64) -> Range {
+        let beyond = (bytes as f64 - files as f64 * self.fit.hidden).max(0.0);
+        self.range(&features(0, files, bytes, bytes, beyond))
+    }
+
+    /// The fitted costs.
+    pub fn costs(&self) -> Costs {
+        Costs::from_vector(&self.fit.c, self.fit.hidden)
+    }
+}
+
 /// Fits the model to the copies and predicts the tree, scaled by the source's miniature where
 /// it was copied and is the tree's shape, and with the source's reading added where it was
 /// measured. `what` names the copies in the error when there are none.
@@ -321,21 +365,14 @@ pub fn estimate(
 ) -> Result<Estimate, FitError> {
     let (miniature, fitted): (Vec<_>, Vec<_>) =
         copies.iter().cloned().partition(|m| m.variant == MINIATURE);
-    check_copies(&fitted, what)?;
-    let fit = terms::best_fit(&fitted).ok_or_else(|| inconsistent(&fitted))?;
-    let residual = fit::relative_rms(&fit.c, &fit.samples);
-    let (c_fast, c_slow) = bounds(&fitted, &fit);
+    let model = fit(&fitted, what)?;
     let h = tree.histogram;
     let files = h.total_files() + tree.symlinks + tree.hard_links;
     let (bytes, block_bytes) = (h.total_bytes(), h.total_block_bytes());
-    let beyond = h.bytes_beyond(fit.hidden, (0, None));
-    let x = features(tree.dirs, files, bytes, block_bytes, beyond);
-    let expected = fit::predict(&fit.c, &x);
-    let modelled = Range {
-        low: fit::predict(&c_fast, &x).min(expected * (1.0 - RESIDUALS * residual)),
-        expected,
-        high: fit::predict(&c_slow, &x).max(expected * (1.0 + RESIDUALS * residual)),
-    };
+    let beyond = h.bytes_beyond(model.fit.hidden, (0, None));
+    let modelled = model.range(&features(tree.dirs, files, bytes, block_bytes, beyond));
+    let expected = modelled.expected;
+    let (fit, residual) = (&model.fit, model.residual);
     let costs = Costs::from_vector(&fit.c, fit.hidden);
     let miniature = miniature
         .first()
@@ -356,8 +393,8 @@ pub fn estimate(
     Ok(Estimate {
         predicted_seconds: source.map_or(destination, |s| s.added_to(destination)),
         costs,
-        costs_fast: Costs::from_vector(&c_fast, fit.hidden),
-        costs_slow: Costs::from_vector(&c_slow, fit.hidden),
+        costs_fast: Costs::from_vector(&model.fast, fit.hidden),
+        costs_slow: Costs::from_vector(&model.slow, fit.hidden),
         residual,
         advice: advice::advice(&shares, &costs)
             .into_iter()

@@ -85,6 +85,27 @@ pub fn available_space(path: &Path) -> io::Result<u64> {
     Ok(free)
 }
 
+/// The used bytes of the volume holding `path`; Windows has no cheap count of its files.
+pub fn volume_usage(path: &Path) -> io::Result<super::VolumeUsage> {
+    let (mut total, mut free) = (0u64, 0u64);
+    // SAFETY: a NUL-terminated path and two u64s to fill; the caller's quota output is optional.
+    let ok = unsafe {
+        GetDiskFreeSpaceExW(
+            wide(path).as_ptr(),
+            std::ptr::null_mut(),
+            &mut total,
+            &mut free,
+        )
+    };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(super::VolumeUsage {
+        used_bytes: total.saturating_sub(free),
+        used_files: None,
+    })
+}
+
 /// The size of the volume holding `path`, in bytes (what Time Machine sizes its bands by).
 pub fn filesystem_size(path: &Path) -> io::Result<u64> {
     let mut total = 0u64;

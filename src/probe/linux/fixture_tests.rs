@@ -175,21 +175,21 @@ const VERDICTS: &[(&str, &str, f64, f64, &str)] = &[
         "/media/ssd",
         390.0,
         430.0,
-        "limited by USB 3.x Gen 1 (UAS): 430 MB/s of a practical ~450 MB/s (96%)",
+        "USB 3.x Gen 1 (UAS) is the limit: 430 MB/s of its practical ~450 MB/s.",
     ),
     (
         "nvme-gen3x4",
         "/home",
         3300.0,
         3400.0,
-        "limited by PCIe Gen3: 3400 MB/s of a practical ~3544 MB/s (96%)",
+        "PCIe Gen3 is the limit: 3400 MB/s of its practical ~3544 MB/s.",
     ),
     (
         "cifs-gige",
         "/mnt/nas",
         109.0,
         112.0,
-        "limited by Ethernet (TCP): 112 MB/s of a practical ~118 MB/s (95%)",
+        "Ethernet (TCP) is the limit: 112 MB/s of its practical ~118 MB/s.",
     ),
     // Far below the wire: the server or the protocol.
     (
@@ -197,21 +197,21 @@ const VERDICTS: &[(&str, &str, f64, f64, &str)] = &[
         "/mnt/nas",
         20.0,
         25.0,
-        "the server or the protocol is the limit: 25 MB/s is 21% of the narrowest link, Ethernet (TCP) (~118 MB/s)",
+        "The server or the protocol is the limit: 25 MB/s is 21% of what Ethernet (TCP) can carry.",
     ),
     (
         "nfs-wifi",
         "/mnt/nfs",
         48.0,
         63.0,
-        "limited by Wi-Fi: 63 MB/s of a practical ~70.4 MB/s (89%)",
+        "Wi-Fi is the limit: 63 MB/s of its practical ~70.4 MB/s.",
     ),
     (
         "loop-over-file",
         "/mnt/img",
         180.0,
         190.0,
-        "the device itself is the limit: 190 MB/s is 34% of the narrowest link, SATA III (~560 MB/s)",
+        "The device itself is the limit: 190 MB/s is 34% of what SATA III can carry.",
     ),
 ];
 
@@ -242,11 +242,14 @@ fn usb2_bot_hard_disk_on_a_partition() {
     assert_eq!(v.kind, VerdictKind::LimitedByLink);
     assert_eq!(
         v.summary,
-        "limited by USB 2.0 (BOT): 33.8 MB/s of a practical ~35 MB/s (97%)"
+        "USB 2.0 (BOT) is the limit: 33.8 MB/s of its practical ~35 MB/s."
     );
     assert_eq!(
         v.details,
-        ["if USB 2.0 (BOT) were faster, the device itself would be the limit"]
+        [
+            "if USB 2.0 (BOT) were faster, the device itself would be the limit",
+            "judged by seq-write SEQ1M-Q8T1: 33.8 MB/s"
+        ]
     );
     let b = v.bottleneck.expect("a bottleneck");
     assert_eq!((b.link.as_str(), b.declared), ("USB 2.0 (BOT)", false));
@@ -265,7 +268,7 @@ fn sata2_hard_disk_is_its_own_limit() {
     assert_eq!(v.kind, VerdictKind::DeviceOrProtocol);
     assert_eq!(
         v.summary,
-        "the device itself is the limit: 118 MB/s is 42% of the narrowest link, SATA II (~280 MB/s)"
+        "The device itself is the limit: 118 MB/s is 42% of what SATA II can carry."
     );
 }
 
@@ -275,11 +278,14 @@ fn nvme_behind_thunderbolt() {
     let v = judge(Some(&c), &seq(2500.0, 2650.0));
     assert_eq!(
         v.summary,
-        "limited by Thunderbolt 3: 2650 MB/s of a practical ~2800 MB/s (95%)"
+        "Thunderbolt 3 is the limit: 2650 MB/s of its practical ~2800 MB/s."
     );
     assert_eq!(
         v.details,
-        ["if Thunderbolt 3 were faster, the next link, PCIe Gen3, would allow ~3544 MB/s"]
+        [
+            "if Thunderbolt 3 were faster, the next link, PCIe Gen3, would allow ~3544 MB/s",
+            "judged by seq-read SEQ1M-Q8T1: 2650 MB/s"
+        ]
     );
 }
 
@@ -313,7 +319,13 @@ fn sshfs_over_veth_has_an_unknown_speed() {
     assert_eq!(v.kind, VerdictKind::LinkUnknown);
     assert_eq!(
         v.summary,
-        "the network link (interface veth0 (virtual)) did not report its speed: the limit is unknown; measured 90 MB/s (seq-read SEQ1M-Q8T1)"
+        "The network link did not report its speed, so the limit is unknown; it wrote 80 MB/s and read 90 MB/s."
+    );
+    assert!(
+        v.details
+            .contains(&"judged by seq-read SEQ1M-Q8T1: 90 MB/s; the interface that did not report its speed: interface veth0 (virtual)".to_string()),
+        "{:?}",
+        v.details
     );
     assert!(v.bottleneck.is_none() && v.percent_of_ceiling.is_none());
 }
@@ -341,7 +353,7 @@ fn declared_link_speed_is_used_and_labelled() {
     );
     assert_eq!(
         summary(&c, &seq(11.1, 11.2)),
-        "limited by the declared link (100 Mbit/s, --link-speed): 11.2 MB/s of a practical ~11.8 MB/s (95%)"
+        "The declared link (100 Mbit/s, --link-speed) is the limit: 11.2 MB/s of its practical ~11.8 MB/s."
     );
 }
 
@@ -355,7 +367,7 @@ fn ext4_data_journal_on_a_partition() {
     assert_eq!(v.write_mb_s, Some(260.0));
     assert_eq!(
         v.summary,
-        "limited by SATA III: 530 MB/s of a practical ~560 MB/s (95%)"
+        "SATA III is the limit: 530 MB/s of its practical ~560 MB/s."
     );
 }
 
@@ -366,7 +378,7 @@ fn btrfs_over_two_devices() {
     let v = judge(Some(&c), &seq(420.0, 440.0));
     assert_eq!(
         v.summary,
-        "limited by USB 3.x Gen 1 (UAS): 440 MB/s of a practical ~450 MB/s (98%)"
+        "USB 3.x Gen 1 (UAS) is the limit: 440 MB/s of its practical ~450 MB/s."
     );
     assert_eq!(v.next.unwrap().link, "SATA III");
 }

@@ -1,0 +1,179 @@
+//! The answer in the user's terms: how long a first backup of the user's data takes here, then
+//! a routine one, with each tool the run measured, from the run's own results (its copies of
+//! file sets or of the user's folder, the `tm-backup` replay, the large sequential write); and
+//! what the next faster link would make of it. Pure but for [`your_data`], which asks the system
+//! how much data there is.
+
+mod pace;
+mod what_if;
+mod words;
+mod your_data;
+
+#[cfg(test)]
+mod tests;
+
+use crate::results::{
+    Answer, AnswerRow, AnswerTool, Details, Routine, RoutineUnit, RunReport, TestResult, ToolTimes,
+    WhatIf, YourData,
+};
+use crate::workload::TestId;
+use pace::Pace;
+pub use your_data::{folder_of_run, home_volume};
+
+/// The amounts of the "how long" table besides the user's data: 100 GB and 1 TB.
+const TABLE_BYTES: [(u64, &str); 2] = [(100_000_000_000, "100 GB"), (1_000_000_000_000, "1 TB")];
+
+/// The answer for `data` from a finished run (with its verdict); None where the run measured
+/// nothing a backup's time can be drawn from.
+pub fn of(run: &RunReport, data: YourData) -> Option<Answer> {
+    let mean_size = data
+        .files
+        .filter(|f| *f > 0)
+        .map(|f| data.bytes as f64 / f as f64);
+    let paces: Vec<Pace> = [Pace::time_machine(run), Pace::plain_copy(run, mean_size)]
+        .into_iter()
+        .flatten()
+        .collect();
+    if paces.is_empty() {
+        return None;
+    }
+    let tools: Vec<ToolTimes> = paces.iter().map(|p| times(p, &data, run)).collect();
+    let what_if = what_if(run, &data, &tools[0]);
+    let mut answer = Answer {
+        table: table(&paces, &data),
+        missing: missing(&paces),
+        data,
+        tools,
+        what_if,
+        words: Vec::new(),
+    };
+    answer.words = words::sentences(&answer, run.verdict.as_ref());
+    Some(answer)
+}
+
+/// One tool's first and routine backups of `data`.
+fn times(pace: &Pace, data: &YourData, run: &RunReport) -> ToolTimes {
+    let routine = match pace.hourly(data.bytes, data.files) {
+        Some(hourly) => {
+            let (factor, assumed) = throttling(run);
+            Routine {
+                seconds: hourly.times(factor),
+                per: RoutineUnit::Hour,
+                assumed: format!(
+                    "an hour's changes as in the replayed trace's hours (4.4% of a first \
+                     backup's writes, 1.0% to 10.2%); {assumed}"
+                ),
+            }
+        }
+        None => Routine {
+            seconds: pace.first(1_000_000_000, files_in(data, 1_000_000_000)),
+            per: RoutineUnit::GigabyteChanged,
+            assumed: "each GB that changes, in files of your data's mean size; the tool's walk \
+                      over the files that did not change is not counted"
+                .into(),
+        },
+    };
+    ToolTimes {
+        tool: pace.tool(),
+        first_seconds: pace.first(data.bytes, data.files),
+        bytes_only: pace.bytes_only(data.files),
+        routine: Some(routine),
+        basis: pace.basis(),
+    }
+}
+
+/// How much slower Time Machine's hourly backups go while other programs use the disk: the
+/// throttled test's writes at background priority against alone, where it measured that.
+fn throttling(run: &RunReport) -> (f64, String) {
+    let measured = run
+        .results
+        .iter()
+        .filter(|r: &&TestResult| r.test == TestId::Throttled)
+        .find_map(|r| match &r.details {
+            Some(Details::Throttled(d))
+                if d.priority_effective && d.background.write_mb_s > 0.0 =>
+            {
+                Some(d.alone.write_mb_s / d.background.write_mb_s)
+            }
+            _ => None,
+        })
+        .filter(|f| f.is_finite() && *f >= 1.0);
+    match measured {
+        Some(f) => (
+            f,
+            format!(
+                "throttled as hourly backups are while other programs use the disk ({f:.1}x \
+                 slower in the throttled test)"
+            ),
+        ),
+        None => (
+            1.0,
+            "at full speed, with no other program using the disk (the throttled test, --tests \
+             throttled, measures how much slower it goes when one does)"
+                .into(),
+        ),
+    }
+}
+
+/// The files in `bytes` of the data, at its mean file size.
+fn files_in(data: &YourData, bytes: u64) -> Option<u64> {
+    let files = data.files.filter(|_| data.bytes > 0)?;
+    Some((files as f64 * bytes as f64 / data.bytes as f64).round() as u64)
+}
+
+/// The headline tool's first backup with the limiting link replaced by the next faster one:
+/// the data's bytes at the new ceiling instead of at the measured write rate, the rest as
+/// measured.
+fn what_if(run: &RunReport, data: &YourData, headline: &ToolTimes) -> Option<WhatIf> {
+    let verdict = run.verdict.as_ref()?;
+    let upgrade = what_if::upgrade(verdict, run.chain.as_ref()?)?;
+    let now_mb_s = verdict.write_mb_s.or(verdict.measured_mb_s)?;
+    if upgrade.ceiling_mb_s <= now_mb_s || headline.bytes_only && data.bytes == 0 {
+        return None;
+    }
+    let mb = data.bytes as f64 / 1e6;
+    let rest = (headline.first_seconds.expected - mb / now_mb_s).max(0.0);
+    Some(WhatIf {
+        link: upgrade.link,
+        instead: upgrade.instead,
+        ceiling_mb_s: upgrade.ceiling_mb_s,
+        bounded_by: upgrade.bounded_by,
+        first_seconds: rest + mb / upgrade.ceiling_mb_s,
+    })
+}
+
+/// The "how long" table: the user's data, 100 GB and 1 TB (in files of the data's mean size),
+/// each tool's first backup.
+fn table(paces: &[Pace], data: &YourData) -> Vec<AnswerRow> {
+    let row = |label: &str, bytes: u64, files: Option<u64>| AnswerRow {
+        label: label.into(),
+        bytes,
+        files,
+        seconds: paces.iter().map(|p| p.first(bytes, files)).collect(),
+    };
+    std::iter::once(row("your data", data.bytes, data.files))
+        .chain(
+            TABLE_BYTES
+                .iter()
+                .map(|&(bytes, label)| row(label, bytes, files_in(data, bytes))),
+        )
+        .collect()
+}
+
+/// The tests that would make the answer better, where the run lacks them.
+fn missing(paces: &[Pace]) -> Vec<String> {
+    let mut missing = Vec::new();
+    if paces.iter().any(|p| matches!(p, Pace::BytesOnly { .. })) {
+        missing.push(
+            "a run with files-copy (the default backup profile has it) would add each file's \
+             own cost"
+                .into(),
+        );
+    }
+    if cfg!(target_os = "macos") && !paces.iter().any(|p| p.tool() == AnswerTool::TimeMachine) {
+        missing.push(
+            "a run with tm-backup (--tests tm-backup) would give Time Machine's own time".into(),
+        );
+    }
+    missing
+}

@@ -1,0 +1,183 @@
+//! How a tool's time grows with the data, from the run's own results: the model fitted to its
+//! copies of file sets, its copies of the user's folder itself, the `tm-backup` replay, or the
+//! large sequential write alone.
+
+use crate::estimate::model::time_machine::{self, TimeMachineEstimate};
+use crate::estimate::model::{self, CopyMeasurement, Fitted};
+use crate::estimate::run_copies;
+use crate::results::{AnswerTool, Range, RunReport, TestResult};
+use crate::units::{decimal_bytes as size, human_duration};
+
+use crate::verdict::large_sequential_results;
+use crate::workload::SetName;
+
+/// A plain copy is one file after another, as cp makes it.
+const COPY_THREADS: usize = 1;
+
+/// How one tool's time grows with the data.
+pub(super) enum Pace<'a> {
+    /// The model fitted to the run's copies of its generated file sets.
+    Fitted(Fitted),
+    /// Copies of one set, in proportion to the bytes for other amounts of data: the user's
+    /// folder itself (`--source`), or, where the model does not fit the sets' copies, the set
+    /// whose mean file size is nearest the data's.
+    Measured {
+        seconds: Range,
+        bytes: u64,
+        what: String,
+    },
+    /// Only the large sequential write: the bytes' time, no file's own cost.
+    BytesOnly { write: &'a TestResult },
+    /// The `tm-backup` replay of Time Machine's writes.
+    TimeMachine(&'a RunReport),
+}
+
+impl<'a> Pace<'a> {
+    /// A plain copy's pace for data of `mean_size` bytes a file: the user's folder copied,
+    /// else the fit to the file sets, else the set nearest in mean file size, else the
+    /// sequential write; None without any of them.
+    pub fn plain_copy(run: &'a RunReport, mean_size: Option<f64>) -> Option<Pace<'a>> {
+        let copies = run_copies(run, COPY_THREADS);
+        let (source, generated): (Vec<_>, Vec<_>) = copies
+            .into_iter()
+            .partition(|(set, _)| *set == SetName::Source);
+        if let Some((_, m)) = source.into_iter().next() {
+            return measured(&m, "the run's copies of this folder itself".into());
+        }
+        let measurements: Vec<_> = generated.iter().map(|(_, m)| m.clone()).collect();
+        if let Ok(fitted) = model::fit(&measurements, "files-copy") {
+            return Some(Pace::Fitted(fitted));
+        }
+        if let Some((set, m)) = nearest(&generated, mean_size) {
+            let mean = m.bytes as f64 / m.files.max(1) as f64;
+            let what = format!(
+                "the run's copies of its {set} set, {} a file on average (its sets' copies do \
+                 not fit one per-file cost and one rate)",
+                size(mean as u64)
+            );
+            return measured(m, what);
+        }
+        let [write, _] = large_sequential_results(&run.results);
+        write
+            .filter(|w| w.median > 0.0)
+            .map(|write| Pace::BytesOnly { write })
+    }
+
+    /// Time Machine's pace, where the run replayed it.
+    pub fn time_machine(run: &'a RunReport) -> Option<Pace<'a>> {
+        time_machine::estimate(run, 1 << 30, 1000)
+            .is_ok()
+            .then_some(Pace::TimeMachine(run))
+    }
+
+    pub fn tool(&self) -> AnswerTool {
+        match self {
+            Pace::TimeMachine(_) => AnswerTool::TimeMachine,
+            _ => AnswerTool::PlainCopy,
+        }
+    }
+
+    /// The first backup of `bytes` in `files` (None: unknown, so no file's own cost counted).
+    pub fn first(&self, bytes: u64, files: Option<u64>) -> Range {
+        match self {
+            Pace::Fitted(f) => f.seconds_for_totals(files.unwrap_or(0), bytes),
+            Pace::Measured {
+                seconds, bytes: b, ..
+            } => seconds.times(bytes as f64 / *b as f64),
+            Pace::BytesOnly { write } => Range {
+                low: bytes as f64 / 1e6 / write.max,
+                expected: bytes as f64 / 1e6 / write.median,
+                high: bytes as f64 / 1e6 / write.min.max(write.median * 1e-3),
+            },
+            Pace::TimeMachine(run) => tm(run, bytes, files).first_seconds,
+        }
+    }
+
+    /// Whether the time leaves out each file's own cost.
+    pub fn bytes_only(&self, files: Option<u64>) -> bool {
+        match self {
+            Pace::BytesOnly { .. } => true,
+            Pace::Measured { .. } => false,
+            Pace::Fitted(_) | Pace::TimeMachine(_) => files.is_none(),
+        }
+    }
+
+    /// Time Machine's hourly backup for this data, unthrottled; None for other tools.
+    pub fn hourly(&self, bytes: u64, files: Option<u64>) -> Option<Range> {
+        match self {
+            Pace::TimeMachine(run) => Some(tm(run, bytes, files).incremental_seconds),
+            _ => None,
+        }
+    }
+
+    /// What the times rest on, in words.
+    pub fn basis(&self) -> String {
+        match self {
+            Pace::Fitted(f) => {
+                let c = f.costs();
+                format!(
+                    "the run's copies of its file sets (files-copy, one thread, write cache on): \
+                     {} a file and {:.1} MB/s",
+                    human_duration(c.per_file_s),
+                    c.bytes_per_s / 1e6
+                )
+            }
+            Pace::Measured { seconds, what, .. } => format!(
+                "{what} (files-copy, one thread, write cache on): {} each",
+                human_duration(seconds.expected)
+            ),
+            Pace::BytesOnly { write } => format!(
+                "the large sequential write alone ({} {}, {:.1} MB/s): the run copied no file \
+                 sets, so no file's own cost is counted",
+                write.test, write.variant, write.median
+            ),
+            Pace::TimeMachine(run) => format!(
+                "the tm-backup replay of Time Machine's writes ({:.1} MB/s of your data)",
+                tm(run, 1 << 30, Some(1000)).user_data_mb_s
+            ),
+        }
+    }
+}
+
+/// The replay's estimate; [`Pace::time_machine`] made sure there is one.
+fn tm(run: &RunReport, bytes: u64, files: Option<u64>) -> TimeMachineEstimate {
+    time_machine::estimate(run, bytes, files.unwrap_or(0))
+        .expect("Pace::TimeMachine is made only where the replay gives an estimate")
+}
+
+/// The pace of `m`'s copies, where it has any.
+fn measured<'a>(m: &CopyMeasurement, what: String) -> Option<Pace<'a>> {
+    Some(Pace::Measured {
+        seconds: range_of(&m.seconds)?,
+        bytes: m.bytes,
+        what,
+    })
+}
+
+/// The copy of the set whose mean file size is nearest `mean_size` (by ratio); the largest
+/// set where the data's mean is not known.
+fn nearest(
+    copies: &[(SetName, CopyMeasurement)],
+    mean_size: Option<f64>,
+) -> Option<&(SetName, CopyMeasurement)> {
+    let mean = |m: &CopyMeasurement| m.bytes as f64 / m.files.max(1) as f64;
+    let distance = |(_, m): &&(SetName, CopyMeasurement)| match mean_size {
+        Some(size) if size > 0.0 => (mean(m) / size).ln().abs(),
+        _ => -(m.bytes as f64),
+    };
+    copies
+        .iter()
+        .filter(|(_, m)| !m.seconds.is_empty() && m.bytes > 0)
+        .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+}
+
+/// The fastest, the median and the slowest of `seconds`.
+fn range_of(seconds: &[f64]) -> Option<Range> {
+    let mut sorted: Vec<f64> = seconds.iter().copied().filter(|s| *s > 0.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    Some(Range {
+        low: *sorted.first()?,
+        expected: crate::stats::median(&sorted),
+        high: *sorted.last()?,
+    })
+}

@@ -1,0 +1,194 @@
+//! The answer over run documents built in code: copies of file sets with known costs, a chain
+//! from the verdict's tests, and the data's size given.
+
+use super::*;
+use crate::probe::links;
+use crate::results::DataKind;
+use crate::verdict::tests::{disk_behind, seq};
+
+/// Seconds a copy of `files` files of `bytes` takes at 2 ms a file and 35 MB/s.
+fn cost(files: u64, bytes: u64) -> f64 {
+    files as f64 * 0.002 + bytes as f64 / 35e6
+}
+
+/// A copy of the generated `set` (one thread, cache on) whose two repetitions took `cost`'s
+/// time, 1% apart.
+fn copy(set: &str, files: u64, bytes: u64) -> serde_json::Value {
+    let s = cost(files, bytes);
+    serde_json::json!({ "test": "files-copy", "variant": format!("{set}-1t-cache-on"),
+        "threads": 1, "method": "syncfs", "engine": "sync",
+        "file_set": { "name": set, "files": files, "bytes": bytes },
+        "repetitions": [ { "elapsed_s": s * 0.995 }, { "elapsed_s": s * 1.005 } ] })
+}
+
+/// A run with the backup profile's two sets copied, behind `row` (None: a link of unknown
+/// speed), writing sequentially at `write` MB/s; judged.
+fn run(row: Option<&str>, write: f64, results: Vec<serde_json::Value>) -> RunReport {
+    let mut run: RunReport = serde_json::from_value(serde_json::json!({
+        "schema": "destbench.run/2", "destination": { "path": "/mnt/backup" },
+        "results": results }))
+    .unwrap();
+    run.results.extend(seq(write, write * 1.1));
+    run.chain = Some(disk_behind(row.map(links::row)));
+    run.verdict = Some(crate::verdict::of(&run));
+    run
+}
+
+fn sets() -> Vec<serde_json::Value> {
+    vec![
+        copy("small", 3000, 30_000_000),
+        copy("mixed", 500, 100_000_000),
+    ]
+}
+
+fn home(bytes: u64, files: Option<u64>) -> YourData {
+    YourData {
+        kind: DataKind::HomeVolume,
+        path: "/home/u".into(),
+        bytes,
+        files,
+    }
+}
+
+/// 100 GB in 500,000 files at the sets' 2 ms a file and 35 MB/s: the fit gives the time the
+/// costs do, and the first sentence says it with the data and the whole volume's label.
+#[test]
+fn the_first_backup_is_the_fitted_cost_of_the_data() {
+    let run = run(Some("usb2-bot"), 33.0, sets());
+    let answer = of(&run, home(100_000_000_000, Some(500_000))).unwrap();
+    let t = &answer.tools[0];
+    assert_eq!(t.tool, AnswerTool::PlainCopy);
+    let truth = cost(500_000, 100_000_000_000);
+    let r = t.first_seconds;
+    assert!(
+        (r.expected / truth - 1.0).abs() < 0.02,
+        "{r:?} against {truth}"
+    );
+    assert!(r.low <= r.expected && r.expected <= r.high, "{r:?}");
+    assert!(!t.bytes_only);
+    // A GB of the data is 5,000 of its files.
+    let routine = crate::units::human_duration(cost(5_000, 1_000_000_000));
+    assert_eq!(
+        answer.words[0],
+        format!(
+            "A first backup of your data here: about 1 h 04 min (100 GB in 500,000 files, the \
+             whole home volume); then about {routine} for each GB that changes."
+        )
+    );
+    // The table: the data (100 GB here as well), then 100 GB and 1 TB.
+    let expected: Vec<f64> = answer.table.iter().map(|r| r.seconds[0].expected).collect();
+    assert_eq!(answer.table.len(), 3);
+    assert_eq!(expected[0], r.expected);
+    assert!(expected[1] < expected[2], "{expected:?}");
+}
+
+/// Limited by USB 2.0: on a USB 3 port the data's bytes move at that link's ceiling, the
+/// per-file cost as measured; the sentence names the port.
+#[test]
+fn a_limiting_usb_2_link_gives_the_time_on_a_usb_3_port() {
+    let run = run(Some("usb2-bot"), 33.0, sets());
+    let answer = of(&run, home(100_000_000_000, Some(500_000))).unwrap();
+    let w = answer.what_if.as_ref().expect("a what-if");
+    assert_eq!(w.instead, "a USB 3 port");
+    assert_eq!(w.ceiling_mb_s, links::row("usb3g1-bot").practical);
+    let first = answer.tools[0].first_seconds.expected;
+    let expected = first - 100_000.0 / 33.0 + 100_000.0 / w.ceiling_mb_s;
+    assert!((w.first_seconds - expected).abs() < 1e-6);
+    assert!(
+        answer.words[2].contains("On a USB 3 port"),
+        "{:?}",
+        answer.words
+    );
+}
+
+/// Where the chain knows no link, or the device is the limit, there is no what-if.
+#[test]
+fn no_what_if_without_a_known_limiting_link() {
+    for (row, write) in [(None, 33.0), (Some("sata3"), 120.0)] {
+        let run = run(row, write, sets());
+        let answer = of(&run, home(1_000_000_000, Some(5_000))).unwrap();
+        assert!(answer.what_if.is_none(), "{row:?}: {:?}", answer.what_if);
+    }
+}
+
+/// Without file sets, the sequential write alone gives a lower bound, said as one, and the
+/// answer names the test that would count each file.
+#[test]
+fn without_file_sets_the_time_is_a_lower_bound() {
+    let run = run(Some("usb2-bot"), 33.0, Vec::new());
+    let answer = of(&run, home(33_000_000_000, Some(100_000))).unwrap();
+    let t = &answer.tools[0];
+    assert!(t.bytes_only);
+    assert!((t.first_seconds.expected - 1000.0).abs() < 1e-6);
+    assert!(
+        answer.words[0].contains("at least 17 min"),
+        "{}",
+        answer.words[0]
+    );
+    assert!(
+        answer.missing[0].contains("files-copy"),
+        "{:?}",
+        answer.missing
+    );
+}
+
+/// The user's folder copied by the run is its own measure: its median copy, in proportion for
+/// the table's larger amounts.
+#[test]
+fn a_copied_folder_is_timed_by_its_own_copies() {
+    let source = serde_json::json!({ "test": "files-copy", "variant": "source-1t-cache-on",
+        "threads": 1, "method": "syncfs", "engine": "sync",
+        "file_set": { "name": "source", "files": 12000, "bytes": 500_000_000,
+                      "source_path": "/usr/share", "generated": false },
+        "repetitions": [ { "elapsed_s": 40.0 }, { "elapsed_s": 42.0 }, { "elapsed_s": 41.0 } ] });
+    let run = run(Some("usb2-bot"), 33.0, vec![source]);
+    let data = folder_of_run(&run).expect("the folder");
+    assert_eq!((data.kind, data.files), (DataKind::Folder, Some(12000)));
+    let answer = of(&run, data).unwrap();
+    let r = answer.tools[0].first_seconds;
+    assert_eq!((r.low, r.expected, r.high), (40.0, 41.0, 42.0));
+    assert_eq!(answer.table[1].seconds[0].expected, 41.0 * 200.0);
+    assert!(
+        answer.words[0].contains("/usr/share"),
+        "{}",
+        answer.words[0]
+    );
+}
+
+/// A run with nothing to time a backup by has no answer.
+#[test]
+fn no_answer_without_a_write_or_a_copy() {
+    let mut run = run(None, 33.0, Vec::new());
+    run.results.clear();
+    assert!(of(&run, home(1, Some(1))).is_none());
+}
+
+#[test]
+fn sizes_and_counts_read_as_people_write_them() {
+    assert_eq!(crate::units::decimal_bytes(212_000_000_000), "212 GB");
+    assert_eq!(crate::units::decimal_bytes(4_200_000_000), "4.2 GB");
+    assert_eq!(crate::units::decimal_bytes(520_000_000), "520 MB");
+    assert_eq!(crate::units::thousands(480_000), "480,000");
+    assert_eq!(crate::units::thousands(999), "999");
+}
+
+/// Copies no per-file cost and rate explain (the set of small files copied faster per byte
+/// than the set of large ones) give the pace of the set nearest the data's mean file size.
+#[test]
+fn copies_that_do_not_fit_give_the_nearest_sets_pace() {
+    let mut small = copy("small", 3000, 30_000_000);
+    small["repetitions"] = serde_json::json!([{ "elapsed_s": 0.3 }, { "elapsed_s": 0.31 }]);
+    let run = run(
+        Some("usb2-bot"),
+        33.0,
+        vec![small, copy("mixed", 500, 100_000_000)],
+    );
+    // 10 KB a file: the small set (10 KB a file) is nearest.
+    let answer = of(&run, home(10_000_000_000, Some(1_000_000))).unwrap();
+    let t = &answer.tools[0];
+    assert!(
+        (t.first_seconds.expected - 0.305 * 1000.0 / 3.0).abs() < 1e-6,
+        "{t:?}"
+    );
+    assert!(t.basis.contains("small set"), "{}", t.basis);
+}

@@ -1,0 +1,110 @@
+//! The answer in words: the sentences every report shows first (the terminal, the HTML report
+//! and the page print these, never their own). Nothing here decides; every figure comes from
+//! the answer and the verdict.
+
+use crate::results::{Answer, AnswerTool, DataKind, Range, RoutineUnit, ToolTimes, Verdict};
+use crate::units::{decimal_bytes as size, human_duration, thousands as count};
+
+/// The answer's sentences, in the order they are shown: the time of a first and a routine
+/// backup, its range and basis, what limits it and what would help, the other tools, and the
+/// tests that would make it better.
+pub(super) fn sentences(answer: &Answer, verdict: Option<&Verdict>) -> Vec<String> {
+    let headline = &answer.tools[0];
+    let mut out = vec![first(answer, headline), range(headline)];
+    out.extend(limit(answer, verdict));
+    out.extend(answer.tools[1..].iter().map(other_tool));
+    out.extend(answer.missing.iter().map(|m| sentence(m)));
+    out
+}
+
+/// "A first backup of your data here: about 2 h 10 min (212 GB in 480,000 files, the whole
+/// home volume); then about 40 s an hour."
+fn first(answer: &Answer, t: &ToolTimes) -> String {
+    let data = &answer.data;
+    let whose = match t.tool {
+        AnswerTool::TimeMachine => "A first Time Machine backup",
+        AnswerTool::PlainCopy => "A first backup",
+    };
+    let what = match data.kind {
+        DataKind::HomeVolume => "the whole home volume".to_string(),
+        DataKind::Folder => data.path.clone(),
+    };
+    let amount = match data.files {
+        Some(files) => format!("{} in {} files", size(data.bytes), count(files)),
+        None => format!("{}, files not counted", size(data.bytes)),
+    };
+    let about = if t.bytes_only { "at least" } else { "about" };
+    let then = t.routine.as_ref().map_or(String::new(), |r| {
+        let per = match r.per {
+            RoutineUnit::Hour => "an hour",
+            RoutineUnit::GigabyteChanged => "for each GB that changes",
+        };
+        format!(
+            "; then {about} {} {per}",
+            human_duration(r.seconds.expected)
+        )
+    });
+    format!(
+        "{whose} of your data here: {about} {} ({amount}, {what}){then}.",
+        human_duration(t.first_seconds.expected)
+    )
+}
+
+/// "With a plain copy: 1 h 55 min to 2 h 30 min, from the run's copies of its file sets …"
+fn range(t: &ToolTimes) -> String {
+    format!(
+        "With {}: {}, from {}.",
+        t.tool,
+        span(t.first_seconds),
+        t.basis
+    )
+}
+
+/// The verdict's sentence, and what the next faster link would make of the first backup.
+fn limit(answer: &Answer, verdict: Option<&Verdict>) -> Option<String> {
+    let summary = verdict.map(|v| v.summary.clone())?;
+    let Some(w) = &answer.what_if else {
+        return Some(summary);
+    };
+    let bound = if w.bounded_by == w.instead {
+        String::new()
+    } else {
+        format!(", where {} then limits", w.bounded_by)
+    };
+    Some(format!(
+        "{summary} On {} the same first backup would take as little as {}{bound}.",
+        w.instead,
+        human_duration(w.first_seconds)
+    ))
+}
+
+/// "With Time Machine: about 2 h 40 min, 2 h 20 min to 3 h 05 min."
+fn other_tool(t: &ToolTimes) -> String {
+    format!(
+        "With {}: about {}, {}.",
+        t.tool,
+        human_duration(t.first_seconds.expected),
+        span(t.first_seconds)
+    )
+}
+
+/// "12 min to 16 min", or one figure where the range is one.
+fn span(r: Range) -> String {
+    let (low, high) = (human_duration(r.low), human_duration(r.high));
+    if low == high {
+        low
+    } else {
+        format!("{low} to {high}")
+    }
+}
+
+/// `text` as a sentence: a capital first letter and a full stop.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let first: String = chars
+        .next()
+        .into_iter()
+        .flat_map(char::to_uppercase)
+        .collect();
+    format!("{first}{}.", chars.as_str().trim_end_matches('.'))
+}

@@ -1,0 +1,64 @@
+//! "Your data": how much the user backs up. By default the used bytes and files of the volume
+//! that holds the home folder, read from the filesystem's counters at once (no walk); with
+//! `--source`, the folder the run copied.
+
+use std::path::{Path, PathBuf};
+
+use crate::platform::{self, UserDir};
+use crate::results::{DataKind, RunReport, YourData};
+use crate::workload::{SetName, Workload};
+
+/// The volume holding the home folder (`$HOME`, Windows' `%USERPROFILE%`; the root where
+/// neither is set): its used bytes and files, or the reason it could not be read.
+pub fn home_volume() -> Result<YourData, String> {
+    let home = platform::user_dir(UserDir::Home).unwrap_or_else(|| PathBuf::from("/"));
+    volume(&home)
+}
+
+/// The used bytes and files of the volume holding `path`.
+fn volume(path: &Path) -> Result<YourData, String> {
+    let usage = platform::volume_usage(path)
+        .map_err(|e| format!("the volume of {} cannot be read: {e}", path.display()))?;
+    Ok(YourData {
+        kind: DataKind::HomeVolume,
+        path: path.display().to_string(),
+        bytes: usage.used_bytes,
+        files: usage.used_files,
+    })
+}
+
+/// The user's folder the run copied as its file set (`--source`), as the run counted it.
+pub fn folder_of_run(run: &RunReport) -> Option<YourData> {
+    run.results.iter().find_map(|r| {
+        let set = r.file_set.as_ref()?;
+        matches!(
+            &r.workload,
+            Some(Workload::FileSet {
+                set: SetName::Source,
+                ..
+            })
+        )
+        .then(|| YourData {
+            kind: DataKind::Folder,
+            path: set.source_path.clone(),
+            bytes: set.bytes,
+            files: Some(set.files),
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The volume holding this source tree has used bytes (the tree's at least); a path that
+    /// is not there is an error, not a zero.
+    #[test]
+    fn a_volume_reports_its_used_bytes_without_a_walk() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let data = volume(here).unwrap();
+        assert_eq!(data.kind, DataKind::HomeVolume);
+        assert!(data.bytes > 100_000, "{data:?}");
+        assert!(volume(&here.join("no such folder")).is_err());
+    }
+}
