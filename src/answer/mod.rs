@@ -12,6 +12,7 @@ mod your_data;
 #[cfg(test)]
 mod tests;
 
+use crate::probe::{Key, Value};
 use crate::results::{
     Answer, AnswerRow, AnswerTool, Details, Routine, RoutineUnit, RunReport, TestResult, ToolTimes,
     WhatIf, YourData,
@@ -85,6 +86,19 @@ fn times(pace: &Pace, data: &YourData, run: &RunReport) -> ToolTimes {
 /// How much slower Time Machine's hourly backups go while other programs use the disk: the
 /// throttled test's writes at background priority against alone, where it measured that.
 fn throttling(run: &RunReport) -> (f64, String) {
+    let turned_off = run
+        .chain
+        .as_ref()
+        .and_then(|c| c.root.get(Key::LowPriorityThrottling))
+        == Some(&Value::LowPriorityThrottling(false));
+    if turned_off {
+        return (
+            1.0,
+            "at full speed: throttling of low-priority I/O is off on this Mac \
+             (debug.lowpri_throttle_enabled=0, until it restarts)"
+                .into(),
+        );
+    }
     let measured = run
         .results
         .iter()

@@ -192,3 +192,33 @@ fn copies_that_do_not_fit_give_the_nearest_sets_pace() {
     );
     assert!(t.basis.contains("small set"), "{}", t.basis);
 }
+
+/// Time Machine's hourly backup: the replay's incremental, slowed by the throttled test's
+/// factor while throttling is on, at full speed where the Mac turned it off.
+#[test]
+fn the_hourly_backup_is_throttled_unless_throttling_is_off() {
+    let tm = serde_json::json!({ "test": "tm-backup", "variant": "sparsebundle",
+        "method": "fsync", "engine": "sync", "workload": { "kind": "tm-backup" },
+        "details": { "kind": "tm-backup",
+            "first": { "seconds": 100.0, "user_bytes": 1_000_000_000, "bytes_written": 1_100_000_000 },
+            "incremental": { "seconds": 10.0, "user_bytes": 40_000_000, "bytes_written": 50_000_000 } } });
+    let throttled = serde_json::json!({ "test": "throttled", "variant": "background",
+        "method": "direct", "engine": "sync",
+        "details": { "kind": "throttled", "priority_effective": true,
+            "alone": { "write_mb_s": 30.0, "read_mb_s": 30.0 },
+            "background": { "write_mb_s": 10.0, "read_mb_s": 28.0 } } });
+    let mut run = run(Some("usb2-bot"), 33.0, vec![tm, throttled]);
+    let answer = |run: &RunReport| of(run, home(10_000_000_000, Some(50_000))).unwrap();
+    let on = answer(&run);
+    assert_eq!(on.tools[0].tool, AnswerTool::TimeMachine);
+    let hourly = |a: &Answer| a.tools[0].routine.as_ref().unwrap().seconds.expected;
+    let root = &mut run.chain.as_mut().unwrap().root;
+    root.fact(Value::LowPriorityThrottling(false), "sysctl debug");
+    let off = answer(&run);
+    assert!((hourly(&on) / hourly(&off) - 3.0).abs() < 1e-9, "{on:?}");
+    let assumed = &off.tools[0].routine.as_ref().unwrap().assumed;
+    assert!(
+        assumed.contains("throttling of low-priority I/O is off"),
+        "{assumed}"
+    );
+}

@@ -68,6 +68,11 @@ pub enum Value {
     /// A disk's serial number.
     #[strum_discriminants(strum(serialize = "serial"))]
     Serial(String),
+    /// macOS: whether low-priority I/O is throttled (`debug.lowpri_throttle_enabled`): Time
+    /// Machine's hourly backups run at that priority, so it decides how fast they go while other
+    /// programs use the disk.
+    #[strum_discriminants(strum(serialize = "low-priority throttling"))]
+    LowPriorityThrottling(bool),
     /// A fact nobody compares across systems (a vendor, a mount option, a PCIe hop), or a typed
     /// fact the system did not answer (then its reason is the text): a name and the text.
     #[strum_discriminants(strum(serialize = "other"))]
@@ -181,7 +186,9 @@ impl fmt::Display for Value {
         }
         match self {
             Value::Other { text, .. } => f.write_str(text),
-            Value::Signing(b) | Value::Encryption(b) => f.write_str(on_off(*b)),
+            Value::Signing(b) | Value::Encryption(b) | Value::LowPriorityThrottling(b) => {
+                f.write_str(on_off(*b))
+            }
             Value::Multichannel(b) => f.write_str(if *b { "supported" } else { "not supported" }),
             Value::PhyRate(r) | Value::LinkSpeed(r) => write!(f, "{r}"),
             Value::WriteCache(c) => write!(f, "{c}"),

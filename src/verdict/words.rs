@@ -41,7 +41,9 @@ pub(super) fn summary(v: &Verdict, facts: &Facts) -> String {
             link.link
         ),
         VerdictKind::LimitedByLink => {
-            format!("{name} is the limit: {measured} MB/s of its practical ~{practical} MB/s.")
+            format!(
+                "{name} is the limit: {measured} MB/s, {pct:.0}% of its practical ~{practical} MB/s."
+            )
         }
         _ => format!(
             "{} is the limit: {measured} MB/s is {pct:.0}% of what {} can carry.",

@@ -175,21 +175,21 @@ const VERDICTS: &[(&str, &str, f64, f64, &str)] = &[
         "/media/ssd",
         390.0,
         430.0,
-        "USB 3.x Gen 1 (UAS) is the limit: 430 MB/s of its practical ~450 MB/s.",
+        "USB 3.x Gen 1 (UAS) is the limit: 430 MB/s, 96% of its practical ~450 MB/s.",
     ),
     (
         "nvme-gen3x4",
         "/home",
         3300.0,
         3400.0,
-        "PCIe Gen3 is the limit: 3400 MB/s of its practical ~3544 MB/s.",
+        "PCIe Gen3 is the limit: 3400 MB/s, 96% of its practical ~3544 MB/s.",
     ),
     (
         "cifs-gige",
         "/mnt/nas",
         109.0,
         112.0,
-        "Ethernet (TCP) is the limit: 112 MB/s of its practical ~118 MB/s.",
+        "Ethernet (TCP) is the limit: 112 MB/s, 95% of its practical ~118 MB/s.",
     ),
     // Far below the wire: the server or the protocol.
     (
@@ -204,7 +204,7 @@ const VERDICTS: &[(&str, &str, f64, f64, &str)] = &[
         "/mnt/nfs",
         48.0,
         63.0,
-        "Wi-Fi is the limit: 63 MB/s of its practical ~70.4 MB/s.",
+        "Wi-Fi is the limit: 63 MB/s, 89% of its practical ~70.4 MB/s.",
     ),
     (
         "loop-over-file",
@@ -242,7 +242,7 @@ fn usb2_bot_hard_disk_on_a_partition() {
     assert_eq!(v.kind, VerdictKind::LimitedByLink);
     assert_eq!(
         v.summary,
-        "USB 2.0 (BOT) is the limit: 33.8 MB/s of its practical ~35 MB/s."
+        "USB 2.0 (BOT) is the limit: 33.8 MB/s, 97% of its practical ~35 MB/s."
     );
     assert_eq!(
         v.details,
@@ -278,7 +278,7 @@ fn nvme_behind_thunderbolt() {
     let v = judge(Some(&c), &seq(2500.0, 2650.0));
     assert_eq!(
         v.summary,
-        "Thunderbolt 3 is the limit: 2650 MB/s of its practical ~2800 MB/s."
+        "Thunderbolt 3 is the limit: 2650 MB/s, 95% of its practical ~2800 MB/s."
     );
     assert_eq!(
         v.details,
@@ -353,7 +353,7 @@ fn declared_link_speed_is_used_and_labelled() {
     );
     assert_eq!(
         summary(&c, &seq(11.1, 11.2)),
-        "The declared link (100 Mbit/s, --link-speed) is the limit: 11.2 MB/s of its practical ~11.8 MB/s."
+        "The declared link (100 Mbit/s, --link-speed) is the limit: 11.2 MB/s, 95% of its practical ~11.8 MB/s."
     );
 }
 
@@ -367,7 +367,7 @@ fn ext4_data_journal_on_a_partition() {
     assert_eq!(v.write_mb_s, Some(260.0));
     assert_eq!(
         v.summary,
-        "SATA III is the limit: 530 MB/s of its practical ~560 MB/s."
+        "SATA III is the limit: 530 MB/s, 95% of its practical ~560 MB/s."
     );
 }
 
@@ -378,7 +378,7 @@ fn btrfs_over_two_devices() {
     let v = judge(Some(&c), &seq(420.0, 440.0));
     assert_eq!(
         v.summary,
-        "USB 3.x Gen 1 (UAS) is the limit: 440 MB/s of its practical ~450 MB/s."
+        "USB 3.x Gen 1 (UAS) is the limit: 440 MB/s, 98% of its practical ~450 MB/s."
     );
     assert_eq!(v.next.unwrap().link, "SATA III");
 }

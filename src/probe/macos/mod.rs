@@ -68,6 +68,7 @@ fn mount_node(mount: &MountFacts, tools: &dyn Tools, notes: &mut Vec<String>) ->
     );
     node.fact(Value::Source(mount.from.clone()), "statfs (f_mntfromname)");
     node.other("mount point", &mount.on, "statfs (f_mntonname)");
+    throttling(&mut node, tools);
     match mount.fstype.as_str() {
         "smbfs" | "nfs" | "afpfs" | "webdav" => {
             node.children
@@ -83,6 +84,40 @@ fn mount_node(mount: &MountFacts, tools: &dyn Tools, notes: &mut Vec<String>) ->
         _ => node.children.extend(local_children(mount, tools, 0)),
     }
     node
+}
+
+/// The kernel's throttling of low-priority I/O, which Time Machine's hourly backups run at
+/// (`IOPOL_THROTTLE`, tier 3): whether it is on, its window and sleeps, from `sysctl debug`.
+fn throttling(node: &mut Node, tools: &dyn Tools) {
+    const SOURCE: &str = "sysctl debug";
+    let Some(text) = tools.output(&["sysctl", "debug"]) else {
+        return;
+    };
+    for (name, value) in lowpri_settings(&text) {
+        match name {
+            "debug.lowpri_throttle_enabled" => {
+                node.fact(Value::LowPriorityThrottling(value != "0"), SOURCE);
+            }
+            _ => node.other(name, value, SOURCE),
+        }
+    }
+}
+
+/// The settings of throttling that concern Time Machine: on or off, the largest I/O, tier 3's
+/// window and sleeps (`name: value` lines of `sysctl`).
+fn lowpri_settings(text: &str) -> Vec<(&str, &str)> {
+    const NAMES: [&str; 5] = [
+        "debug.lowpri_throttle_enabled",
+        "debug.lowpri_throttle_max_iosize",
+        "debug.lowpri_throttle_tier3_window_msecs",
+        "debug.lowpri_throttle_tier3_io_period_msecs",
+        "debug.lowpri_throttle_tier3_io_period_ssd_msecs",
+    ];
+    text.lines()
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim(), value.trim()))
+        .filter(|(name, _)| NAMES.contains(name))
+        .collect()
 }
 
 /// The volume's disk and what is below it, when the filesystem is on a `/dev/disk` node.
@@ -111,7 +146,7 @@ impl Tools for Live {
     fn output(&self, args: &[&str]) -> Option<String> {
         let (program, rest) = args.split_first()?;
         let program = match *program {
-            "diskutil" | "ioreg" | "system_profiler" => format!("/usr/sbin/{program}"),
+            "diskutil" | "ioreg" | "system_profiler" | "sysctl" => format!("/usr/sbin/{program}"),
             "route" | "ifconfig" => format!("/sbin/{program}"),
             other => format!("/usr/bin/{other}"),
         };

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::timemachine::{self, SpeedCheck};
 use super::{MountFacts, Tools, chain, network};
-use crate::probe::{Bandwidth, Chain, Node, NodeKind};
+use crate::probe::{Bandwidth, Chain, Key, Node, NodeKind, Value};
 
 /// Outputs read from `tests/fixtures/macos/<machine>/`, one file per command line (spaces as `_`, slashes
 /// as `%`); `log show ...` is the file `log_show`.
@@ -92,6 +92,30 @@ fn internal_nvme_on_apple_silicon_walks_volume_store_and_disk() {
     assert_facts(c.nodes()[3], &[("solid state", "yes"), ("internal", "yes")]);
     assert!(matches!(c.nodes()[4].bandwidth, Bandwidth::Unknown { .. }));
     assert_eq!(bottleneck(&c), None);
+}
+
+/// Low-priority throttling, which sets the pace of Time Machine's hourly backups, is read into
+/// the mount's facts: on with tier 3's window and sleeps, or off where the user turned it off.
+#[test]
+fn low_priority_throttling_is_a_fact_of_the_mount() {
+    let on = probe("usb-apfs", "apfs /dev/disk5s1 /Volumes/Backup");
+    assert_eq!(
+        on.root.get(Key::LowPriorityThrottling),
+        Some(&Value::LowPriorityThrottling(true))
+    );
+    assert_facts(
+        &on.root,
+        &[
+            ("debug.lowpri_throttle_tier3_window_msecs", "500"),
+            ("debug.lowpri_throttle_tier3_io_period_ssd_msecs", "25"),
+            ("debug.lowpri_throttle_max_iosize", "131072"),
+        ],
+    );
+    let off = probe("internal-nvme", "apfs /dev/disk3s5 /System/Volumes/Data");
+    assert_eq!(
+        off.root.said("low-priority throttling").as_deref(),
+        Some("off")
+    );
 }
 
 #[test]

@@ -391,17 +391,30 @@ fn throttled_disk(dest: &str, throttle: u32, chain: &[&str], narrowest: &str) {
     if rate_near_ceiling(&lab, v) {
         assert_eq!(v["kind"], "limited-by-link", "{dest}: {v}");
         assert!(
-            summary.starts_with(&format!("limited by {narrowest}")),
+            summary.starts_with(&format!("{narrowest} is the limit")),
             "{summary}"
         );
     } else {
         assert_eq!(v["kind"], "device-or-protocol", "{dest}: {v}");
         assert!(
-            summary.starts_with("the device itself is the limit"),
+            summary.starts_with("The device itself is the limit"),
             "{summary}"
         );
     }
     assert!(!info.contains("driver unknown"), "{info}");
+    // The answer comes first, with a what-if only where the link limits: a faster port does
+    // nothing for a disk that is slower than the link it is on.
+    let answer = &report["answer"];
+    let first = answer["words"][0].as_str().unwrap_or_default();
+    assert!(
+        first.starts_with("A first backup of your data here"),
+        "{dest}: {answer}"
+    );
+    assert_eq!(
+        answer["what_if"].is_null(),
+        v["kind"] != "limited-by-link",
+        "{dest}: {answer}"
+    );
     assert_eq!(v["bottleneck"]["link"], narrowest, "{dest}: {v}");
     let ceiling = v["bottleneck"]["practical_mb_s"]
         .as_f64()
@@ -647,7 +660,10 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
     }
     assert_eq!(v["kind"], "limited-by-link", "{v}");
     assert_eq!(v["bottleneck"]["declared"], true, "{v}");
-    assert!(summary.starts_with("limited by"), "{summary}");
+    assert!(summary.starts_with("The declared link"), "{summary}");
+    // The answer's what-if: the next Ethernet rate above the declared 100 Mbit/s.
+    let answer = &reports[rounds.len() / 2]["answer"];
+    assert_eq!(answer["what_if"]["instead"], "a 1 Gbit/s link", "{answer}");
 }
 
 #[test]
