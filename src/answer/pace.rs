@@ -14,6 +14,11 @@ use crate::workload::SetName;
 /// A plain copy is one file after another, as cp makes it.
 const COPY_THREADS: usize = 1;
 
+/// How far another tool's plain copy strays from destbench's own copy of the same data on the
+/// same destination: `cp -a` took 0.89 to 1.26 times its median in six trials on the testbed
+/// (docs/answer.md), so a plain copy's range reaches at least this far either side.
+const OTHER_TOOLS: (f64, f64) = (0.85, 1.3);
+
 /// How one tool's time grows with the data.
 pub(super) enum Pace<'a> {
     /// The model fitted to the run's copies of its generated file sets.
@@ -77,8 +82,22 @@ impl<'a> Pace<'a> {
         }
     }
 
-    /// The first backup of `bytes` in `files` (None: unknown, so no file's own cost counted).
+    /// The first backup of `bytes` in `files` (None: unknown, so no file's own cost counted);
+    /// a plain copy's range reaches at least [`OTHER_TOOLS`] either side.
     pub fn first(&self, bytes: u64, files: Option<u64>) -> Range {
+        let r = self.own(bytes, files);
+        match self {
+            Pace::TimeMachine(_) => r,
+            _ => Range {
+                low: r.low.min(r.expected * OTHER_TOOLS.0),
+                high: r.high.max(r.expected * OTHER_TOOLS.1),
+                ..r
+            },
+        }
+    }
+
+    /// [`Pace::first`] as the run's own figures give it.
+    fn own(&self, bytes: u64, files: Option<u64>) -> Range {
         match self {
             Pace::Fitted(f) => f.seconds_for_totals(files.unwrap_or(0), bytes),
             Pace::Measured {

@@ -133,7 +133,7 @@ fn without_file_sets_the_time_is_a_lower_bound() {
 }
 
 /// The user's folder copied by the run is its own measure: its median copy, in proportion for
-/// the table's larger amounts.
+/// the table's larger amounts; the range reaches as far as another tool's copy strays.
 #[test]
 fn a_copied_folder_is_timed_by_its_own_copies() {
     let source = serde_json::json!({ "test": "files-copy", "variant": "source-1t-cache-on",
@@ -146,7 +146,9 @@ fn a_copied_folder_is_timed_by_its_own_copies() {
     assert_eq!((data.kind, data.files), (DataKind::Folder, Some(12000)));
     let answer = of(&run, data).unwrap();
     let r = answer.tools[0].first_seconds;
-    assert_eq!((r.low, r.expected, r.high), (40.0, 41.0, 42.0));
+    // The median, with the range other tools' plain copies fall in (wider than 40-42 s).
+    assert_eq!(r.expected, 41.0);
+    assert!((r.low - 41.0 * 0.85).abs() < 1e-9 && (r.high - 41.0 * 1.3).abs() < 1e-9);
     assert_eq!(answer.table[1].seconds[0].expected, 41.0 * 200.0);
     assert!(
         answer.words[0].contains("/usr/share"),

@@ -7,6 +7,8 @@
 //! the rest also builds for Windows and runs under wine (`.ci/run`, `scripts/wine/run`). The
 //! fault matrix (fanotify, inotify) and the testbed's own checks (O_DIRECT) are Linux's; the
 //! testbed's tests skip on other systems, saying why (root and Linux's loop, nbd and dm).
+#[cfg(unix)]
+mod answer;
 mod chain;
 mod cli_ux;
 #[cfg(unix)]

@@ -1,0 +1,131 @@
+//! The answer in the user's terms against the real thing: a run with `--source` of a real folder
+//! of this machine on destinations of known speed prints a first backup's time in its first
+//! lines, and a real `cp -a` of that folder there takes a time inside its range. rsync is
+//! another tool, with its own work per file (1.0 to 2.4 times a plain copy on the testbed,
+//! docs/answer.md) that the run's own figures cannot price: `destbench estimate --tool rsync`
+//! times rsync itself.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use crate::support::{self, destbench, num};
+use crate::testbed::Testbed;
+
+/// Copies `folder` into `dest` with `program`'s archive mode and flushes the destination's
+/// filesystem (`sync -f`), as the answer's copies are timed; returns the seconds.
+fn timed_copy(program: &str, folder: &Path, dest: &Path) -> f64 {
+    let target = dest.join(format!("{program}-copy"));
+    let source = if program == "rsync" {
+        // rsync copies a folder's contents with a trailing slash, as cp copies the folder.
+        format!("{}/", folder.display())
+    } else {
+        folder.display().to_string()
+    };
+    let start = Instant::now();
+    let status = Command::new(program)
+        .arg("-a")
+        .arg(&source)
+        .arg(&target)
+        .status()
+        .unwrap();
+    let synced = Command::new("sync").arg("-f").arg(dest).status().unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    assert!(
+        status.success() && synced.success(),
+        "{program} -a {source}"
+    );
+    std::fs::remove_dir_all(&target).unwrap();
+    seconds
+}
+
+/// The median of three timed copies.
+fn median_copy(program: &str, folder: &Path, dest: &Path) -> f64 {
+    let mut times: Vec<f64> = (0..3).map(|_| timed_copy(program, folder, dest)).collect();
+    times.sort_by(f64::total_cmp);
+    times[1]
+}
+
+/// Runs destbench on the testbed `kind` with `folder` as the data (what the answer needs: the
+/// large sequential write and the one-thread copy of the folder), checks the terminal's first
+/// line and that each of `tools`' medians of three (archive mode) lies in the printed range.
+fn answer_holds_for(kind: &str, args: &[&str], folder: &str, tools: &[&str]) {
+    if !support::require_root_and(tools) {
+        return;
+    }
+    let Some((_alone, tb)) = Testbed::up_alone(kind, args) else {
+        return;
+    };
+    let db = tempfile::tempdir().unwrap();
+    let db = db.path().join("history.db");
+    let out = destbench()
+        .args([
+            "run",
+            tb.mount().to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+        ])
+        .args([
+            "--source",
+            folder,
+            "--threads",
+            "1",
+            "--runs",
+            "3",
+            "--min-time",
+            "0",
+        ])
+        .args(["--size", "64M"])
+        .args([
+            "--tests",
+            "seq-write:SEQ1M-Q8T1,files-copy:source-1t-cache-on",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first_two: Vec<&str> = text.lines().take(2).collect();
+    assert!(
+        first_two[0].starts_with("A first backup of your data here: about "),
+        "{text}"
+    );
+    assert!(first_two.join(" ").contains(folder), "{text}");
+    let shown = destbench()
+        .args(["show", "latest", "--json", "--db", db.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let answer = &doc["runs"][0]["run"]["answer"];
+    let range = &answer["tools"][0]["first_seconds"];
+    let (low, high) = (num(&range["low"]), num(&range["high"]));
+    for &program in tools {
+        let real = median_copy(program, Path::new(folder), tb.mount());
+        eprintln!(
+            "{kind} {args:?}, {folder}: {program} -a median {real:.2} s; printed {low:.2} to {high:.2} s (expected {:.2})",
+            num(&range["expected"])
+        );
+        assert!(
+            (low..=high).contains(&real),
+            "{kind}: {program} -a took {real:.2} s, outside the printed {low:.2}-{high:.2} s: {answer}"
+        );
+    }
+}
+
+/// A disk held to 35 MB/s (USB 2.0's practical rate) and a folder of 21,000 small files.
+#[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
+fn the_answer_holds_for_cp_on_a_35_mb_s_disk() {
+    answer_holds_for("slow-disk", &["--rate", "35"], "/usr/share/man", &["cp"]);
+}
+
+/// A 100 Mbit/s share, where each file costs round trips: a smaller real folder (595 files,
+/// no symlinks: sshfs cannot set a symlink's times, which `cp -a` reports as a failure).
+#[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
+fn the_answer_holds_for_cp_on_a_100_mbit_share() {
+    answer_holds_for("nas", &["--link", "100mbit"], "/usr/share/i18n", &["cp"]);
+}
