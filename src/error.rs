@@ -22,13 +22,15 @@ pub enum Error {
 
     /// Not enough free space for what the profile writes.
     #[error(
-        "{}: not enough free space: this run needs {needed}, {available} is free (try a smaller --size or --profile quick)",
+        "{}: not enough free space: this run needs {needed}, {available} is free (try {instead})",
         path.display()
     )]
     NoSpace {
         path: PathBuf,
         needed: String,
         available: String,
+        /// What asks for less, in the flags' words (`a smaller --size`).
+        instead: String,
     },
 
     /// The destination filled up during a test.

@@ -229,9 +229,7 @@ impl EngineFactory {
             _ => None,
         };
         if let (EngineChoice::Uring, Some(problem)) = (choice, &auto_declines_uring) {
-            return Err(format!(
-                "--engine uring: io_uring is not usable here: {problem}"
-            ));
+            return Err(format!("uring: io_uring is not usable here: {problem}"));
         }
         Ok(EngineFactory {
             choice,

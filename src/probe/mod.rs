@@ -270,10 +270,10 @@ pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
 
 /// The directory `run --time-machine` measures: Time Machine's first mounted destination.
 #[cfg(target_os = "macos")]
-pub fn time_machine_destination() -> Result<PathBuf> {
+/// Why there is none, in words the caller puts after the flag.
+pub fn time_machine_destination() -> std::result::Result<PathBuf, String> {
     let destinations = macos::timemachine::destinations(macos::live_tools());
-    macos::timemachine::pick(&destinations)
-        .map_err(|e| crate::error::Error::Usage(format!("--time-machine: {e}")))
+    macos::timemachine::pick(&destinations).map_err(|e| e.to_string())
 }
 
 /// Time Machine's logged speed checks of the volume holding `destination` (its checks of that
@@ -286,10 +286,8 @@ pub fn time_machine_checks(destination: &Path) -> Vec<TimeMachineCheck> {
 
 /// Time Machine exists only on macOS.
 #[cfg(not(target_os = "macos"))]
-pub fn time_machine_destination() -> Result<PathBuf> {
-    Err(crate::error::Error::Usage(
-        "--time-machine: Time Machine exists only on macOS; give the destination's path".into(),
-    ))
+pub fn time_machine_destination() -> std::result::Result<PathBuf, String> {
+    Err("Time Machine exists only on macOS; give the destination's path".into())
 }
 
 /// Probes the chain of `path` on this machine (Windows).

@@ -10,6 +10,7 @@ use anstyle::{AnsiColor, Style as Ansi};
 use super::table::{Align, Table};
 use crate::probe::NodeKind;
 use crate::results::{FileSizes, Method, OpKind, RunReport, TestResult, Unit, Verdict};
+use crate::settings::defs;
 use crate::workload::Variant;
 
 /// Whether to colour the output.
@@ -267,7 +268,8 @@ fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
             out.push_str(&narrow_table(&report.results).text(&bold));
             let _ = writeln!(
                 out,
-                "(min, max, IOPS, files/s, p50, p99.9, method, engine: --wide or -v)"
+                "(min, max, IOPS, files/s, p50, p99.9, method, engine: {} or -v)",
+                defs::WIDE
             );
         }
     }

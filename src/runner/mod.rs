@@ -265,7 +265,8 @@ fn fixed_for_others(plan: &RunPlan) -> RunPlan {
 
 /// The engines the plan asks for, suited to the destination's filesystem.
 fn engines_for(plan: &RunPlan, chain: Option<&Chain>) -> Result<EngineFactory> {
-    let mut engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
+    let mut engines = EngineFactory::new(plan.engine)
+        .map_err(|e| Error::Usage(format!("{} {e}", crate::settings::defs::ENGINE)))?;
     if let Some(filesystem) = chain.and_then(Chain::filesystem) {
         engines.suit_filesystem(filesystem);
     }

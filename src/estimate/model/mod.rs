@@ -226,7 +226,8 @@ pub enum FitError {
     #[error("no copies to estimate from ({what})")]
     NoMeasurements { what: String },
     #[error(
-        "the copies cover file sets of one mean file size only ({sets}): the per-file cost and the bandwidth cannot be told apart; measure two sets of different file sizes (e.g. --sets small,large)"
+        "the copies cover file sets of one mean file size only ({sets}): the per-file cost and the bandwidth cannot be told apart; measure two sets of different file sizes (e.g. {sets_flag} small,large)",
+        sets_flag = crate::settings::defs::SETS
     )]
     OneShape { sets: String },
     #[error("the copies contradict the model (a negative cost): {detail}")]
