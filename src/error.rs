@@ -110,15 +110,4 @@ impl Error {
     }
 }
 
-/// Adds context to `io::Result`s.
-pub trait IoContext<T> {
-    fn context_io(self, context: impl FnOnce() -> String) -> Result<T>;
-}
-
-impl<T> IoContext<T> for io::Result<T> {
-    fn context_io(self, context: impl FnOnce() -> String) -> Result<T> {
-        self.map_err(|e| Error::io(context(), e))
-    }
-}
-
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -130,7 +130,6 @@ pub struct IoRequest {
 #[derive(Debug)]
 pub struct Completion {
     pub slot: usize,
-    pub op: Op,
     /// Bytes transferred, or the error.
     pub result: io::Result<usize>,
     /// From submission to the moment the engine saw it complete.
@@ -140,11 +139,6 @@ pub struct Completion {
 /// An I/O backend. See the module docs for the buffer contract.
 pub trait Engine {
     fn kind(&self) -> EngineKind;
-
-    /// What this engine can do; the same at every depth unless the engine says otherwise.
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::of(self.kind(), 1)
-    }
 
     /// Monotonic time since the engine was created: the runner times everything with it, so the
     /// `null` engine's virtual clock yields exact figures.
@@ -240,6 +234,7 @@ impl EngineFactory {
 
     /// `null` engines whose file trees live in `tree` (one with a capacity stands for a
     /// destination that fills up).
+    #[cfg(all(test, unix))]
     pub fn null_on(timing: NullTiming, tree: tree::VirtualTree) -> Self {
         EngineFactory {
             choice: EngineChoice::Null(timing),

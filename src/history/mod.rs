@@ -14,10 +14,9 @@ use std::path::{Path, PathBuf};
 
 use crate::settings::defs;
 
-pub use compare::{Cell, Comparison, Group, Row, RunColumn};
+pub use compare::{Comparison, Group};
 pub use migrations::latest as latest_schema_version;
-pub use open::APPLICATION_ID;
-pub use record::{Environment, Filesystem, HistoryEntry, RunRecord, Sequential};
+pub use record::{Environment, Filesystem, HistoryEntry, RunRecord};
 pub use store::Store;
 
 /// The history's errors; the type lives with the crate's errors (so that `error` needs nothing

@@ -38,7 +38,6 @@ mod windows;
 use std::path::{Path, PathBuf};
 
 pub use fact::{Fact, Key, Rate, RemovalPolicy, Transport, Value, WriteCache};
-pub use links::{LinkRow, Scale, parse_table as link_table};
 #[cfg(target_os = "linux")]
 pub use linux::SysRoots;
 pub use macos::timemachine::SpeedCheck as TimeMachineCheck;

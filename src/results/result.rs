@@ -86,6 +86,10 @@ impl Method {
 
 /// The unit of a result's figures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[expect(
+    clippy::enum_variant_names,
+    reason = "each is a rate, and its name says so"
+)]
 pub enum Unit {
     #[default]
     #[serde(rename = "MB/s")]
@@ -409,7 +413,7 @@ impl TestResult {
 }
 
 /// The warning for repetitions that drift in one direction over their order (significant by
-/// Mann-Kendall at [`stats::SIGNIFICANCE_LEVEL`]; it takes [`stats::MIN_TREND_SAMPLES`]
+/// Mann-Kendall at [`stats::SIGNIFICANCE_LEVEL`]; it takes `MIN_TREND_SAMPLES`
 /// repetitions), even when their spread is small.
 pub fn drift_warning(samples: &[f64]) -> Option<Warning> {
     let trend = stats::trend(samples)?;

@@ -25,9 +25,9 @@ mod variant;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-pub use crate::settings::{RunPlan, SetPlan};
+pub use crate::settings::RunPlan;
 pub use access::Access;
-pub use eta::{Cost, Eta};
+pub use eta::Eta;
 pub use hook::{Alone, RepetitionHook};
 pub use progress::{NoProgress, Progress};
 

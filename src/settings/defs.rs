@@ -242,6 +242,7 @@ pub const RUN: Setting = flag("run", "");
 pub const TOOL: Setting = flag("tool", "");
 
 /// The settings the config file can set, each under its key.
+#[cfg(test)]
 pub const KEYED: [&Setting; 11] = [
     &TESTS, &SETS, &SIZE, &BAND_SIZE, &RUNS, &DURATION, &MIN_TIME, &THREADS, &SET_SIZE, &FILES,
     &PROFILE,

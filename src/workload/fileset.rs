@@ -133,6 +133,7 @@ impl FileSizes {
         self.max = self.max.max(other.max);
     }
 
+    #[cfg(test)]
     pub fn count(&self) -> u64 {
         self.histogram.len()
     }
@@ -181,11 +182,12 @@ impl SizeSampler {
 
 /// Generates the set under `root` (which must exist and be empty): files of incompressible
 /// data with mode 0644 and the fixed [`GENERATED_MTIME`], in directories shaped by the kind.
+#[cfg(test)]
 pub fn generate(spec: &SetSpec, root: &Path) -> io::Result<SetSummary> {
     generate_in(spec, platform::open_dir(root)?.handle_ref())
 }
 
-/// [`generate`] in the open directory `root`: every directory and file is made relative to it,
+/// `generate` in the open directory `root`: every directory and file is made relative to it,
 /// never through a symlink, so a directory swapped for a link cannot send a file elsewhere.
 pub fn generate_in(spec: &SetSpec, root: HandleRef<'_>) -> io::Result<SetSummary> {
     let mut out = Writer::new(spec.seed, root);

@@ -132,6 +132,7 @@ impl Costs {
 
     /// Seconds to copy `files` files of `bytes` (`block_bytes` rounded up to blocks) in
     /// `dirs` directories, with no overlap (see [`Costs::hidden_bytes_per_file`]).
+    #[cfg(test)]
     pub fn seconds(&self, dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> f64 {
         self.split(dirs, files, bytes, block_bytes, bytes as f64)
             .total()

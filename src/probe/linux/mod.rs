@@ -46,6 +46,7 @@ impl SysRoots {
     }
 
     /// A fixture tree holding `proc/`, `sys/` and optionally `udev/` and `iw/`.
+    #[cfg(test)]
     pub fn fixture(dir: &Path) -> SysRoots {
         SysRoots {
             proc: dir.join("proc"),
