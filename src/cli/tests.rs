@@ -153,7 +153,7 @@ fn declared_flags() -> Vec<String> {
 }
 
 /// The string literals of `text` (Rust source) outside comments and `#[cfg(test)]` items,
-/// each with its line; and the modules it declares under `#[cfg(test)]` (`mod fuzz;`).
+/// each with its line; and the modules it declares under `#[cfg(test)]` (`mod tests;`).
 fn literals(text: &str) -> (Vec<(usize, String)>, Vec<String>) {
     let s: Vec<char> = text.chars().collect();
     let at = |i: usize| s.get(i).copied().unwrap_or('\0');

@@ -9,7 +9,7 @@ mod db;
 mod estimate;
 mod export;
 #[cfg(test)]
-mod fuzz;
+mod tests;
 mod history;
 mod import_fio;
 mod info;

@@ -31,7 +31,7 @@ mod macos;
 mod patience;
 mod rate;
 #[cfg(all(test, target_os = "linux"))]
-mod same_facts_tests;
+mod tests;
 #[cfg_attr(not(windows), allow(dead_code))]
 mod windows;
 

@@ -5,7 +5,7 @@
 pub(super) mod dir;
 mod file;
 #[cfg(test)]
-mod junction_tests;
+mod tests;
 mod memory;
 mod nt;
 

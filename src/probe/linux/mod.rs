@@ -144,4 +144,4 @@ fn rate_fact(n: &mut Node, typed: fn(Rate) -> Value, name: &str, text: &str, sou
 }
 
 #[cfg(test)]
-pub(super) mod fixture_tests;
+pub(super) mod tests;

@@ -7,7 +7,7 @@
 pub mod chain;
 pub mod decode;
 #[cfg(test)]
-pub(super) mod fixture_tests;
+pub(super) mod tests;
 #[cfg(windows)]
 mod live;
 mod volumes;
