@@ -44,8 +44,11 @@ use crate::platform::HandleRef;
 use crate::platform::OpenHow;
 
 /// Which backend issues the I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum EngineKind {
     /// `pread`/`pwrite` from the calling thread; worker threads for queue depths above 1.
     Sync,
@@ -57,11 +60,7 @@ pub enum EngineKind {
 
 impl EngineKind {
     pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Sync => "sync",
-            EngineKind::Uring => "uring",
-            EngineKind::Null => "null",
-        }
+        self.into()
     }
 }
 

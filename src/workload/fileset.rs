@@ -28,8 +28,19 @@ use super::desktop::{Entry, MixedPlan};
 use crate::platform;
 use crate::platform::{AsHandleRef, Handle, HandleRef};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum SetKind {
     Small,
     Medium,
@@ -46,12 +57,7 @@ impl SetKind {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            SetKind::Small => "small",
-            SetKind::Medium => "medium",
-            SetKind::Large => "large",
-            SetKind::Mixed => "mixed",
-        }
+        self.into()
     }
 
     /// The size range of the set's files (before the cap). `mixed` has no fixed top: its

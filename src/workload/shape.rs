@@ -204,8 +204,9 @@ impl SetName {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum MetaOp {
     Create,
     Stat,
@@ -217,12 +218,7 @@ impl MetaOp {
     pub const ALL: [MetaOp; 4] = [MetaOp::Create, MetaOp::Stat, MetaOp::Rename, MetaOp::Delete];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            MetaOp::Create => "create",
-            MetaOp::Stat => "stat",
-            MetaOp::Rename => "rename",
-            MetaOp::Delete => "delete",
-        }
+        self.into()
     }
 }
 

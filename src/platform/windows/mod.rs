@@ -4,10 +4,10 @@
 
 pub(super) mod dir;
 mod file;
-#[cfg(test)]
-mod tests;
 mod memory;
 mod nt;
+#[cfg(test)]
+mod tests;
 
 use std::io;
 use std::os::windows::ffi::{OsStrExt, OsStringExt};
