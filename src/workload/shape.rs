@@ -123,14 +123,6 @@ impl Workload {
         matches!(self, Workload::FileSet { op: FileOp::Copy { cache_on }, set, .. }
             if *set == wanted && *cache_on == cache)
     }
-
-    /// Threads issuing the work of a file-set variant (None for the others).
-    pub fn threads(&self) -> Option<usize> {
-        match self {
-            Workload::FileSet { threads, .. } => Some(*threads),
-            _ => None,
-        }
-    }
 }
 
 fn on_off(on: bool) -> &'static str {
