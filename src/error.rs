@@ -22,13 +22,15 @@ pub enum Error {
 
     /// Not enough free space for what the profile writes.
     #[error(
-        "{}: not enough free space: this run needs {needed}, {available} is free (try a smaller --size or --profile quick)",
+        "{}: not enough free space: this run needs {needed}, {available} is free (try {instead})",
         path.display()
     )]
     NoSpace {
         path: PathBuf,
         needed: String,
         available: String,
+        /// What asks for less, in the flags' words (`a smaller --size`).
+        instead: String,
     },
 
     /// The destination filled up during a test.
@@ -105,17 +107,6 @@ impl Error {
                 source,
             },
         }
-    }
-}
-
-/// Adds context to `io::Result`s.
-pub trait IoContext<T> {
-    fn context_io(self, context: impl FnOnce() -> String) -> Result<T>;
-}
-
-impl<T> IoContext<T> for io::Result<T> {
-    fn context_io(self, context: impl FnOnce() -> String) -> Result<T> {
-        self.map_err(|e| Error::io(context(), e))
     }
 }
 

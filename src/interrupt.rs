@@ -7,7 +7,7 @@
 //!
 //! One client of several (MPI) may be blocked waiting for the others when the signal comes, and
 //! MPI cannot be interrupted: its launcher, once one rank died, signals the others and kills them
-//! a second later. So while the main thread waits on other clients ([`waiting_on_others`]), a
+//! a second later. So while the main thread waits on other clients (`waiting_on_others`), a
 //! watchdog started by the first signal removes the scratch directories if the wait lasts beyond
 //! [`WAIT_GRACE`]. It does not exit: if the others are alive the wait ends, the main thread finds
 //! the signal at its next check and tells them (nothing can be written into a removed
@@ -126,6 +126,7 @@ pub(crate) fn unregister_scratch(path: &Path) {
 }
 
 /// Runs `wait` (a call that blocks until other clients answer) marked as such for the watchdog.
+#[cfg(feature = "mpi")]
 pub fn waiting_on_others<T>(wait: impl FnOnce() -> T) -> T {
     WAITING.store(true, Ordering::SeqCst);
     let result = wait();

@@ -3,27 +3,47 @@
 //! Data flows one way: `settings` -> `workload` -> `runner` (through an `engine`) -> `results`
 //! (summarised by `stats`) -> `report`.
 
-pub mod answer;
-pub mod cli;
-pub mod cluster;
-pub mod commands;
-pub mod engine;
-pub mod error;
-pub mod estimate;
-pub mod history;
-pub mod interrupt;
-pub mod platform;
-pub mod probe;
-pub mod report;
-pub mod results;
-pub mod runner;
-pub mod scratch;
-pub mod settings;
-pub mod stats;
-pub mod tree;
-pub mod units;
-pub mod verdict;
-pub mod workload;
+mod answer;
+mod cli;
+mod cluster;
+mod commands;
+mod engine;
+mod error;
+mod estimate;
+mod history;
+mod interrupt;
+mod platform;
+mod probe;
+mod report;
+mod results;
+mod runner;
+mod scratch;
+mod settings;
+mod stats;
+mod tree;
+mod units;
+mod verdict;
+mod workload;
+
+// The surface: what the binary (src/main.rs) and the integration tests (tests/integration/)
+// use, and nothing else. Inside, `pub` means visible to the crate (the modules are private), so
+// the compiler's dead-code analysis sees every item nothing uses (docs/architecture.md says why
+// one crate with a narrow surface rather than a crate per layer).
+pub use commands::main;
+pub use error::Error;
+// The runner as a library, with every ETA it hands the display (tests/integration/eta.rs).
+pub use engine::{EngineChoice, NullTiming};
+pub use results::{RunReport, WarningKind};
+pub use runner::{Eta, Progress, run};
+pub use settings::{Given, RunOptions};
+pub use units::ByteSize;
+pub use workload::TestSelector;
+// The tests' helpers: the history's schema and identity, the report's dates, a median, and
+// the system calls std lacks.
+pub use history::{Filesystem, latest_schema_version, with_filesystem};
+pub use platform::{is_root, symlink};
+pub use report::history::utc;
+pub use stats::median;
 
 /// The version a bug report can quote: `0.2.0 (3f2c1ab 2026-11-30) x86_64-unknown-linux-musl,
 /// io_uring` (built by build.rs); `destbench --version` and every run document carry it.

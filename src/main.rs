@@ -3,11 +3,11 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match destbench::commands::main(std::env::args_os()) {
+    match destbench::main(std::env::args_os()) {
         Ok(code) => code,
         Err(err) => {
             // Under MPI only rank 0 speaks for the run; the other ranks just exit.
-            if !matches!(err, destbench::error::Error::ReportedByRankZero(_)) {
+            if !matches!(err, destbench::Error::ReportedByRankZero(_)) {
                 eprintln!("destbench: {err}");
             }
             ExitCode::from(err.exit_code())

@@ -17,6 +17,7 @@ use crate::results::{
     Answer, AnswerRow, AnswerTool, Details, Routine, RoutineUnit, RunReport, TestResult, ToolTimes,
     WhatIf, YourData,
 };
+use crate::settings::defs::TESTS;
 use crate::workload::TestId;
 use pace::Pace;
 pub use your_data::{folder_of_run, home_volume};
@@ -122,9 +123,10 @@ fn throttling(run: &RunReport) -> (f64, String) {
         ),
         None => (
             1.0,
-            "at full speed, with no other program using the disk (the throttled test, --tests \
-             throttled, measures how much slower it goes when one does)"
-                .into(),
+            format!(
+                "at full speed, with no other program using the disk (the throttled test, \
+                 {TESTS} throttled, measures how much slower it goes when one does)"
+            ),
         ),
     }
 }
@@ -185,9 +187,9 @@ fn missing(paces: &[Pace]) -> Vec<String> {
         );
     }
     if cfg!(target_os = "macos") && !paces.iter().any(|p| p.tool() == AnswerTool::TimeMachine) {
-        missing.push(
-            "a run with tm-backup (--tests tm-backup) would give Time Machine's own time".into(),
-        );
+        missing.push(format!(
+            "a run with tm-backup ({TESTS} tm-backup) would give Time Machine's own time"
+        ));
     }
     missing
 }

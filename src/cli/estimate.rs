@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::settings::defs;
 use crate::workload::Tool;
 
 use super::DbArg;
@@ -19,7 +20,7 @@ pub struct EstimateArgs {
     /// Measure this destination now (five small calibration sets and a miniature of SOURCE,
     /// each copied twice with the tool; about 15-60 s on a 40 MB/s disk or a 100 Mbit/s share)
     /// and estimate for it; repeat for several.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long = defs::TO.long, value_name = "PATH")]
     pub to: Vec<PathBuf>,
 
     /// Another destination to measure and compare with (the same as another --to).
@@ -28,7 +29,7 @@ pub struct EstimateArgs {
 
     /// Estimate from a stored run's files-copy results (an id from `destbench history`, or
     /// latest); repeat for several.
-    #[arg(long = "run", value_name = "ID", allow_negative_numbers = true)]
+    #[arg(long = defs::RUN.long, value_name = "ID", allow_negative_numbers = true)]
     pub runs: Vec<super::RunId>,
 
     /// The copy threads to estimate for: results of this many threads are used (default 1, as
@@ -51,7 +52,7 @@ pub struct EstimateArgs {
     pub measure_source: bool,
 
     /// Where the fresh measurement's file sets are generated (default: the temp directory).
-    #[arg(long)]
+    #[arg(long = defs::SOURCE_DIR.long)]
     pub source_dir: Option<PathBuf>,
 
     /// Print one JSON document (schema destbench.estimate/1) instead of the text.

@@ -36,7 +36,7 @@ impl std::str::FromStr for RunId {
 pub struct DbArg {
     /// The history database [default: $XDG_DATA_HOME/destbench/history.sqlite, else
     /// ~/.local/share/destbench/history.sqlite].
-    #[arg(long, value_name = "PATH", env = history::DB_ENV)]
+    #[arg(long = crate::settings::defs::DB.long, value_name = "PATH", env = history::DB_ENV)]
     pub db: Option<PathBuf>,
 }
 

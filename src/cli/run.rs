@@ -19,7 +19,7 @@ pub struct RunArgs {
 
     /// Measure Time Machine's destination instead of a path (macOS: the first destination
     /// `tmutil destinationinfo` lists that is mounted now).
-    #[arg(long, conflicts_with = "path")]
+    #[arg(long = defs::TIME_MACHINE.long, conflicts_with = "path")]
     pub time_machine: bool,
 
     #[arg(short, long = defs::PROFILE.long, help = profiles_short_help(), long_help = profiles_help())]
@@ -50,7 +50,7 @@ pub struct RunArgs {
 
     /// I/O engine of the block tests: auto (sync at queue depth 1, io_uring above), sync, uring
     /// (the file-set and metadata tests use system calls under each).
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    #[arg(long = defs::ENGINE.long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 
     /// Print one JSON document (schema destbench.run/2) on stdout instead of the table.
@@ -67,7 +67,7 @@ pub struct RunArgs {
 
     /// The full results table (min, max, IOPS, files/s, p50, p99.9, method, engine) even when it
     /// is wider than the terminal (by default it fits, 80 columns off a terminal).
-    #[arg(long)]
+    #[arg(long = defs::WIDE.long)]
     pub wide: bool,
 
     /// A label stored with the results.
@@ -106,7 +106,7 @@ pub struct RunArgs {
 
     /// Where generated file sets are made (default: the system's temp directory; choose a fast
     /// local disk).
-    #[arg(long)]
+    #[arg(long = defs::SOURCE_DIR.long)]
     pub source_dir: Option<PathBuf>,
 
     // Both at once is a contradiction, refused rather than settled by their order.
@@ -128,7 +128,7 @@ pub struct RunArgs {
 
     /// Declare the speed of a link the system cannot report (e.g. 100mbit) for the verdict;
     /// shown as declared, never as read.
-    #[arg(long)]
+    #[arg(long = defs::LINK_SPEED.long)]
     pub link_speed: Option<DeclaredLink>,
 
     #[arg(long = defs::STONEWALL.long, help = defs::STONEWALL.help())]

@@ -1,6 +1,7 @@
 //! `destbench ui`: its flags.
 
 use super::{DbArg, EngineArg};
+use crate::settings::defs;
 
 #[derive(Debug, clap::Args)]
 pub struct UiArgs {
@@ -14,7 +15,7 @@ pub struct UiArgs {
 
     /// How the runs started from the page issue I/O (as `run --engine`; `null` measures nothing
     /// and is for trying the page out).
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    #[arg(long = defs::ENGINE.long, value_enum, default_value_t = EngineArg::Auto)]
     pub engine: EngineArg,
 
     #[command(flatten)]

@@ -5,15 +5,19 @@
 //! after) and combines their documents on rank 0 (`aggregate`). The MPI part is behind the cargo
 //! feature `mpi`; without it, what is here says so and the run is one client's.
 
+#[cfg(any(feature = "mpi", test))]
 mod aggregate;
 #[cfg(feature = "mpi")]
 mod mpi;
 
-pub use aggregate::{Coordination, RankPart, combine, window_aggregate};
+#[cfg(feature = "mpi")]
+pub use aggregate::{Coordination, RankPart, combine};
 #[cfg(feature = "mpi")]
 pub use mpi::{Session, StepOutcome};
 
+#[cfg(any(feature = "mpi", test))]
 use crate::error::{Error, Result};
+#[cfg(feature = "mpi")]
 use crate::probe::Chain;
 use crate::settings::defs::{CLIENTS, STONEWALL};
 
@@ -52,6 +56,7 @@ pub fn single_client_note(feature: bool, launched: Option<&str>, asked: bool) ->
 
 /// What identifies the destination's filesystem as a client sees it: the mount's filesystem and
 /// source (the device, or the server and share), not where it is mounted.
+#[cfg(feature = "mpi")]
 pub fn filesystem_identity(chain: Option<&Chain>) -> String {
     match chain {
         Some(chain) => {
@@ -67,6 +72,7 @@ pub fn filesystem_identity(chain: Option<&Chain>) -> String {
 
 /// Refuses clients whose destinations are not the same filesystem: `ids` are (rank, host,
 /// identity) in rank order.
+#[cfg(any(feature = "mpi", test))]
 pub fn check_same_filesystem(ids: &[(usize, String, String)]) -> Result<()> {
     let Some((_, host0, id0)) = ids.first() else {
         return Ok(());
@@ -80,6 +86,7 @@ pub fn check_same_filesystem(ids: &[(usize, String, String)]) -> Result<()> {
 }
 
 /// The scratch directory's tag for a rank: `r2-host`, the host reduced to what is safe in a name.
+#[cfg(any(feature = "mpi", test))]
 pub fn scratch_tag(rank: usize, host: &str) -> String {
     let host: String = host
         .chars()
@@ -96,6 +103,7 @@ pub fn scratch_tag(rank: usize, host: &str) -> String {
 }
 
 /// `--clients 1,2,4`: each at least 1, at most the ranks started, in the order given.
+#[cfg(any(feature = "mpi", test))]
 pub fn check_client_counts(counts: &[usize], ranks: usize) -> Result<Vec<usize>> {
     if counts.is_empty() {
         return Ok(vec![ranks]);

@@ -1,3 +1,4 @@
+use super::aggregate::{Coordination, RankPart, combine, window_aggregate};
 use super::*;
 use crate::results::{RankWindow, RunReport, TestResult, Unit};
 use crate::workload::TestId;

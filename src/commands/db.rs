@@ -7,6 +7,7 @@ use crate::cli::{DbArg, RunId};
 use crate::error::{Error, Result};
 use crate::history::{self, RunRecord, Store, environment};
 use crate::results::RunReport;
+use crate::settings::defs;
 
 /// The database's path: `--db` (or its environment variable), else the default location.
 pub fn path(db: &DbArg) -> Result<PathBuf> {
@@ -16,7 +17,8 @@ pub fn path(db: &DbArg) -> Result<PathBuf> {
         .or_else(history::default_db_path)
         .ok_or_else(|| {
             Error::Usage(format!(
-                "no home directory to keep the history in: pass --db PATH or set {}",
+                "no home directory to keep the history in: pass {} PATH or set {}",
+                defs::DB,
                 history::DB_ENV
             ))
         })

@@ -8,8 +8,6 @@ mod config;
 mod db;
 mod estimate;
 mod export;
-#[cfg(test)]
-mod fuzz;
 mod history;
 mod import_fio;
 mod info;
@@ -19,6 +17,8 @@ mod ranks;
 mod report;
 mod run;
 mod shell;
+#[cfg(test)]
+mod tests;
 mod ui;
 
 use std::ffi::OsString;

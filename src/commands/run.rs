@@ -205,7 +205,8 @@ fn time_machine_checks(mut run_report: RunReport, plan: &RunPlan) -> RunReport {
 pub fn options(args: &RunArgs, config: Option<&ConfigFile>) -> Result<RunOptions> {
     let mut options = flags(args);
     if args.time_machine {
-        options.destination = probe::time_machine_destination()?;
+        options.destination = probe::time_machine_destination()
+            .map_err(|e| Error::Usage(format!("{}: {e}", defs::TIME_MACHINE)))?;
     }
     options.with_config(args.profile.as_deref(), config)
 }

@@ -57,6 +57,7 @@ impl AlignedBuf {
     }
 
     /// Whether the buffer is in huge pages now (None where that cannot be read).
+    #[cfg(test)]
     pub fn in_huge_pages(&self) -> Option<bool> {
         match self.memory {
             Memory::Heap(_) => Some(false),
@@ -64,10 +65,7 @@ impl AlignedBuf {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
+    #[cfg(test)]
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: ptr points to `len` initialised (zeroed at allocation) bytes we own.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len()) }
@@ -80,6 +78,7 @@ impl AlignedBuf {
 
     /// The raw start of the buffer, for handing to the kernel (io_uring). The caller must keep
     /// the buffer alive and untouched until the kernel is done with it.
+    #[cfg(any(target_os = "linux", test))]
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
         self.ptr.as_ptr()
     }

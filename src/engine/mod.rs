@@ -44,8 +44,11 @@ use crate::platform::HandleRef;
 use crate::platform::OpenHow;
 
 /// Which backend issues the I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum EngineKind {
     /// `pread`/`pwrite` from the calling thread; worker threads for queue depths above 1.
     Sync,
@@ -57,11 +60,7 @@ pub enum EngineKind {
 
 impl EngineKind {
     pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Sync => "sync",
-            EngineKind::Uring => "uring",
-            EngineKind::Null => "null",
-        }
+        self.into()
     }
 }
 
@@ -130,7 +129,6 @@ pub struct IoRequest {
 #[derive(Debug)]
 pub struct Completion {
     pub slot: usize,
-    pub op: Op,
     /// Bytes transferred, or the error.
     pub result: io::Result<usize>,
     /// From submission to the moment the engine saw it complete.
@@ -140,11 +138,6 @@ pub struct Completion {
 /// An I/O backend. See the module docs for the buffer contract.
 pub trait Engine {
     fn kind(&self) -> EngineKind;
-
-    /// What this engine can do; the same at every depth unless the engine says otherwise.
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::of(self.kind(), 1)
-    }
 
     /// Monotonic time since the engine was created: the runner times everything with it, so the
     /// `null` engine's virtual clock yields exact figures.
@@ -229,9 +222,7 @@ impl EngineFactory {
             _ => None,
         };
         if let (EngineChoice::Uring, Some(problem)) = (choice, &auto_declines_uring) {
-            return Err(format!(
-                "--engine uring: io_uring is not usable here: {problem}"
-            ));
+            return Err(format!("uring: io_uring is not usable here: {problem}"));
         }
         Ok(EngineFactory {
             choice,
@@ -242,6 +233,7 @@ impl EngineFactory {
 
     /// `null` engines whose file trees live in `tree` (one with a capacity stands for a
     /// destination that fills up).
+    #[cfg(all(test, unix))]
     pub fn null_on(timing: NullTiming, tree: tree::VirtualTree) -> Self {
         EngineFactory {
             choice: EngineChoice::Null(timing),

@@ -39,7 +39,6 @@ impl Default for NullTiming {
 
 struct Pending {
     slot: usize,
-    op: Op,
     len: usize,
     submitted: Duration,
     done_at: Duration,
@@ -107,7 +106,6 @@ impl Engine for NullEngine {
         };
         self.pending.push_back(Pending {
             slot: request.slot,
-            op: request.op,
             len: match request.op {
                 Op::Sync | Op::FullSync => 0,
                 Op::Read | Op::Write => request.len,
@@ -131,7 +129,6 @@ impl Engine for NullEngine {
             self.clock = self.clock.max(done.done_at);
             out.push(Completion {
                 slot: done.slot,
-                op: done.op,
                 result: Ok(done.len),
                 latency: done.done_at - done.submitted,
             });

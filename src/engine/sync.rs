@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{AlignedBuf, Capabilities, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
+use super::{AlignedBuf, Completion, Engine, EngineKind, FileTable, IoRequest, Op};
 use crate::platform;
 use crate::platform::{AsHandleRef, Handle, HandleRef};
 
@@ -81,7 +81,6 @@ struct Job {
 
 struct Done {
     slot: usize,
-    op: Op,
     buf: AlignedBuf,
     result: io::Result<usize>,
     latency: Duration,
@@ -115,7 +114,6 @@ impl WorkerPool {
                         );
                         let finished = Done {
                             slot: job.slot,
-                            op: job.op,
                             latency: job.submitted.elapsed(),
                             buf: job.buf,
                             result,
@@ -151,7 +149,6 @@ impl SyncEngine {
         self.in_flight -= 1;
         self.ready.push_back(Completion {
             slot: done.slot,
-            op: done.op,
             result: done.result,
             latency: done.latency,
         });
@@ -161,10 +158,6 @@ impl SyncEngine {
 impl Engine for SyncEngine {
     fn kind(&self) -> EngineKind {
         EngineKind::Sync
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::of(EngineKind::Sync, self.slots.len())
     }
 
     fn now(&self) -> Duration {
@@ -224,7 +217,6 @@ impl Engine for SyncEngine {
                 let latency = submitted.elapsed();
                 self.take_done(Done {
                     slot: request.slot,
-                    op: request.op,
                     buf,
                     result,
                     latency,

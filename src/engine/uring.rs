@@ -226,7 +226,6 @@ impl Engine for UringEngine {
             self.busy[slot] = false;
             out.push(Completion {
                 slot,
-                op: self.ops[slot],
                 result: if res < 0 {
                     Err(io::Error::from_raw_os_error(-res))
                 } else {

@@ -151,7 +151,8 @@ fn run_tool(tool: Tool, src: &Path, dst: &Path) -> Result<()> {
         .output()
         .map_err(|e| {
             Error::Usage(format!(
-                "--tool {tool}: cannot run {program} ({e}); is it installed?"
+                "{} {tool}: cannot run {program} ({e}); is it installed?",
+                crate::settings::defs::TOOL
             ))
         })?;
     if out.status.success() {

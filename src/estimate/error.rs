@@ -9,14 +9,22 @@ use super::model::FitError;
 /// error names the path and what was being done).
 #[derive(Debug, thiserror::Error)]
 pub enum EstimateError {
-    #[error("estimate needs a destination: --to PATH (measured now) or --run ID (stored)")]
+    #[error(
+        "estimate needs a destination: {to} PATH (measured now) or {run} ID (stored)",
+        to = crate::settings::defs::TO,
+        run = crate::settings::defs::RUN
+    )]
     NoDestination,
     #[error("{threads} threads: must be between 1 and {max}")]
     Threads { threads: usize, max: usize },
-    #[error("--tool {tool}: {program} is not installed (pick another --tool)")]
+    #[error("{flag} {tool}: {program} is not installed (pick another {flag})", flag = crate::settings::defs::TOOL)]
     ToolMissing { tool: Tool, program: &'static str },
     #[error(
-        "--tool timemachine estimates from a stored run's tm-backup result, not --to: run `destbench run DEST --tests tm-backup` and pass --run ID"
+        "{tool} timemachine estimates from a stored run's tm-backup result, not {to}: run `destbench run DEST {tests} tm-backup` and pass {run} ID",
+        tool = crate::settings::defs::TOOL,
+        to = crate::settings::defs::TO,
+        tests = crate::settings::defs::TESTS,
+        run = crate::settings::defs::RUN
     )]
     TimeMachineMeasuredNow,
     /// Installing the signal handlers that stop the survey and the copies cleanly.
@@ -53,7 +61,9 @@ impl From<EstimateError> for Error {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NoEstimate {
     #[error(
-        "a stored run holds destbench's own copies only, not {tool}'s: use --tool parallel:N, or --to to measure {tool}"
+        "a stored run holds destbench's own copies only, not {tool}'s: use {flag} parallel:N, or {to} to measure {tool}",
+        flag = crate::settings::defs::TOOL,
+        to = crate::settings::defs::TO
     )]
     OtherTool { tool: Tool },
     #[error(transparent)]

@@ -208,7 +208,7 @@ impl Copies {
         let tool = self.tool;
         let (measurements, estimate) = match self.measurements {
             Ok(m) => {
-                let what = format!("--tool {tool}");
+                let what = format!("{} {tool}", crate::settings::defs::TOOL);
                 let e = model::estimate(source.shape(tool), &m, &what, cost);
                 (m, e.map_err(NoEstimate::from))
             }

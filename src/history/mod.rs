@@ -12,10 +12,11 @@ mod store;
 
 use std::path::{Path, PathBuf};
 
-pub use compare::{Cell, Comparison, Group, Row, RunColumn};
+use crate::settings::defs;
+
+pub use compare::{Comparison, Group};
 pub use migrations::latest as latest_schema_version;
-pub use open::APPLICATION_ID;
-pub use record::{Environment, Filesystem, HistoryEntry, RunRecord, Sequential};
+pub use record::{Environment, Filesystem, HistoryEntry, RunRecord};
 pub use store::Store;
 
 /// The history's errors; the type lives with the crate's errors (so that `error` needs nothing
@@ -37,9 +38,10 @@ impl HistoryError {
     pub fn sqlite(path: &Path, error: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode;
         let problem = match error.sqlite_error_code() {
-            Some(ErrorCode::NotADatabase) => open::NOT_SQLITE.to_string(),
+            Some(ErrorCode::NotADatabase) => open::not_sqlite(),
             Some(ErrorCode::DatabaseCorrupt) => format!(
-                "the database is damaged ({error}); it was left untouched: move it away or pass another --db"
+                "the database is damaged ({error}); it was left untouched: move it away or pass another {}",
+                defs::DB
             ),
             Some(ErrorCode::CannotOpen) => format!("cannot open ({error})"),
             Some(ErrorCode::ReadOnly) => format!("read-only ({error})"),

@@ -17,6 +17,7 @@ use rusqlite::{Connection, OpenFlags};
 use super::HistoryError;
 use super::migrations::latest;
 use crate::platform;
+use crate::settings::defs;
 
 /// `PRAGMA application_id` of every destbench history ("dstb" in ASCII): a file with another id
 /// belongs to another application. Databases made before the id was set have 0 and are
@@ -73,7 +74,7 @@ pub fn header(path: &Path) -> Result<Header, HistoryError> {
         return Ok(Header::Empty);
     }
     if bytes.len() < 100 || !bytes.starts_with(MAGIC) {
-        return Err(HistoryError::database(path, NOT_SQLITE));
+        return Err(HistoryError::database(path, not_sqlite()));
     }
     // Another application's id, or our id with a newer schema, is refused from the header
     // alone: SQLite never opens the file (a reader of a WAL database creates files beside it).
@@ -88,8 +89,13 @@ pub fn header(path: &Path) -> Result<Header, HistoryError> {
     })
 }
 
-pub const NOT_SQLITE: &str = "not an SQLite database (damaged, or another kind of file); it was \
-     left untouched: move it away or pass another --db";
+pub fn not_sqlite() -> String {
+    format!(
+        "not an SQLite database (damaged, or another kind of file); it was left untouched: move \
+         it away or pass another {}",
+        defs::DB
+    )
+}
 
 /// What a database holds, by its header fields and schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +141,10 @@ pub fn owner(conn: &Connection, path: &Path) -> Result<Owner, HistoryError> {
 fn foreign(path: &Path, what: &str) -> HistoryError {
     HistoryError::database(
         path,
-        format!("{what}, not a destbench history; it was left untouched: pass another --db"),
+        format!(
+            "{what}, not a destbench history; it was left untouched: pass another {}",
+            defs::DB
+        ),
     )
 }
 

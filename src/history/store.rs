@@ -134,6 +134,7 @@ impl Store {
     }
 
     /// The schema version of the file.
+    #[cfg(test)]
     pub fn schema_version(&self) -> Result<i64, HistoryError> {
         self.conn
             .query_row("PRAGMA user_version", [], |row| row.get(0))
@@ -280,6 +281,7 @@ impl Store {
     }
 
     /// How many sample rows are stored for a run (the normalised copy of its repetitions).
+    #[cfg(test)]
     pub fn sample_count(&self, id: i64) -> Result<i64, HistoryError> {
         self.conn
             .query_row(

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use super::open::APPLICATION_ID;
 use super::*;
 use crate::results::RunReport;
 

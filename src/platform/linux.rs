@@ -2,7 +2,6 @@
 //! `syncfs`, `splice`, `ioprio_set`, `openat2`, `/proc/sys/vm/drop_caches`.
 
 use std::io;
-use std::num::NonZeroU64;
 use std::path::Path;
 
 use rustix::fs::{Advice, Mode};
@@ -46,18 +45,6 @@ pub fn drop_caches() -> io::Result<()> {
 /// goes to the filesystem.
 pub fn drop_inode_caches() -> io::Result<()> {
     std::fs::write("/proc/sys/vm/drop_caches", b"2")
-}
-
-/// Preallocates `len` bytes so later overwrites do not allocate (`fallocate`); filesystems that
-/// cannot do it return an error the caller may ignore.
-pub fn preallocate(fd: HandleRef<'_>, len: u64) -> io::Result<()> {
-    let len = NonZeroU64::new(len).map_or(0, NonZeroU64::get);
-    Ok(rustix::fs::fallocate(
-        fd,
-        rustix::fs::FallocateFlags::empty(),
-        0,
-        len,
-    )?)
 }
 
 /// True when the filesystem holding `fd` keeps its files in memory (tmpfs, ramfs): no figure

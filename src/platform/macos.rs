@@ -61,33 +61,6 @@ pub fn drop_inode_caches() -> io::Result<()> {
     ))
 }
 
-/// Reserves `len` bytes for the file (`F_PREALLOCATE`, all or nothing, from its end) and sets
-/// its length, as Linux's `fallocate` does.
-pub fn preallocate(fd: HandleRef<'_>, len: u64) -> io::Result<()> {
-    let mut store = libc::fstore_t {
-        fst_flags: libc::F_ALLOCATEALL,
-        fst_posmode: libc::F_PEOFPOSMODE,
-        fst_offset: 0,
-        fst_length: i64::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?,
-        fst_bytesalloc: 0,
-    };
-    // SAFETY: F_PREALLOCATE reads and updates the fstore_t we pass, which outlives the call.
-    let rc = unsafe {
-        libc::fcntl(
-            std::os::fd::AsRawFd::as_raw_fd(&fd),
-            libc::F_PREALLOCATE,
-            &mut store,
-        )
-    };
-    if rc == -1 {
-        return Err(io::Error::last_os_error());
-    }
-    if super::file_len(fd)? < len {
-        super::set_len(fd, len)?;
-    }
-    Ok(())
-}
-
 /// The filesystem type of the open file `fd` (`f_fstypename`: apfs, hfs, smbfs, nfs...).
 pub fn filesystem_type(fd: HandleRef<'_>) -> io::Result<String> {
     let st = rustix::fs::fstatfs(fd)?;

@@ -65,6 +65,7 @@ pub unsafe fn unmap_huge(ptr: NonNull<u8>, len: usize) {
 /// Whether the memory at `ptr` is backed by a huge page now (from the `AnonHugePages` of the
 /// mapping in `/proc/self/smaps`); None if that cannot be read.
 #[cfg(target_os = "linux")]
+#[cfg(test)]
 pub fn is_huge(ptr: NonNull<u8>) -> Option<bool> {
     let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
     let addr = ptr.as_ptr() as usize;
@@ -85,6 +86,7 @@ pub fn is_huge(ptr: NonNull<u8>) -> Option<bool> {
 
 /// macOS has no transparent huge pages: the buffer is in base pages.
 #[cfg(not(target_os = "linux"))]
+#[cfg(test)]
 pub fn is_huge(_ptr: NonNull<u8>) -> Option<bool> {
     Some(false)
 }

@@ -31,23 +31,29 @@ pub use macos::*;
 #[cfg(unix)]
 mod dir;
 #[cfg(unix)]
-pub use dir::{Entries, open_dir_in, read_dir, remove_dir_in, stat, stat_in};
+pub use dir::{open_dir_in, read_dir, remove_dir_in, stat, stat_in};
 #[cfg(unix)]
 mod memory;
+#[cfg(all(test, target_os = "linux"))]
+pub use memory::HUGE_PAGE;
+#[cfg(all(test, unix))]
+pub use memory::is_huge;
 #[cfg(unix)]
-pub use memory::{HUGE_PAGE, is_huge, map_huge, unmap_huge};
+pub use memory::{map_huge, unmap_huge};
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
 use windows::dir;
 #[cfg(windows)]
-pub use windows::dir::{Entries, open_dir_in, read_dir, remove_dir_in, stat, stat_in};
+pub use windows::dir::{open_dir_in, read_dir, remove_dir_in, stat, stat_in};
 #[cfg(windows)]
 pub use windows::*;
 mod remove;
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
 mod std_ext;
-pub use std_ext::{device_of, mode_of, path_bytes, set_mode, symlink};
+#[cfg(any(windows, test))]
+pub use std_ext::mode_of;
+pub use std_ext::{device_of, path_bytes, set_mode, symlink};
 mod user_dirs;
 pub use user_dirs::{UserDir, user_dir};
 
@@ -61,10 +67,14 @@ pub struct VolumeUsage {
 }
 
 /// Which side of a kernel copy failed.
+#[cfg(unix)]
 pub enum SpliceError {
     /// The filesystems cannot splice (nothing was moved): copy through a buffer instead.
     Unsupported,
+    // Only Linux splices; macOS's copy is always `Unsupported`.
+    #[cfg(target_os = "linux")]
     Source(std::io::Error),
+    #[cfg(target_os = "linux")]
     Destination(std::io::Error),
 }
 
@@ -122,6 +132,13 @@ impl<T: std::os::windows::io::AsHandle + ?Sized> AsHandleRef for T {
 
 /// What a directory entry is, as a backup sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    windows,
+    expect(
+        dead_code,
+        reason = "Windows lists files, directories and links only; the rest are Unix's"
+    )
+)]
 pub enum FileKind {
     File,
     Dir,

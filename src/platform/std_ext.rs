@@ -82,6 +82,7 @@ pub fn path_bytes(path: &Path) -> Cow<'_, [u8]> {
 
 /// A file's permission bits (`& 0o7777`); on Windows, which has only the read-only attribute,
 /// 0o444 for a read-only file and 0o644 for any other.
+#[cfg(any(windows, test))]
 pub fn mode_of(meta: &Metadata) -> u32 {
     #[cfg(unix)]
     {

@@ -5,7 +5,6 @@
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::os::fd::AsFd;
 use std::path::Path;
 
 use rustix::fs::{Mode, OFlags};
@@ -147,20 +146,12 @@ pub fn into_file(fd: Handle) -> File {
     File::from(fd)
 }
 
-/// Borrows a file's descriptor.
-pub fn fd_of(file: &File) -> HandleRef<'_> {
-    file.as_fd()
-}
-
 /// CPU time (user + system) used so far by the whole process, all threads included (also
 /// io_uring's workers, which run as threads of the process).
 pub fn process_cpu_time() -> std::time::Duration {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
     std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
-
-/// The `open` flag that refuses to follow a symlink in the last path component.
-pub const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;
 
 /// The process's file-creation mask. Reading it means setting it, so this is called once, before
 /// any copy thread starts (see `tree::run`), and the answer is kept.

@@ -31,14 +31,13 @@ mod macos;
 mod patience;
 mod rate;
 #[cfg(all(test, target_os = "linux"))]
-mod same_facts_tests;
+mod tests;
 #[cfg_attr(not(windows), allow(dead_code))]
 mod windows;
 
 use std::path::{Path, PathBuf};
 
 pub use fact::{Fact, Key, Rate, RemovalPolicy, Transport, Value, WriteCache};
-pub use links::{LinkRow, Scale, parse_table as link_table};
 #[cfg(target_os = "linux")]
 pub use linux::SysRoots;
 pub use macos::timemachine::SpeedCheck as TimeMachineCheck;
@@ -270,10 +269,10 @@ pub fn probe(path: &Path, declared: Option<&DeclaredLink>) -> Result<Chain> {
 
 /// The directory `run --time-machine` measures: Time Machine's first mounted destination.
 #[cfg(target_os = "macos")]
-pub fn time_machine_destination() -> Result<PathBuf> {
+/// Why there is none, in words the caller puts after the flag.
+pub fn time_machine_destination() -> std::result::Result<PathBuf, String> {
     let destinations = macos::timemachine::destinations(macos::live_tools());
-    macos::timemachine::pick(&destinations)
-        .map_err(|e| crate::error::Error::Usage(format!("--time-machine: {e}")))
+    macos::timemachine::pick(&destinations).map_err(|e| e.to_string())
 }
 
 /// Time Machine's logged speed checks of the volume holding `destination` (its checks of that
@@ -286,10 +285,8 @@ pub fn time_machine_checks(destination: &Path) -> Vec<TimeMachineCheck> {
 
 /// Time Machine exists only on macOS.
 #[cfg(not(target_os = "macos"))]
-pub fn time_machine_destination() -> Result<PathBuf> {
-    Err(crate::error::Error::Usage(
-        "--time-machine: Time Machine exists only on macOS; give the destination's path".into(),
-    ))
+pub fn time_machine_destination() -> std::result::Result<PathBuf, String> {
+    Err("Time Machine exists only on macOS; give the destination's path".into())
 }
 
 /// Probes the chain of `path` on this machine (Windows).

@@ -85,7 +85,10 @@ pub fn text(info: Option<&ClusterInfo>, header: &dyn Fn(&str) -> String) -> Stri
     let mut out = format!("\n{}\n", summary(info));
     out.push_str(&aggregates_table(&info.aggregates).text(header));
     if !info.scaling.is_empty() {
-        out.push_str("\nscaling (--clients):\n");
+        out.push_str(&format!(
+            "\nscaling ({}):\n",
+            crate::settings::defs::CLIENTS
+        ));
         out.push_str(&scaling_table(info).text(header));
     }
     out

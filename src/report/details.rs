@@ -85,7 +85,7 @@ pub fn lines(r: &TestResult) -> Vec<String> {
 fn tm_backup(name: &str, d: &TmBackupDetails) -> Vec<String> {
     let from = match d.band_size_from {
         BandSizeFrom::DestinationSize => "as Time Machine chooses for this destination's size",
-        BandSizeFrom::Flag => "--band-size",
+        BandSizeFrom::Flag => &crate::settings::defs::BAND_SIZE.to_string(),
     };
     let phase = |what: &str, p: &TmPhaseFigures| {
         format!(

@@ -11,6 +11,7 @@ use super::results_table::{narrow_table, wide_table};
 use super::table::Table;
 use crate::probe::NodeKind;
 use crate::results::{FileSizes, Method, OpKind, RunReport, TestResult, Verdict};
+use crate::settings::defs;
 use crate::workload::Variant;
 
 /// Whether to colour the output.
@@ -190,7 +191,8 @@ fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
             out.push_str(&narrow_table(&report.results).text(&bold));
             let _ = writeln!(
                 out,
-                "(min, max, IOPS, files/s, p50, p99.9, method, engine: --wide or -v)"
+                "(min, max, IOPS, files/s, p50, p99.9, method, engine: {} or -v)",
+                defs::WIDE
             );
         }
     }

@@ -25,15 +25,16 @@ pub use answer::{
     Answer, AnswerRow, AnswerTool, DataKind, Range, Routine, RoutineUnit, ToolTimes, WhatIf,
     YourData,
 };
-pub use cluster::{
-    Aggregate, AggregateRepetition, ClusterInfo, PerClient, RankRecord, RankWindow, ScalingPoint,
-};
+#[cfg(feature = "mpi")]
+pub use cluster::ScalingPoint;
+pub use cluster::{Aggregate, ClusterInfo};
+#[cfg(any(feature = "mpi", test))]
+pub use cluster::{AggregateRepetition, PerClient, RankRecord, RankWindow};
 pub use details::{
     BandSizeFrom, CliffDetails, Details, PairRates, PlainCopy, Slowdown, SustainedDetails,
     SustainedStop, ThrottledDetails, TmBackupDetails, TmBesideReader, TmPhaseFigures,
 };
-pub use headline::{HEADLINE_BLOCK, Headline};
-pub use priority::{Blocker, Conclusion, PriorityEffect, Reader};
+pub use priority::{Blocker, PriorityEffect};
 pub use result::{
     FileSetInfo, FileSizes, Method, OpKind, Repetition, RepetitionRecord, TestResult,
     TestResultParts, Unit,
@@ -152,7 +153,7 @@ fn display_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Err
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RunReport {
-    /// [`RUN_SCHEMA`] for the documents this version writes.
+    /// `RUN_SCHEMA` for the documents this version writes.
     pub schema: String,
     pub destbench_version: String,
     pub destination: Destination,

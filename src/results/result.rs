@@ -14,47 +14,32 @@ use crate::stats::{self, LatencyHistogram, LatencySummary, ThroughputSeries};
 use crate::workload::{TestId, Workload};
 
 /// How a figure was kept honest about the page cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Method {
     /// `O_DIRECT`, aligned buffers; writes end with `fdatasync` inside the timing.
-    #[serde(rename = "direct")]
     Direct,
     /// Buffered writes; `fdatasync` inside the timing.
-    #[serde(rename = "fsync")]
     Fsync,
     /// Buffered reads after `posix_fadvise(DONTNEED)`, checked with `mincore`.
-    #[serde(rename = "evict")]
     Evict,
     /// Buffered reads after dropping the page cache (root).
-    #[serde(rename = "drop-caches")]
     DropCaches,
     /// Buffered reads that could not be evicted: the figure is the page cache (memory) speed.
-    #[serde(rename = "page-cache")]
     PageCache,
     /// The null engine: no I/O.
-    #[serde(rename = "null")]
     Null,
     /// Buffered writes of many files, one `syncfs` at the end inside the timing ("write cache
     /// on"); also deletes and metadata changes, made durable the same way.
-    #[serde(rename = "syncfs")]
     Syncfs,
     /// Every file `fsync`'d before its thread moves on ("write cache off").
-    #[serde(rename = "fsync-each")]
     FsyncEach,
 }
 
 impl Method {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Direct => "direct",
-            Method::Fsync => "fsync",
-            Method::Evict => "evict",
-            Method::DropCaches => "drop-caches",
-            Method::PageCache => "page-cache",
-            Method::Null => "null",
-            Method::Syncfs => "syncfs",
-            Method::FsyncEach => "fsync-each",
-        }
+        self.into()
     }
 
     /// One line per method for the legend under the table.
@@ -86,6 +71,10 @@ impl Method {
 
 /// The unit of a result's figures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[expect(
+    clippy::enum_variant_names,
+    reason = "each is a rate, and its name says so"
+)]
 pub enum Unit {
     #[default]
     #[serde(rename = "MB/s")]
@@ -153,8 +142,11 @@ impl FileSizes {
 }
 
 /// What an "op" is when a result counts operations per second.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum OpKind {
     /// An I/O request.
     #[default]
@@ -167,11 +159,7 @@ pub enum OpKind {
 
 impl OpKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            OpKind::Io => "io",
-            OpKind::File => "file",
-            OpKind::Op => "op",
-        }
+        self.into()
     }
 }
 
@@ -409,7 +397,7 @@ impl TestResult {
 }
 
 /// The warning for repetitions that drift in one direction over their order (significant by
-/// Mann-Kendall at [`stats::SIGNIFICANCE_LEVEL`]; it takes [`stats::MIN_TREND_SAMPLES`]
+/// Mann-Kendall at [`stats::SIGNIFICANCE_LEVEL`]; it takes `MIN_TREND_SAMPLES`
 /// repetitions), even when their spread is small.
 pub fn drift_warning(samples: &[f64]) -> Option<Warning> {
     let trend = stats::trend(samples)?;

@@ -1,13 +1,14 @@
 //! Why a variant's repetitions stopped, as data: the reports and the warnings read it, so a
 //! figure that ran out of time is never shown as a precise one.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 /// Why a variant stopped repeating.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::Display,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum StopReason {
     /// Its median was known to the target precision (the profile's, see `stats::precision`).
     Precise,
@@ -20,17 +21,7 @@ pub enum StopReason {
 
 impl StopReason {
     pub fn as_str(self) -> &'static str {
-        match self {
-            StopReason::Precise => "precise",
-            StopReason::Budget => "budget",
-            StopReason::Count => "count",
-        }
-    }
-}
-
-impl fmt::Display for StopReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

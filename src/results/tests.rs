@@ -183,3 +183,31 @@ fn repetitions_that_slow_down_steadily_are_reported_even_with_a_small_spread() {
         "four repetitions cannot show a significant trend"
     );
 }
+
+/// The names an enum's `as_str` gives (strum's) are its serde names: the two derives follow
+/// one rule, written twice beside each other, and this holds them to it.
+#[test]
+fn the_enums_words_are_their_serde_names() {
+    use crate::engine::EngineKind;
+    use crate::workload::{MetaOp, ProfileName, SetKind, TestId};
+    fn same<T: Serialize + Copy>(all: &[T], name: fn(T) -> &'static str) {
+        for &v in all {
+            assert_eq!(serde_json::to_value(v).unwrap(), name(v));
+        }
+    }
+    same(&TestId::ALL, TestId::as_str);
+    same(&ProfileName::ALL, ProfileName::as_str);
+    same(&SetKind::ALL, SetKind::as_str);
+    same(&MetaOp::ALL, MetaOp::as_str);
+    let reasons = [StopReason::Precise, StopReason::Budget, StopReason::Count];
+    same(&reasons, StopReason::as_str);
+    assert_eq!(StopReason::Budget.to_string(), "budget");
+    use Method::*;
+    let methods = [
+        Direct, Fsync, Evict, DropCaches, PageCache, Null, Syncfs, FsyncEach,
+    ];
+    same(&methods, Method::as_str);
+    same(&[OpKind::Io, OpKind::File, OpKind::Op], OpKind::as_str);
+    let engines = [EngineKind::Sync, EngineKind::Uring, EngineKind::Null];
+    same(&engines, EngineKind::name);
+}

@@ -63,11 +63,6 @@ impl Eta {
         self.elapsed_s
     }
 
-    /// Seconds predicted from the start of the step under way to the end of the run.
-    pub fn remaining_s(&self) -> f64 {
-        self.remaining_s
-    }
-
     /// The predicted length of the whole run, in seconds.
     pub fn total_s(&self) -> f64 {
         self.elapsed_s + self.remaining_s
@@ -162,7 +157,7 @@ mod tests {
         assert_eq!(eta.predict(TIMED), 1.0, "half the plan, learned");
         eta.begin(eta.predict(TIMED), 2.0 * eta.predict(TIMED));
         assert_eq!(
-            (eta.elapsed_s(), eta.remaining_s(), eta.total_s()),
+            (eta.elapsed_s(), eta.remaining_s, eta.total_s()),
             (1.0, 3.0, 4.0)
         );
         assert_eq!(eta.fraction_at(0.0), 0.25);

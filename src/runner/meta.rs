@@ -67,7 +67,6 @@ fn measure_meta(ctx: &mut Ctx<'_>, op: MetaOp, count: usize, rep: usize) -> Resu
         files: count as u64,
         bytes: 0,
         dirs: 1,
-        symlinks: 0,
         special: Default::default(),
         skipped: Default::default(),
         unreadable: Default::default(),

@@ -25,9 +25,9 @@ mod variant;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-pub use crate::settings::{RunPlan, SetPlan};
+pub use crate::settings::RunPlan;
 pub use access::Access;
-pub use eta::{Cost, Eta};
+pub use eta::Eta;
 pub use hook::{Alone, RepetitionHook};
 pub use progress::{NoProgress, Progress};
 
@@ -265,7 +265,8 @@ fn fixed_for_others(plan: &RunPlan) -> RunPlan {
 
 /// The engines the plan asks for, suited to the destination's filesystem.
 fn engines_for(plan: &RunPlan, chain: Option<&Chain>) -> Result<EngineFactory> {
-    let mut engines = EngineFactory::new(plan.engine).map_err(Error::Usage)?;
+    let mut engines = EngineFactory::new(plan.engine)
+        .map_err(|e| Error::Usage(format!("{} {e}", crate::settings::defs::ENGINE)))?;
     if let Some(filesystem) = chain.and_then(Chain::filesystem) {
         engines.suit_filesystem(filesystem);
     }

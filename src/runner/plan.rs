@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::platform;
-use crate::settings::RunPlan;
+use crate::settings::{RunPlan, defs};
 use crate::units;
 use crate::workload::Workload;
 
@@ -49,6 +49,7 @@ pub(super) fn check_space(plan: &RunPlan) -> Result<()> {
             path: plan.destination.clone(),
             needed: units::format_bytes(needed),
             available: units::format_bytes(available),
+            instead: format!("a smaller {} or {} quick", defs::SIZE, defs::PROFILE),
         });
     }
     Ok(())

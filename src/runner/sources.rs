@@ -14,6 +14,7 @@ use crate::platform;
 use crate::results::{FileSetInfo, FileSizes};
 use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
+use crate::settings::defs;
 use crate::tree::{self, Outcome, Task};
 use crate::workload::SetName;
 use crate::workload::fileset::{self, SetSpec};
@@ -65,7 +66,8 @@ impl Sources {
                         Error::Destination { path, problem } => Error::Destination {
                             path,
                             problem: format!(
-                                "cannot hold generated file sets (--source-dir): {problem}"
+                                "cannot hold generated file sets ({}): {problem}",
+                                defs::SOURCE_DIR
                             ),
                         },
                         other => other,
@@ -148,17 +150,20 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet>
     let root = Root::open(path)
         .map_err(|e| Error::Destination {
             path: path.to_path_buf(),
-            problem: format!("(--source) cannot be read: {e}"),
+            problem: format!("({}) cannot be read: {e}", defs::SOURCE),
         })?
         .crossing(plan.cross_filesystems);
-    progress.update("reading the --source folder into the page cache");
+    progress.update(&format!(
+        "reading the {} folder into the page cache",
+        defs::SOURCE
+    ));
     let outcome = tree::run(
         &Task::Read,
         &root,
         &EngineFactory::system(),
         PREP_THREADS,
         plan.profile.series_interval,
-        "reading --source",
+        &format!("reading {}", defs::SOURCE),
         &mut |_| {},
     )?;
     // The read keeps no sizes; a survey (metadata only, now cached) gives their percentiles.
@@ -189,7 +194,7 @@ pub(super) fn check_source(path: &Path) -> Result<()> {
     let named = |e| match e {
         Error::Destination { path, problem } => Error::Destination {
             path,
-            problem: format!("(--source) {problem}"),
+            problem: format!("({}) {problem}", defs::SOURCE),
         },
         other => other,
     };
@@ -201,7 +206,7 @@ pub(super) fn check_source(path: &Path) -> Result<()> {
         .map(drop)
         .map_err(|e| Error::Destination {
             path: path.to_path_buf(),
-            problem: format!("(--source) cannot be read: {e}"),
+            problem: format!("({}) cannot be read: {e}", defs::SOURCE),
         })
 }
 

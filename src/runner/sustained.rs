@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::platform;
 use crate::results::{CliffDetails, Details, SustainedDetails, SustainedStop};
 use crate::results::{Warning, WarningKind};
+use crate::settings::defs;
 use crate::stats::steady;
 use crate::units;
 
@@ -74,7 +75,9 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize, depth: usize) -> Res
     let mut warnings = Vec::new();
     if stopped != SustainedStop::Steady {
         warnings.push(Warning::new(WarningKind::NotSteady, format!(
-            "the rate was not yet steady when the {stopped} was reached: the final rate may still change (raise --time or --size)"
+            "the rate was not yet steady when the {stopped} was reached: the final rate may still change (raise {} or {})",
+            defs::TIME,
+            defs::SIZE
         )));
     }
     Ok(Measured {

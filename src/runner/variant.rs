@@ -10,7 +10,7 @@ use crate::results::{
     Details, FileSetInfo, Method, Repetition, StopReason, TestResult, TestResultParts,
 };
 use crate::results::{Warning, WarningKind};
-use crate::settings::Repeats;
+use crate::settings::{Repeats, defs};
 use crate::stats::{LatencyHistogram, precision};
 use crate::workload::{Variant, Workload};
 
@@ -216,9 +216,10 @@ fn imprecise(
     Some(Warning::new(
         WarningKind::Imprecise,
         format!(
-            "imprecise: its share of the time budget ran out after {} repetition(s) with the median {known}, not the ±{:.0}% aimed at (--runs N repeats exactly N times)",
+            "imprecise: its share of the time budget ran out after {} repetition(s) with the median {known}, not the ±{:.0}% aimed at ({} N repeats exactly N times)",
             samples.len(),
-            rule.precision * 100.0
+            rule.precision * 100.0,
+            defs::RUNS
         ),
     ))
 }
@@ -237,7 +238,8 @@ fn short_sample(plan: &RunPlan, variant: &Variant, repetitions: &[Repetition]) -
             sets::WALL_BUDGET
         ),
         (Workload::Block { .. }, _) => format!(
-            "block tests run for --duration ({} s)",
+            "block tests run for {} ({} s)",
+            defs::DURATION,
             plan.block_duration.as_secs_f64()
         ),
         _ => "the test's work is fixed, so start-up weighs in the figure".to_string(),
@@ -245,9 +247,10 @@ fn short_sample(plan: &RunPlan, variant: &Variant, repetitions: &[Repetition]) -
     Some(Warning::new(
         WarningKind::ShortSample,
         format!(
-            "short-sample: the shortest repetition lasted {:.6} s, less than the minimum of {} s (--min-time): {why}",
+            "short-sample: the shortest repetition lasted {:.6} s, less than the minimum of {} s ({}): {why}",
             shortest.elapsed.as_secs_f64(),
-            plan.min_time.as_secs_f64()
+            plan.min_time.as_secs_f64(),
+            defs::MIN_TIME
         ),
     ))
 }

@@ -2,7 +2,8 @@
 //! its default in each profile (read from `workload::Profile`, never typed again). The command
 //! line (`cli::RunArgs`) takes its flags' names and help from here, the config file its keys,
 //! and every error names a flag through its declaration (`{RUNS}` is `--runs`), so renaming a
-//! flag here renames it everywhere.
+//! flag here renames it everywhere. The other commands' flags that messages name are declared
+//! here too, by name only (`TOOL`, `DB`).
 
 use std::fmt;
 
@@ -226,7 +227,22 @@ pub const CLIENTS: Setting = flag(
      aggregate and per-client rates against the number of clients",
 );
 
+// Flags whose help is with their clap field (`cli/`), declared here for their name only: the
+// messages that name them (`{ENGINE} uring: ...`) and the page's argv take it from here.
+pub const ENGINE: Setting = flag("engine", "");
+pub const LINK_SPEED: Setting = flag("link-speed", "");
+pub const SOURCE_DIR: Setting = flag("source-dir", "");
+pub const TIME_MACHINE: Setting = flag("time-machine", "");
+pub const WIDE: Setting = flag("wide", "");
+/// The history database, for every command that reads or writes it.
+pub const DB: Setting = flag("db", "");
+/// `destbench estimate`'s destinations, stored runs and copying tool.
+pub const TO: Setting = flag("to", "");
+pub const RUN: Setting = flag("run", "");
+pub const TOOL: Setting = flag("tool", "");
+
 /// The settings the config file can set, each under its key.
+#[cfg(test)]
 pub const KEYED: [&Setting; 11] = [
     &TESTS, &SETS, &SIZE, &BAND_SIZE, &RUNS, &DURATION, &MIN_TIME, &THREADS, &SET_SIZE, &FILES,
     &PROFILE,

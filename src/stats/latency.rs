@@ -50,6 +50,7 @@ impl LatencyHistogram {
         self.histogram.record(ns).expect("value within bounds");
     }
 
+    #[cfg(test)]
     pub fn count(&self) -> u64 {
         self.histogram.len()
     }

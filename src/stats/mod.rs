@@ -10,7 +10,7 @@ mod trend;
 pub use compare::{SIGNIFICANCE_LEVEL, Significance, format_p, welch};
 pub use latency::{LatencyHistogram, LatencySummary};
 pub use series::ThroughputSeries;
-pub use trend::{MIN_TREND_SAMPLES, Trend, trend};
+pub use trend::trend;
 
 /// A coefficient of variation above this is reported as a large spread.
 pub const NOISY_CV: f64 = 0.10;

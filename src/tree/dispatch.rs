@@ -18,7 +18,6 @@ use super::{Listed, Task};
 pub(super) struct Walked {
     /// Directories in the order found (parents first), with their source metadata for a copy.
     pub dirs: Vec<(PathBuf, Option<Stat>)>,
-    pub symlinks: u64,
     pub special: Listed,
     pub unreadable: Listed,
     pub skipped: super::Skipped,
@@ -99,14 +98,11 @@ impl Dispatcher {
             match found {
                 Found::Dir(place) => self.dir(task, &place)?,
                 Found::File(place) => return Ok(Some(place)),
-                Found::Symlink(place) => {
-                    self.walked.symlinks += 1;
-                    match task {
-                        Task::Copy { dst, .. } => self.copy_link(&place, dst)?,
-                        Task::Delete => return Ok(Some(place)),
-                        Task::Read | Task::Verify { .. } => self.walked.skipped.symlinks += 1,
-                    }
-                }
+                Found::Symlink(place) => match task {
+                    Task::Copy { dst, .. } => self.copy_link(&place, dst)?,
+                    Task::Delete => return Ok(Some(place)),
+                    Task::Read | Task::Verify { .. } => self.walked.skipped.symlinks += 1,
+                },
                 Found::Special(rel, kind) => {
                     self.walked.skipped.add(kind);
                     self.walked.special.add(rel.display().to_string());

@@ -86,7 +86,6 @@ pub struct Outcome {
     pub files: u64,
     pub bytes: u64,
     pub dirs: u64,
-    pub symlinks: u64,
     pub special: Listed,
     pub unreadable: Listed,
     /// What the task left out, by kind (the unreadable ones included).
@@ -238,7 +237,6 @@ pub fn run(
         files: 0,
         bytes: 0,
         dirs: walked.dirs.len() as u64,
-        symlinks: walked.symlinks,
         special: walked.special,
         unreadable: walked.unreadable,
         skipped: walked.skipped,

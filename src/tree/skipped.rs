@@ -38,6 +38,7 @@ impl Skipped {
         }
     }
 
+    #[cfg(test)]
     pub fn total(&self) -> u64 {
         self.symlinks
             + self.fifos

@@ -1,6 +1,6 @@
 //! The verdict over chains built in code, one test per kind of verdict: each chain the least
 //! that shows it, the figures taken from the link table rather than typed again. (The prober's
-//! fixtures judge whole real chains: `src/probe/linux/fixture_tests.rs`.)
+//! fixtures judge whole real chains: `src/probe/linux/tests.rs`.)
 
 use std::path::PathBuf;
 use std::time::Duration;

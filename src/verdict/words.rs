@@ -121,9 +121,10 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
     details.extend(judged_by(v, facts));
     details.extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
     if v.kind == VerdictKind::LinkUnknown && facts.network {
-        details.push(
-            "declare the link's speed with --link-speed (e.g. 1gbit) to compare against it".into(),
-        );
+        details.push(format!(
+            "declare the link's speed with {} (e.g. 1gbit) to compare against it",
+            crate::settings::defs::LINK_SPEED
+        ));
     }
     details.extend(facts.per_file.as_ref().map(|p| per_file(v, p)));
     details.extend(policy);

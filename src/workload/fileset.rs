@@ -28,8 +28,19 @@ use super::desktop::{Entry, MixedPlan};
 use crate::platform;
 use crate::platform::{AsHandleRef, Handle, HandleRef};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum SetKind {
     Small,
     Medium,
@@ -46,12 +57,7 @@ impl SetKind {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            SetKind::Small => "small",
-            SetKind::Medium => "medium",
-            SetKind::Large => "large",
-            SetKind::Mixed => "mixed",
-        }
+        self.into()
     }
 
     /// The size range of the set's files (before the cap). `mixed` has no fixed top: its
@@ -133,6 +139,7 @@ impl FileSizes {
         self.max = self.max.max(other.max);
     }
 
+    #[cfg(test)]
     pub fn count(&self) -> u64 {
         self.histogram.len()
     }
@@ -181,11 +188,12 @@ impl SizeSampler {
 
 /// Generates the set under `root` (which must exist and be empty): files of incompressible
 /// data with mode 0644 and the fixed [`GENERATED_MTIME`], in directories shaped by the kind.
+#[cfg(test)]
 pub fn generate(spec: &SetSpec, root: &Path) -> io::Result<SetSummary> {
     generate_in(spec, platform::open_dir(root)?.handle_ref())
 }
 
-/// [`generate`] in the open directory `root`: every directory and file is made relative to it,
+/// `generate` in the open directory `root`: every directory and file is made relative to it,
 /// never through a symlink, so a directory swapped for a link cannot send a file elsewhere.
 pub fn generate_in(spec: &SetSpec, root: HandleRef<'_>) -> io::Result<SetSummary> {
     let mut out = Writer::new(spec.seed, root);

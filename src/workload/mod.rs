@@ -1,6 +1,6 @@
 //! What I/O is issued: the tests, their variants and parameters, and the profiles.
 //!
-//! Every test variant is declared once, in [`suite`], with its fixed parameters; that one table
+//! Every test variant is declared once, in [`suite()`], with its fixed parameters; that one table
 //! drives `--tests`, the runner, the docs (`destbench list`, `--help`) and the reports.
 
 mod data;

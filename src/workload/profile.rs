@@ -5,8 +5,19 @@ use std::time::Duration;
 
 use super::{SetKind, TestId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum ProfileName {
     Quick,
     /// The default: about 90 s (its time budget), longer only on a slow destination.
@@ -21,11 +32,7 @@ impl ProfileName {
 
 impl ProfileName {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ProfileName::Quick => "quick",
-            ProfileName::Backup => "backup",
-            ProfileName::Full => "full",
-        }
+        self.into()
     }
 }
 

@@ -15,7 +15,7 @@ pub struct TestSelector {
 impl FromStr for TestSelector {
     type Err = String;
     /// Checks the test id; whether the variant exists depends on the other options (threads,
-    /// sets) and is checked by [`select`].
+    /// sets) and is checked by `select`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let (test, variant) = match s.split_once(':') {
             Some((t, v)) => (t, Some(v.to_string())),

@@ -123,14 +123,6 @@ impl Workload {
         matches!(self, Workload::FileSet { op: FileOp::Copy { cache_on }, set, .. }
             if *set == wanted && *cache_on == cache)
     }
-
-    /// Threads issuing the work of a file-set variant (None for the others).
-    pub fn threads(&self) -> Option<usize> {
-        match self {
-            Workload::FileSet { threads, .. } => Some(*threads),
-            _ => None,
-        }
-    }
 }
 
 fn on_off(on: bool) -> &'static str {
@@ -204,8 +196,9 @@ impl SetName {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum MetaOp {
     Create,
     Stat,
@@ -217,12 +210,7 @@ impl MetaOp {
     pub const ALL: [MetaOp; 4] = [MetaOp::Create, MetaOp::Stat, MetaOp::Rename, MetaOp::Delete];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            MetaOp::Create => "create",
-            MetaOp::Stat => "stat",
-            MetaOp::Rename => "rename",
-            MetaOp::Delete => "delete",
-        }
+        self.into()
     }
 }
 

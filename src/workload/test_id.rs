@@ -2,32 +2,36 @@
 
 /// The test ids of the suite.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
 )]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum TestId {
-    #[serde(rename = "seq-write")]
     SeqWrite,
-    #[serde(rename = "seq-read")]
     SeqRead,
     #[serde(rename = "4k-write")]
+    #[strum(serialize = "4k-write")]
     FourKWrite,
     #[serde(rename = "4k-read")]
+    #[strum(serialize = "4k-read")]
     FourKRead,
-    #[serde(rename = "tm-check")]
     TmCheck,
-    #[serde(rename = "files-copy")]
     FilesCopy,
-    #[serde(rename = "files-restore")]
     FilesRestore,
-    #[serde(rename = "files-delete")]
     FilesDelete,
-    #[serde(rename = "meta")]
     Meta,
-    #[serde(rename = "sustained")]
     Sustained,
-    #[serde(rename = "throttled")]
     Throttled,
-    #[serde(rename = "tm-backup")]
     TmBackup,
 }
 
@@ -130,20 +134,7 @@ impl TestId {
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            TestId::SeqWrite => "seq-write",
-            TestId::SeqRead => "seq-read",
-            TestId::FourKWrite => "4k-write",
-            TestId::FourKRead => "4k-read",
-            TestId::TmCheck => "tm-check",
-            TestId::FilesCopy => "files-copy",
-            TestId::FilesRestore => "files-restore",
-            TestId::FilesDelete => "files-delete",
-            TestId::Meta => "meta",
-            TestId::Sustained => "sustained",
-            TestId::Throttled => "throttled",
-            TestId::TmBackup => "tm-backup",
-        }
+        self.into()
     }
 }
 

@@ -64,7 +64,7 @@ impl FromStr for Tool {
                 match threads.parse::<usize>() {
                     Ok(n) if n >= 1 => Ok(Tool::Parallel(n)),
                     _ => Err(format!(
-                        "--tool {s}: N must be a whole number of threads, 1 or more"
+                        "{s}: N must be a whole number of threads, 1 or more"
                     )),
                 }
             }

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use destbench::engine::{EngineChoice, NullTiming};
-use destbench::runner::{self, Eta, Progress};
-use destbench::settings::RunOptions;
+use destbench::RunOptions;
+use destbench::{EngineChoice, NullTiming};
+use destbench::{Eta, Progress};
 
 use crate::support::{self, num, result};
 use crate::testbed::Testbed;
@@ -50,7 +50,7 @@ impl Progress for Seen {
 }
 
 /// Runs `options` on `destination` as the library does; its ETAs and its document.
-fn run(destination: &Path, options: RunOptions) -> (Seen, destbench::results::RunReport) {
+fn run(destination: &Path, options: RunOptions) -> (Seen, destbench::RunReport) {
     // File sets in the test's own temp directory, as support::destbench() gives its runs: what a
     // killed run left in /tmp must not turn into a warning here.
     let plan = RunOptions {
@@ -65,7 +65,7 @@ fn run(destination: &Path, options: RunOptions) -> (Seen, destbench::results::Ru
     .plan()
     .expect("a valid plan");
     let mut seen = Seen::default();
-    let report = runner::run(&plan, None, &mut seen).expect("the run");
+    let report = destbench::run(&plan, None, &mut seen).expect("the run");
     (seen, report)
 }
 
@@ -102,7 +102,7 @@ fn worst_miss(seen: &Seen) -> f64 {
     checked.into_iter().fold(0.0, f64::max)
 }
 
-fn tests(list: &str) -> Option<destbench::settings::Given<Vec<destbench::workload::TestSelector>>> {
+fn tests(list: &str) -> Option<destbench::Given<Vec<destbench::TestSelector>>> {
     Some(
         list.split(',')
             .map(|t| t.parse().expect("a test"))
@@ -119,7 +119,7 @@ fn eta_holds_on_the_null_engine() {
     let options = RunOptions {
         engine: EngineChoice::Null(NullTiming::default()),
         tests: tests("seq-write,seq-read,4k-write,4k-read,tm-check,meta"),
-        size: Some(destbench::units::ByteSize(64 << 20).into()),
+        size: Some(destbench::ByteSize(64 << 20).into()),
         ..RunOptions::default()
     };
     let (seen, report) = run(dir.path(), options);
@@ -145,7 +145,7 @@ fn a_slow_destination_stretches_the_plan_and_says_so_first() {
     let options = RunOptions {
         engine: EngineChoice::Null(slow),
         tests: tests("seq-write,tm-check"),
-        size: Some(destbench::units::ByteSize(64 << 20).into()),
+        size: Some(destbench::ByteSize(64 << 20).into()),
         ..RunOptions::default()
     };
     let (seen, report) = run(dir.path(), options);
@@ -153,7 +153,7 @@ fn a_slow_destination_stretches_the_plan_and_says_so_first() {
     let stretched: Vec<_> = report
         .warnings
         .iter()
-        .filter(|w| w.kind == destbench::results::WarningKind::Stretched)
+        .filter(|w| w.kind == destbench::WarningKind::Stretched)
         .collect();
     assert_eq!(stretched.len(), 1, "{:?}", report.warnings);
     // Said while the test file was being written: before the step of the first test.
@@ -191,7 +191,7 @@ fn adaptive_default_holds_its_eta_and_the_slow_disk_truth() {
     let rate = tb.ceiling_mb_s().expect("slow-disk has a known ceiling");
     let options = RunOptions {
         tests: tests("seq-write,seq-read,tm-check"),
-        size: Some(destbench::units::ByteSize(64 << 20).into()),
+        size: Some(destbench::ByteSize(64 << 20).into()),
         ..RunOptions::default()
     };
     let (seen, report) = run(tb.mount(), options);

@@ -246,11 +246,7 @@ fn newer_version(case: &Case) -> Result<String, String> {
     case.with_runs(1)?;
     rusqlite::Connection::open(case.db())
         .unwrap()
-        .pragma_update(
-            None,
-            "user_version",
-            destbench::history::latest_schema_version() + 1,
-        )
+        .pragma_update(None, "user_version", destbench::latest_schema_version() + 1)
         .unwrap();
     refused(case, "newer destbench")
 }

@@ -308,9 +308,9 @@ fn export_snapshots() {
         .to_string();
     // The filesystem's identity beside the destination in the Markdown: this machine's.
     let env = &json["runs"][0]["environment"];
-    let identity = destbench::history::with_filesystem(
+    let identity = destbench::with_filesystem(
         "",
-        &destbench::history::Filesystem {
+        &destbench::Filesystem {
             fs_type: env["fs_type"].as_str().map(str::to_string),
             fs_uuid: env["fs_uuid"].as_str().map(str::to_string),
         },
@@ -339,7 +339,7 @@ fn export_snapshots() {
         .replace(&format!("| {host} |"), "| [host] |")
         .replace(&format!("[DIR]{identity}`"), "[DIR] [filesystem]`");
     for s in started {
-        md = md.replace(&destbench::report::history::utc(s), "[date]");
+        md = md.replace(&destbench::utc(s), "[date]");
     }
     insta::assert_snapshot!("export_md", md);
 }

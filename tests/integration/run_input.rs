@@ -108,7 +108,7 @@ fn symlinked_scratch_name_cannot_redirect_writes() {
     let dir = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     let link = dir.path().join(".destbench-0000000000000000");
-    destbench::platform::symlink(outside.path(), &link).unwrap();
+    destbench::symlink(outside.path(), &link).unwrap();
     exits(
         destbench().args([
             "run",

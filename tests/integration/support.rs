@@ -38,7 +38,7 @@ pub(crate) use fault_cases;
 
 /// True when running as root.
 pub fn is_root() -> bool {
-    destbench::platform::is_root()
+    destbench::is_root()
 }
 
 /// True when `program` is found on PATH.

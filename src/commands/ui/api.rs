@@ -19,7 +19,7 @@ use super::App;
 use super::job::Refused;
 use super::reply::{Reply, to_json};
 use crate::error::Result;
-use crate::settings::{ConfigFile, RunOptions, RunPlan};
+use crate::settings::{ConfigFile, RunOptions, RunPlan, defs};
 
 /// A destination offered on the page.
 #[derive(serde::Serialize)]
@@ -214,7 +214,7 @@ pub fn run_request(app: &App, form: &[(String, String)]) -> Result<RunRequest, R
 pub fn estimate_argv(app: &App, form: &[(String, String)]) -> Result<Vec<String>, Refused> {
     let source = required(form, "source", "a source folder to estimate")?;
     let to = required(form, "to", "a destination to estimate for")?;
-    let mut argv: Vec<String> = vec!["--to".into(), to.into()];
+    let mut argv: Vec<String> = vec![defs::TO.to_string(), to.into()];
     argv.extend(db_args(app));
     argv.extend(["--".into(), source.into()]);
     Ok(argv)
@@ -228,7 +228,7 @@ fn required<'a>(form: &'a [(String, String)], key: &str, what: &str) -> Result<&
 
 fn db_args(app: &App) -> Vec<String> {
     match &app.db.db {
-        Some(db) => vec!["--db".into(), db.display().to_string()],
+        Some(db) => vec![defs::DB.to_string(), db.display().to_string()],
         None => Vec::new(),
     }
 }

@@ -30,7 +30,7 @@ pub use system::SystemTree;
 #[cfg(windows)]
 pub use windows::SystemTree;
 
-use super::{Capabilities, EngineKind, FileId};
+use super::{EngineKind, FileId};
 use crate::platform::{FileKind, Handle, HandleRef};
 
 /// An open directory: a descriptor for the real engines, a node of the virtual tree for `null`.
@@ -93,6 +93,7 @@ impl Root {
     }
 
     /// A root known only by its path, which only the `null` engine can open (tests of it).
+    #[cfg(test)]
     pub fn virtual_at(path: &Path) -> Root {
         Root {
             base: Arc::new(Base {
@@ -220,10 +221,6 @@ pub fn open_components<E: TreeEngine + ?Sized>(
 /// instance; directories by [`Dir`]s that instances of the same run share.
 pub trait TreeEngine: Send {
     fn kind(&self) -> EngineKind;
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities::of(self.kind(), 1)
-    }
 
     /// Monotonic time: the tree tests time themselves with it, so `null` gives exact figures.
     fn now(&self) -> Duration;

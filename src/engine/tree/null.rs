@@ -44,6 +44,7 @@ fn not_found() -> io::Error {
 
 impl VirtualTree {
     /// A tree that holds at most `bytes` of file data; writing more fails with `ENOSPC`.
+    #[cfg(all(test, unix))]
     pub fn with_capacity(bytes: u64) -> Self {
         VirtualTree {
             free: Some(bytes),

@@ -225,7 +225,9 @@ impl TreeEngine for SystemTree {
                     .map_err(CopyError::Destination)?;
                 copy_through(source, target.as_fd(), len, &mut self.common.buffer)
             }
+            #[cfg(target_os = "linux")]
             Err(SpliceError::Source(e)) => Err(CopyError::Source(e)),
+            #[cfg(target_os = "linux")]
             Err(SpliceError::Destination(e)) => Err(CopyError::Destination(e)),
         }
     }

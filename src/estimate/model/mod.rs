@@ -126,6 +126,7 @@ impl Costs {
 
     /// Seconds to copy `files` files of `bytes` (`block_bytes` rounded up to blocks) in
     /// `dirs` directories, with no overlap (see [`Costs::hidden_bytes_per_file`]).
+    #[cfg(test)]
     pub fn seconds(&self, dirs: u64, files: u64, bytes: u64, block_bytes: u64) -> f64 {
         self.split(dirs, files, bytes, block_bytes, bytes as f64)
             .total()
@@ -220,7 +221,8 @@ pub enum FitError {
     #[error("no copies to estimate from ({what})")]
     NoMeasurements { what: String },
     #[error(
-        "the copies cover file sets of one mean file size only ({sets}): the per-file cost and the bandwidth cannot be told apart; measure two sets of different file sizes (e.g. --sets small,large)"
+        "the copies cover file sets of one mean file size only ({sets}): the per-file cost and the bandwidth cannot be told apart; measure two sets of different file sizes (e.g. {sets_flag} small,large)",
+        sets_flag = crate::settings::defs::SETS
     )]
     OneShape { sets: String },
     #[error("the copies contradict the model (a negative cost): {detail}")]

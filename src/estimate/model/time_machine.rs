@@ -49,7 +49,9 @@ pub struct TimeMachineEstimate {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NoTimeMachine {
     #[error(
-        "the run has no tm-backup result: measure with `destbench run DEST --tests tm-backup` and pass its --run ID"
+        "the run has no tm-backup result: measure with `destbench run DEST {tests} tm-backup` and pass its {run} ID",
+        tests = crate::settings::defs::TESTS,
+        run = crate::settings::defs::RUN
     )]
     NoReplay,
     #[error("the run's tm-backup result has no time or no user data")]

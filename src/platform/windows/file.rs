@@ -16,10 +16,10 @@ use windows_sys::Wdk::Storage::FileSystem::{
 use windows_sys::Wdk::Storage::FileSystem::{FileRenameInformation, NtSetInformationFile};
 use windows_sys::Win32::Foundation::{ERROR_HANDLE_EOF, FILETIME};
 use windows_sys::Win32::Storage::FileSystem::{
-    FILE_ALLOCATION_INFO, FILE_BASIC_INFO, FILE_END_OF_FILE_INFO, FILE_FLAG_BACKUP_SEMANTICS,
-    FILE_GENERIC_READ, FILE_GENERIC_WRITE, FILE_LIST_DIRECTORY, FILE_READ_ATTRIBUTES,
-    FILE_RENAME_INFO, FILE_STORAGE_INFO, FILE_TRAVERSE, FILE_WRITE_ATTRIBUTES, FileAllocationInfo,
-    FileBasicInfo, FileEndOfFileInfo, FileStorageInfo, FlushFileBuffers, ReadFile, WriteFile,
+    FILE_BASIC_INFO, FILE_END_OF_FILE_INFO, FILE_FLAG_BACKUP_SEMANTICS, FILE_GENERIC_READ,
+    FILE_GENERIC_WRITE, FILE_LIST_DIRECTORY, FILE_READ_ATTRIBUTES, FILE_RENAME_INFO,
+    FILE_STORAGE_INFO, FILE_TRAVERSE, FILE_WRITE_ATTRIBUTES, FileBasicInfo, FileEndOfFileInfo,
+    FileStorageInfo, FlushFileBuffers, ReadFile, WriteFile,
 };
 use windows_sys::Win32::System::IO::{IO_STATUS_BLOCK, OVERLAPPED};
 
@@ -315,14 +315,6 @@ pub fn set_len(handle: HandleRef<'_>, len: u64) -> io::Result<()> {
     nt::set_info(handle, FileEndOfFileInfo, &info)
 }
 
-/// Reserves `len` bytes of space for the file so later writes do not allocate.
-pub fn preallocate(handle: HandleRef<'_>, len: u64) -> io::Result<()> {
-    let info = FILE_ALLOCATION_INFO {
-        AllocationSize: len as i64,
-    };
-    nt::set_info(handle, FileAllocationInfo, &info)
-}
-
 /// Length of an open file.
 pub fn file_len(handle: HandleRef<'_>) -> io::Result<u64> {
     Ok(super::dir::stat(handle)?.size)
@@ -370,11 +362,6 @@ pub fn dir_for_writing(dir: HandleRef<'_>) -> io::Result<Handle> {
 /// Converts an owned handle into a `File`.
 pub fn into_file(handle: Handle) -> File {
     File::from(handle)
-}
-
-/// Borrows a file's handle.
-pub fn fd_of(file: &File) -> HandleRef<'_> {
-    file.handle_ref()
 }
 
 /// Windows has no in-memory filesystem of its own (RAM disks are drivers that look like disks).

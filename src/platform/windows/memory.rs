@@ -4,9 +4,6 @@
 
 use std::ptr::NonNull;
 
-/// The large-page size on x86-64 (unused here: [`map_huge`] gives none).
-pub const HUGE_PAGE: usize = 2 << 20;
-
 /// None: see the module's docs.
 pub fn map_huge(_len: usize) -> Option<(NonNull<u8>, usize)> {
     None
@@ -19,6 +16,7 @@ pub fn map_huge(_len: usize) -> Option<(NonNull<u8>, usize)> {
 pub unsafe fn unmap_huge(_ptr: NonNull<u8>, _len: usize) {}
 
 /// None: Windows buffers here are never in huge pages.
+#[cfg(test)]
 pub fn is_huge(_ptr: NonNull<u8>) -> Option<bool> {
     None
 }

@@ -4,10 +4,10 @@
 
 pub(super) mod dir;
 mod file;
-#[cfg(test)]
-mod junction_tests;
 mod memory;
 mod nt;
+#[cfg(test)]
+mod tests;
 
 use std::io;
 use std::os::windows::ffi::{OsStrExt, OsStringExt};
@@ -32,8 +32,9 @@ use windows_sys::Win32::System::Threading::{
 };
 
 pub use file::*;
-pub use memory::{HUGE_PAGE, is_huge, map_huge, unmap_huge};
-pub use nt::is_name_surrogate;
+#[cfg(test)]
+pub use memory::is_huge;
+pub use memory::{map_huge, unmap_huge};
 
 /// Whether this process runs under wine: its ntdll exports `wine_get_version`. Wine keeps the
 /// host's page cache under every file and passes `FILE_FLAG_NO_BUFFERING` to no host file

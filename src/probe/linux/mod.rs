@@ -46,6 +46,7 @@ impl SysRoots {
     }
 
     /// A fixture tree holding `proc/`, `sys/` and optionally `udev/` and `iw/`.
+    #[cfg(test)]
     pub fn fixture(dir: &Path) -> SysRoots {
         SysRoots {
             proc: dir.join("proc"),
@@ -143,4 +144,4 @@ fn rate_fact(n: &mut Node, typed: fn(Rate) -> Value, name: &str, text: &str, sou
 }
 
 #[cfg(test)]
-pub(super) mod fixture_tests;
+pub(super) mod tests;

@@ -6,10 +6,10 @@
 
 pub mod chain;
 pub mod decode;
-#[cfg(test)]
-pub(super) mod fixture_tests;
 #[cfg(windows)]
 mod live;
+#[cfg(test)]
+pub(super) mod tests;
 mod volumes;
 
 /// The roots of the drives worth testing.

@@ -145,10 +145,7 @@ impl Lab {
         let tm = three(|i| self.median_in(&format!("tm{i}"), "tm-check", Some("50MB")));
         let truth = three(|i| self.xfs_io(&format!("xfs-tm{i}")));
         eprintln!("tm-check 50MB runs {tm:.2?} MB/s, xfs_io {truth:.2?} MB/s");
-        (
-            destbench::stats::median(&tm),
-            destbench::stats::median(&truth),
-        )
+        (destbench::median(&tm), destbench::median(&truth))
     }
 
     /// The cached copy of large files against its truth, each the median of the `rounds`
@@ -173,10 +170,7 @@ impl Lab {
             })
             .collect();
         eprintln!("files-copy large runs {copy:.2?} MB/s, cp -r and sync {cp:.2?} MB/s");
-        (
-            destbench::stats::median(&copy),
-            destbench::stats::median(&cp),
-        )
+        (destbench::median(&copy), destbench::median(&cp))
     }
 
     /// MB/s (10^6 bytes/s) from xfs_io's summary of a `pwrite` or `pread`:
@@ -595,7 +589,7 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
     let lab = &lab;
     let medians = |figure: &dyn Fn(usize) -> f64| {
         let figures: Vec<f64> = rounds.iter().map(|&i| figure(i)).collect();
-        (destbench::stats::median(&figures), figures)
+        (destbench::median(&figures), figures)
     };
     // SEQ1M writes go over a file laid down before; so does xfs_io's rewrite (its first write,
     // into a new file, is printed too).

@@ -17,7 +17,7 @@ fn windows_share(json: &str, if_type: u32, transmit_bps: u64) -> Chain {
         if_type,
         transmit_bps,
     };
-    windows::chain(&super::windows::fixture_tests::share(json, interface))
+    windows::chain(&super::windows::tests::share(json, interface))
 }
 
 #[test]
@@ -49,7 +49,7 @@ fn wifi_and_ethernet_rates_read_alike_on_every_system() {
         "smb-signed-wifi",
         "smbfs //alice@nas.local/TimeMachine /Volumes/TimeMachine",
     );
-    let linux_wifi = linux::fixture_tests::chain("nfs-wifi", "/mnt/nfs");
+    let linux_wifi = linux::tests::chain("nfs-wifi", "/mnt/nfs");
     let win_wifi = windows_share("smb-wifi.json", 71, 866_700_000);
     for c in [&mac_wifi, &linux_wifi, &win_wifi] {
         let wifi = first(c, NodeKind::Interface);
@@ -59,7 +59,7 @@ fn wifi_and_ethernet_rates_read_alike_on_every_system() {
         );
     }
     let mac = macos::tests::probe("nfs-ethernet", "nfs 192.168.1.30:/export/tm /Volumes/tm");
-    let linux = linux::fixture_tests::chain("cifs-gige", "/mnt/nas");
+    let linux = linux::tests::chain("cifs-gige", "/mnt/nas");
     let mac_speed = first(&mac, NodeKind::Interface).get(Key::LinkSpeed);
     assert!(matches!(mac_speed, Some(Value::LinkSpeed(_))), "{mac:?}");
     let Some(Value::LinkSpeed(rate)) = mac_speed else {
@@ -77,9 +77,9 @@ fn wifi_and_ethernet_rates_read_alike_on_every_system() {
 
 #[test]
 fn a_usb_disk_is_on_the_same_transport_on_every_system() {
-    use super::windows::fixture_tests::{disk, local};
+    use super::windows::tests::{disk, local};
     let mac = macos::tests::probe("usb2-stick", "msdos /dev/disk2s1 /Volumes/STICK");
-    let linux = linux::fixture_tests::chain("usb2-bot-hdd", "/mnt/usb/backups");
+    let linux = linux::tests::chain("usb2-bot-hdd", "/mnt/usb/backups");
     let win = windows::chain(&local(
         r"F:\",
         "FAT32",

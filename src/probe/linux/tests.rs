@@ -400,7 +400,7 @@ fn unknown_mount_point_is_an_error_not_a_panic() {
 }
 
 /// A share's per-file cost, and what it is made of.
-mod per_file_tests;
+mod per_file;
 
 /// The lab (tests/integration/lab/mod.rs) reads `destbench info`'s lines "speed: N Mbit/s" of a
 /// USB bus and an Ethernet interface, "driver: ...", and the mount options as "key: value":
