@@ -1,8 +1,10 @@
 //! `destbench ui` in a real browser: `ui_browser.py` drives headless Chromium through Selenium
 //! (Debian's chromium and chromium-driver, PyPI's selenium) against a served page, starts a
 //! quick run on the testbed's slow disk (held to 100 MB/s), watches the progress move, reads the
-//! verdict tile, the sequential figures against the disk's rate and the history row, and
-//! screenshots the page at 1280x800 and 390x844 into target/tmp/ui/ (CI's artifacts).
+//! time answer first and the "how long" table's durations, the verdict tile, the sequential
+//! figures against the disk's rate and the history row, and screenshots the page at 1280x800
+//! and 390x844, light and dark, into target/tmp/ui-screenshots/ (CI's artifacts; docs/images/
+//! keeps a copy of the four).
 
 use std::path::Path;
 use std::process::Command;
@@ -31,7 +33,9 @@ fn the_page_runs_and_answers_in_chromium() {
     };
     let ceiling = tb.ceiling_mb_s().expect("slow-disk has a known ceiling");
     let dir = tempfile::tempdir().unwrap();
-    let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui");
+    let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-screenshots");
+    // A last run's shots must not pass for this one's.
+    let _ = std::fs::remove_dir_all(&artifacts);
     std::fs::create_dir_all(&artifacts).unwrap();
     let ui = Ui::start(dir.path(), "auto");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration/ui_browser.py");
@@ -48,8 +52,14 @@ fn the_page_runs_and_answers_in_chromium() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the browser test failed:\n{stdout}");
-    for shot in ["ui-1280x800.png", "ui-390x844.png"] {
-        let len = std::fs::metadata(artifacts.join(shot)).map_or(0, |m| m.len());
+    let shots = [
+        "1280x800-light",
+        "1280x800-dark",
+        "390x844-light",
+        "390x844-dark",
+    ];
+    for shot in shots.map(|s| format!("ui-{s}.png")) {
+        let len = std::fs::metadata(artifacts.join(&shot)).map_or(0, |m| m.len());
         assert!(len > 10_000, "{shot}: {len} bytes");
     }
     let left = crate::support::entries(tb.mount());
