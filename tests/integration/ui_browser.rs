@@ -20,6 +20,23 @@ fn selenium_installed() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// The testbed's disk is offered; the FUSE helper mount behind it (nbdfuse's, 0 B free, its
+/// source named /dev/fuse) is not.
+fn check_volumes(ui: &Ui, disk: &Path) {
+    let (code, body) = ui.get("/api/destinations");
+    assert_eq!(code, 200, "{body}");
+    let list: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let paths: Vec<&str> = crate::support::each(&list, "path", serde_json::Value::as_str);
+    let helper = disk.with_file_name("fuse");
+    assert!(
+        helper.is_dir(),
+        "the testbed's FUSE mount moved: {}",
+        helper.display()
+    );
+    assert!(paths.contains(&disk.to_str().unwrap()), "{paths:?}");
+    assert!(!paths.contains(&helper.to_str().unwrap()), "{paths:?}");
+}
+
 #[test]
 #[ignore = "a quick run in a real browser on the testbed: about a minute; CI runs it"]
 fn the_page_runs_and_answers_in_chromium() {
@@ -38,6 +55,7 @@ fn the_page_runs_and_answers_in_chromium() {
     let _ = std::fs::remove_dir_all(&artifacts);
     std::fs::create_dir_all(&artifacts).unwrap();
     let ui = Ui::start(dir.path(), "auto");
+    check_volumes(&ui, tb.mount());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration/ui_browser.py");
     let out = Command::new("python3")
         // The driver is Debian's: Selenium's own manager must not look for one on the network.
