@@ -16,7 +16,7 @@ use crate::history::{Comparison, RunRecord, compare};
 use crate::report::history::utc;
 
 const STYLE: &str = "
-body { font-family: sans-serif; margin: 1em 2em; color: #222; }
+body { font-family: sans-serif; margin: 1em 2em; color: #222; background: #fff; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
@@ -28,18 +28,14 @@ ul.legend { list-style: none; margin: 0.3em 0 0; padding: 0; display: flex; flex
 ul.legend svg.swatch { vertical-align: middle; margin-right: 0.35em; }
 section.summary { border: 2px solid #888; padding: 0.2em 1em 0.6em; margin-bottom: 1.5em; }
 p.verdict { font-size: 1.15em; }
-.chain { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4em; margin: 0.6em 0; }
-.branches { display: flex; flex-direction: column; gap: 0.4em; }
-.chain > div:not(.branches) { border: 1px solid #999; border-radius: 4px; padding: 0.3em 0.6em; max-width: 22em; display: flex; flex-direction: column; gap: 0.2em; }
-.chain > div.part { border-style: dashed; color: #555; }
-.chain > div.unknown { background: #f6f6f6; }
-.chain > div.bottleneck { border: 2px solid #b00; }
-.chain span { font-size: 0.9em; }
-.chain .arrow { align-self: center; font-size: 1.4em; color: #888; }
 .headline { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
 .real { color: #b00; font-weight: bold; }
 .note { color: #666; }
 ";
+
+/// The look of the summary at the top (the time answer, its table, the chain), which
+/// `destbench ui`'s page shares.
+pub const SUMMARY_STYLE: &str = include_str!("summary.css");
 
 /// The policy that keeps the report offline: nothing may be loaded, inline styles may apply.
 pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -60,7 +56,7 @@ fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n\
-         <title>destbench: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>",
+         <title>destbench: {}</title>\n<style>{STYLE}{SUMMARY_STYLE}</style>\n</head>\n<body>",
         escape(&names.join(" vs "))
     );
     let _ = writeln!(out, "<h1>destbench report</h1>");

@@ -9,6 +9,7 @@ mod charts;
 pub mod clients;
 pub mod csv;
 mod details;
+mod diagram;
 pub mod escape;
 pub mod estimate;
 pub mod export;

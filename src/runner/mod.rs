@@ -30,6 +30,7 @@ pub use access::Access;
 pub use eta::Eta;
 pub use hook::{Alone, RepetitionHook};
 pub use progress::{NoProgress, Progress};
+pub use sources::check_source;
 
 use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
 use crate::error::{Error, Result};

@@ -5,9 +5,10 @@ use crate::error::{Error, Result};
 use crate::platform;
 use crate::settings::{RunPlan, defs};
 use crate::units;
-use crate::workload::Workload;
+use crate::workload::{SetName, Workload};
 
 use super::kinds::test_for;
+use super::sources::PREP_THREADS;
 
 impl RunPlan {
     pub(super) fn has_block_tests(&self) -> bool {
@@ -35,9 +36,10 @@ impl RunPlan {
     }
 }
 
-/// Refuses to start when the destination reports less free space than the run needs.
+/// Refuses to start when the destination reports less free space than the run needs, the copy
+/// of a `--source` folder included.
 pub(super) fn check_space(plan: &RunPlan) -> Result<()> {
-    let needed = plan.space_needed();
+    let needed = with_source_size(plan)?.space_needed();
     let available = platform::available_space(&plan.destination).map_err(|e| {
         Error::io(
             format!("checking free space on {}", plan.destination.display()),
@@ -53,4 +55,22 @@ pub(super) fn check_space(plan: &RunPlan) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// The plan with the `--source` folder's bytes as its set's size, which planning (no I/O) left
+/// at 0: a survey, metadata only, before the run reads the folder whole.
+fn with_source_size(plan: &RunPlan) -> Result<RunPlan> {
+    let mut plan = plan.clone();
+    if let Some(source) = &plan.source {
+        let survey = crate::tree::survey::survey(source, PREP_THREADS, plan.cross_filesystems)?;
+        let bytes = survey.histogram.total_bytes();
+        for set in plan
+            .file_sets
+            .iter_mut()
+            .filter(|s| s.name == SetName::Source)
+        {
+            set.total_bytes = bytes;
+        }
+    }
+    Ok(plan)
 }

@@ -190,7 +190,7 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet>
 
 /// Checks the `--source` folder before anything runs: it must be a readable directory, and not
 /// on a kernel pseudo-filesystem.
-pub(super) fn check_source(path: &Path) -> Result<()> {
+pub fn check_source(path: &Path) -> Result<()> {
     let named = |e| match e {
         Error::Destination { path, problem } => Error::Destination {
             path,

@@ -43,4 +43,6 @@ mod tm_fidelity;
 #[cfg(unix)]
 mod ui;
 #[cfg(unix)]
+mod ui_answer;
+#[cfg(unix)]
 mod ui_browser;

@@ -142,6 +142,45 @@ fn read_only_and_full_destinations() {
     }
 }
 
+/// A `--source` folder larger than the destination's free space is refused before anything is
+/// written, as `run` and the page's "What do you back up?" give it; one that fits is copied.
+#[test]
+fn a_source_folder_that_does_not_fit_is_refused() {
+    let Some(tb) = Testbed::up("full", &[]) else {
+        return;
+    };
+    let run = |source: &std::path::Path| {
+        destbench()
+            .args([
+                "run",
+                "--profile",
+                "quick",
+                "--tests",
+                "files-copy",
+                "--no-history",
+            ])
+            .arg("--source")
+            .arg(source)
+            .arg(tb.mount())
+            .output()
+            .unwrap()
+    };
+    let big = tempfile::tempdir().unwrap();
+    for i in 0..12 {
+        std::fs::write(big.path().join(format!("f{i}")), vec![1u8; 1 << 20]).unwrap();
+    }
+    let before = entries(tb.mount());
+    let refused = run(big.path());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not enough free space"), "{stderr}");
+    assert_eq!(entries(tb.mount()), before, "the destination changed");
+    let small = tempfile::tempdir().unwrap();
+    std::fs::write(small.path().join("f"), vec![1u8; 1 << 20]).unwrap();
+    let copied = run(small.path());
+    assert!(copied.status.success(), "{copied:?}");
+}
+
 #[test]
 fn destination_without_permission() {
     let Some(tb) = Testbed::up("noperm", &[]) else {

@@ -312,6 +312,7 @@ fn profiles_come_with_their_planned_time_and_volumes_with_their_chain() {
             ["removable", "share", "fixed"].contains(&v["kind"].as_str().unwrap()),
             "{v}"
         );
+        assert_ne!(v["free_bytes"], 0, "no byte free: no backup fits: {v}");
     }
 }
 

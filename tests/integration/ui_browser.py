@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """destbench ui in a real browser: headless Chromium driven by Selenium (chromium-driver).
 
-Usage: ui_browser.py URL DESTINATION CEILING_MB_S ARTIFACTS
+Usage: ui_browser.py URL DESTINATION CEILING_MB_S SCREENSHOTS
 
 Opens the page at 1280x800 (a screenshot while it runs), types DESTINATION (a disk held to
 CEILING_MB_S), picks the quick profile and starts a run; checks that the progress bar moves and a
-second tab sees the run under way; waits for the verdict tile, checks the sequential tile's
-figures against the disk's ceiling, and the run's row in the history; screenshots at 1280x800
-and at a phone's 390x844 (no sideways scrolling there); and that requests without the token or
-with a foreign Host get 403.
+second tab sees the run under way; waits for the answer: the time of a backup first, then the
+"how long" table whose every cell is a duration, the verdict, the tiles and the chain, in that
+order down the page; checks the sequential tile's figures against the disk's ceiling, and the
+run's row in the history; screenshots at 1280x800 and at a phone's 390x844 (no sideways
+scrolling there), each in light and dark mode (prefers-color-scheme, emulated), into SCREENSHOTS;
+and that requests without the token or with a foreign Host get 403.
 Prints one line per check; exits non-zero on the first failure.
 """
 
+import re
 import sys
 import time
 import urllib.error
@@ -63,7 +66,7 @@ def watch_progress(driver, within):
     seen = []
     end = time.time() + within
     while time.time() < end:
-        if driver.find_elements(By.CSS_SELECTOR, "#tiles [data-tile=verdict]"):
+        if driver.find_elements(By.CSS_SELECTOR, "#glance [data-tile=verdict]"):
             return seen
         if driver.find_element(By.ID, "progress").is_displayed():
             value = float(driver.find_element(By.ID, "bar").get_attribute("value"))
@@ -88,8 +91,78 @@ def check_sequential_tile(driver, ceiling):
               f"SEQ1M-Q1T1 {name} on the page: {figure} MB/s on a disk held to {ceiling:g} MB/s")
 
 
+# A cell of the "how long" table: "about 2 h 10 min", "at least 42 min", "about 4.5 min".
+DURATION = re.compile(r"^(about|at least) (\d+(\.\d)? (s|min)|\d+ h \d\d min)$")
+
+
+def check_time_answer(driver):
+    """The answer's first sentence (a time, in large type) above its "how long" table (rows your
+    data, 100 GB, 1 TB; a column per tool, each cell a duration, 1 TB's longer than 100 GB's),
+    above the verdict, the tiles and the chain."""
+    time_p = driver.find_element(By.CSS_SELECTOR, "#glance [data-answer=time] p.time")
+    check(time_p.text.startswith("A first") and "your data here:" in time_p.text,
+          "the time answer: " + time_p.text)
+    size = float(time_p.value_of_css_property("font-size").rstrip("px"))
+    body = float(driver.execute_script(
+        "return parseFloat(getComputedStyle(document.body).fontSize)"))
+    check(size >= 1.4 * body, f"the time answer in large type ({size:g} px, the text {body:g} px)")
+    table = driver.find_element(By.CSS_SELECTOR, "#glance table.how-long")
+    rows = [r.text for r in table.find_elements(By.CSS_SELECTOR, "th[scope=row]")]
+    check(len(rows) == 3 and rows[0].startswith("your data") and rows[1:] == ["100 GB", "1 TB"],
+          f"the 'how long' table's rows: {rows}")
+    tools = [t.text for t in table.find_elements(By.CSS_SELECTOR, "th[scope=col]")]
+    cells = table.find_elements(By.CSS_SELECTOR, "td")
+    texts = [c.text for c in cells]
+    check(tools and len(cells) == 3 * len(tools) and all(DURATION.match(t) for t in texts),
+          f"every cell a duration, a column per tool {tools}: {texts}")
+    seconds = [float(c.get_attribute("data-seconds")) for c in cells]
+    n = len(tools)
+    check(all(seconds[2 * n + i] > seconds[n + i] > 0 for i in range(n)),
+          f"1 TB takes longer than 100 GB: {seconds}")
+    order = ["#glance p.time", "#glance table.how-long", "#glance [data-tile=verdict]",
+             "#glance [data-tile=figure]", "#glance [data-chart=chain]"]
+    tops = [driver.find_element(By.CSS_SELECTOR, o).location["y"] for o in order]
+    check(tops == sorted(tops), f"the time, its table, the verdict, the tiles, the chain: {tops}")
+
+
+def colour_scheme(driver, scheme):
+    """Emulates prefers-color-scheme, and checks the page follows it: a light or a dark body."""
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    rgb = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    red, green, blue = (int(v) for v in re.findall(r"\d+", rgb)[:3])
+    light = (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
+    check(light > 0.8 if scheme == "light" else light < 0.2,
+          f"{scheme} mode: the page's background is {rgb}")
+
+
+def check_phone_width(driver):
+    """Nothing wider than a phone's screen: tables scroll inside their own box."""
+    time.sleep(0.5)
+    fits = driver.execute_script("return [document.body.scrollWidth, window.innerWidth]")
+    wide = driver.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    culprits = driver.execute_script("""
+        const w = document.documentElement.clientWidth;
+        return [...document.querySelectorAll('body *')]
+          .filter((e) => e.getBoundingClientRect().right > w + 1
+                         && !e.closest('.scroll, table.how-long'))
+          .slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className);""")
+    check(fits[0] <= fits[1] and wide <= 1,
+          f"no sideways scrolling at a phone's width (body {fits[0]} px in {fits[1]} px, "
+          f"{wide} px too wide: {culprits})")
+
+
+def screenshot(driver, path):
+    """The page from its top: the header, then the answer."""
+    driver.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.3)
+    driver.save_screenshot(path)
+    print(f"saved {path}", flush=True)
+
+
 def main():
-    url, destination, ceiling, artifacts = sys.argv[1:5]
+    url, destination, ceiling, screenshots = sys.argv[1:5]
     ceiling = float(ceiling)
     parts = urllib.parse.urlsplit(url)
     base = f"{parts.scheme}://{parts.netloc}"
@@ -121,7 +194,7 @@ def main():
         wait.until(lambda d: d.find_element(By.ID, "progress").is_displayed())
 
         wait.until(lambda d: float(d.find_element(By.ID, "bar").get_attribute("value")) > 0.1)
-        driver.save_screenshot(f"{artifacts}/ui-running-1280x800.png")
+        driver.save_screenshot(f"{screenshots}/ui-running-1280x800.png")
         first = driver.current_window_handle
         driver.switch_to.new_window("tab")
         driver.get(url)
@@ -137,9 +210,10 @@ def main():
         steady = all(b > a - 0.1 for a, b in zip(values, values[1:]))
         check(len(values) >= 3 and steady and values[-1] > values[0] + 0.5,
               f"the progress moved: {seen}")
-        verdict = driver.find_element(By.CSS_SELECTOR, "#tiles [data-tile=verdict]").text
+        check_time_answer(driver)
+        verdict = driver.find_element(By.CSS_SELECTOR, "#glance [data-tile=verdict]").text
         check(verdict.startswith("Verdict"), "the verdict tile: " + verdict.replace("\n", " ")[:100])
-        figures = driver.find_elements(By.CSS_SELECTOR, "#tiles [data-tile=figure]")
+        figures = driver.find_elements(By.CSS_SELECTOR, "#glance [data-tile=figure]")
         check(len(figures) >= 4, f"{len(figures)} headline tiles")
         check_sequential_tile(driver, ceiling)
         run_id = driver.find_element(By.ID, "answer-of").text.split()[1].rstrip(",")
@@ -150,20 +224,13 @@ def main():
         check(driver.find_elements(By.CSS_SELECTOR, "[data-chart]"), "the report's charts in the frame")
         driver.switch_to.default_content()
 
-        driver.execute_script("document.getElementById('answer').scrollIntoView()")
-        driver.save_screenshot(f"{artifacts}/ui-1280x800.png")
-        viewport(driver, 390, 844)
-        time.sleep(0.5)
-        wide = driver.execute_script(
-            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-        culprits = driver.execute_script("""
-            const w = document.documentElement.clientWidth;
-            return [...document.querySelectorAll('body *')]
-              .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.scroll'))
-              .slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className);""")
-        check(wide <= 1, f"no sideways scrolling at a phone's width ({wide} px too wide: {culprits})")
-        driver.execute_script("document.getElementById('answer').scrollIntoView()")
-        driver.save_screenshot(f"{artifacts}/ui-390x844.png")
+        for scheme in ("light", "dark"):
+            colour_scheme(driver, scheme)
+            viewport(driver, 1280, 800)
+            screenshot(driver, f"{screenshots}/ui-1280x800-{scheme}.png")
+            viewport(driver, 390, 844)
+            check_phone_width(driver)
+            screenshot(driver, f"{screenshots}/ui-390x844-{scheme}.png")
         errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         check(not errors, f"nothing logged as an error (CSP included): {errors}")
     finally:

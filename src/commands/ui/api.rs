@@ -10,7 +10,7 @@ use crate::cli::RunId;
 use crate::history::RunRecord;
 use crate::probe::{self, Chain, NodeKind};
 use crate::report::{self, Exporter};
-use crate::workload::ProfileName;
+use crate::workload::{ProfileName, SetName, Workload};
 use crate::{platform, units};
 
 use super::super::run::{self, Output, RunRequest};
@@ -29,6 +29,7 @@ pub struct Destination {
     chain: String,
     /// Free space, as the space check reads it.
     free: Option<String>,
+    free_bytes: Option<u64>,
     kind: VolumeKind,
 }
 
@@ -58,25 +59,34 @@ pub fn destinations() -> Vec<Destination> {
                     PROBE_PATIENCE.as_secs()
                 ),
                 free: None,
+                free_bytes: None,
                 kind: VolumeKind::Fixed,
                 path,
             })
         })
+        .filter(can_take_a_backup)
         .collect();
     list.sort_by(|a, b| a.kind.cmp(&b.kind));
     list
 }
 
+/// A volume with no byte free cannot take a backup: a FUSE helper's mount reports 0 B. (The
+/// platforms' lists already leave out read-only mounts.) One whose space is unknown is kept:
+/// a share that did not answer in time may still be the destination.
+fn can_take_a_backup(d: &Destination) -> bool {
+    d.free_bytes != Some(0)
+}
+
 fn destination(path: PathBuf) -> Destination {
     let chain = probe::probe(&path, None);
+    let free_bytes = platform::available_space(&path).ok();
     Destination {
         chain: match &chain {
             Ok(chain) => report::chain::one_line(chain),
             Err(e) => format!("not probed: {e}"),
         },
-        free: platform::available_space(&path)
-            .ok()
-            .map(units::format_bytes),
+        free: free_bytes.map(units::format_bytes),
+        free_bytes,
         kind: chain.as_ref().map_or(VolumeKind::Fixed, kind),
         path,
     }
@@ -113,12 +123,12 @@ pub fn profiles(app: &App, path: Option<&str>) -> Reply {
         ProfileName::ALL
             .into_iter()
             .map(|name| {
-                let planned_s = crate::runner::planned_total_s(&plan(
-                    app,
+                let form = RunForm {
                     path,
-                    name.as_str(),
-                    config.as_ref(),
-                )?);
+                    profile: name.as_str(),
+                    source: None,
+                };
+                let planned_s = crate::runner::planned_total_s(&plan(app, &form, config.as_ref())?);
                 Ok(Profile {
                     name,
                     default: name == ProfileName::default(),
@@ -134,14 +144,25 @@ pub fn profiles(app: &App, path: Option<&str>) -> Reply {
     }
 }
 
-/// The plan of a run of the page's: a destination and a profile (destbench's or the config
-/// file's), with the server's engine, checked as the terminal's flags are.
-fn plan(app: &App, path: &str, profile: &str, config: Option<&ConfigFile>) -> Result<RunPlan> {
+/// What the page's form asks of a run.
+struct RunForm<'a> {
+    /// The destination.
+    path: &'a str,
+    /// destbench's or the config file's.
+    profile: &'a str,
+    /// "What do you back up?": a folder the run copies (`--source`); None for the home volume.
+    source: Option<&'a str>,
+}
+
+/// The plan of a run of the page's, with the server's engine, checked as the terminal's flags
+/// are.
+fn plan(app: &App, form: &RunForm<'_>, config: Option<&ConfigFile>) -> Result<RunPlan> {
     let options = RunOptions {
         engine: run::engine(app.engine),
-        ..RunOptions::new(run::absolute(PathBuf::from(path)))
+        source: form.source.map(|s| run::absolute(PathBuf::from(s))),
+        ..RunOptions::new(run::absolute(PathBuf::from(form.path)))
     };
-    options.with_config(Some(profile), config)?.plan()
+    options.with_config(Some(form.profile), config)?.plan()
 }
 
 /// `destbench history --json`, of every run or of those on `destination`.
@@ -198,17 +219,57 @@ pub fn report(app: &App, ids: &[&str]) -> Reply {
     }
 }
 
-/// The run the form asks for: its destination and profile, stored in the server's history.
+/// The run the form asks for: its destination, profile and what is backed up, stored in the
+/// server's history.
 pub fn run_request(app: &App, form: &[(String, String)]) -> Result<RunRequest, Refused> {
-    let path = required(form, "path", "a destination folder")?;
-    let profile = value(form, "profile").unwrap_or(ProfileName::default().as_str());
+    let asked = RunForm {
+        path: required(form, "path", "a destination folder")?,
+        profile: value(form, "profile").unwrap_or(ProfileName::default().as_str()),
+        source: source(form)?,
+    };
     let config = config::load()?;
+    let plan = plan(app, &asked, config.as_ref())?;
+    if asked.source.is_some() && !copies_the_source(&plan) {
+        return Err(Refused::Invalid(format!(
+            "what you back up: the {} profile copies no folder; pick one that does (backup, \
+             full), or leave it empty for your data",
+            plan.profile.name.as_str()
+        )));
+    }
     Ok(RunRequest {
-        plan: plan(app, path, profile, config.as_ref())?,
+        plan,
         link_speed: None,
         output: Output::Stored,
         history: Some(app.db.clone()),
     })
+}
+
+/// Whether a test of the plan copies the user's folder: the answer is for the folder only then
+/// (the quick profile runs no file set unless asked).
+fn copies_the_source(plan: &RunPlan) -> bool {
+    plan.variants.iter().any(|v| {
+        matches!(
+            v.workload,
+            Workload::FileSet {
+                set: SetName::Source,
+                ..
+            }
+        )
+    })
+}
+
+/// "What do you back up?": empty for the home volume, else a folder by its full path (the
+/// server's working directory means nothing to the page).
+fn source(form: &[(String, String)]) -> Result<Option<&str>, Refused> {
+    match value(form, "source")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        Some(s) if !Path::new(s).is_absolute() => Err(Refused::Invalid(format!(
+            "what you back up: {s}: give the folder's full path, e.g. /home/me/Documents"
+        ))),
+        source => Ok(source),
+    }
 }
 
 pub fn estimate_argv(app: &App, form: &[(String, String)]) -> Result<Vec<String>, Refused> {
@@ -282,5 +343,39 @@ mod tests {
         let mut kinds = [kind(&internal), kind(&share), kind(&usb)];
         kinds.sort();
         assert!(kinds == [VolumeKind::Removable, VolumeKind::Share, VolumeKind::Fixed]);
+    }
+
+    /// A mount with no byte free (a FUSE helper's) is left out; one with space, or whose space
+    /// did not answer in time, stays.
+    #[test]
+    fn a_volume_with_no_byte_free_is_left_out() {
+        let volume = |free_bytes| Destination {
+            path: PathBuf::from("/mnt/x"),
+            chain: String::new(),
+            free: None,
+            free_bytes,
+            kind: VolumeKind::Fixed,
+        };
+        assert!(!can_take_a_backup(&volume(Some(0))));
+        assert!(can_take_a_backup(&volume(Some(1))));
+        assert!(can_take_a_backup(&volume(None)));
+    }
+
+    /// "What do you back up?": nothing typed is the home volume; a folder by its full path.
+    #[test]
+    fn what_is_backed_up_is_nothing_or_a_full_path() {
+        let form = |source: &str| vec![("source".to_string(), source.to_string())];
+        assert_eq!(source(&form("  ")).ok(), Some(None));
+        assert_eq!(source(&[]).ok(), Some(None));
+        let full = std::env::temp_dir();
+        let full = full.to_str().unwrap();
+        assert_eq!(source(&form(full)).ok(), Some(Some(full)));
+        match source(&form("Documents")) {
+            Err(Refused::Invalid(why)) => assert_eq!(
+                why,
+                "what you back up: Documents: give the folder's full path, e.g. /home/me/Documents"
+            ),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
     }
 }

@@ -120,10 +120,13 @@ impl Jobs {
         matches!(self.lock().status, Some(Status::Running { .. }))
     }
 
-    /// Starts `request`, whose destination and history are checked here so that a wrong path
-    /// is refused at once.
+    /// Starts `request`, whose destination, source and history are checked here so that a wrong
+    /// path is refused at once.
     pub fn start_run(&self, request: RunRequest) -> std::result::Result<(), Refused> {
         crate::scratch::check_destination(&request.plan.destination)?;
+        if let Some(source) = &request.plan.source {
+            crate::runner::check_source(source)?;
+        }
         if let Some(history) = &request.history {
             db::open_for_run(false, history)?;
         }

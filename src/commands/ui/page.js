@@ -48,7 +48,7 @@ async function loadDestinations() {
     if (i === 0) radio.checked = true;
     radio.addEventListener('change', () => { $('folder').value = ''; refresh(); });
     const name = el('span', d.path + (d.free ? ' — ' + d.free + ' free' : '') + ' (' + d.kind + ')');
-    label.append(radio, ' ', name, el('div', d.chain, { class: 'chain' }));
+    label.append(radio, ' ', name, el('div', d.chain, { class: 'chain-line' }));
     const li = el('li');
     li.append(label);
     ul.append(li);
@@ -113,10 +113,11 @@ async function loadHistory(destination) {
 
 async function showRun(id) {
   const html = await (await get('/api/answer?id=' + id)).text();
-  $('tiles').innerHTML = html; // rendered and escaped by the server (report::tiles)
-  $('answer-of').textContent = 'Run ' + id + ', as stored in the history.';
+  $('glance').innerHTML = html; // rendered and escaped by the server (report::tiles)
+  $('answer-of').textContent = 'Run ' + id + ', as stored in the history; its whole report below.';
   $('report').src = withToken('/report?id=' + id);
   $('answer').hidden = false;
+  $('answer').scrollIntoView();
 }
 
 let shown = null;
@@ -158,7 +159,8 @@ async function refresh() { await loadProfiles(); await loadHistory(); }
 $('run').addEventListener('click', async () => {
   showError(null);
   try {
-    showStatus(await post('/api/run', { path: chosen(), profile: $('profile').value }));
+    const fields = { path: chosen(), profile: $('profile').value, source: $('what').value.trim() };
+    showStatus(await post('/api/run', fields));
   } catch (e) { showError(e); }
 });
 $('cancel').addEventListener('click', async () => {

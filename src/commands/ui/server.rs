@@ -10,6 +10,7 @@ use super::api::{self, value};
 use super::guard::{self, Asked};
 use super::job::Refused;
 use super::reply::{Reply, to_json};
+use crate::report;
 
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("page.js");
@@ -93,7 +94,10 @@ fn get(app: &App, target: &Target) -> Reply {
     match target.path.as_str() {
         "/" => Reply::html(PAGE.replace("{{TOKEN}}", &app.token), PAGE_CSP.into()),
         "/page.js" => asset("text/javascript; charset=utf-8", SCRIPT),
-        "/page.css" => asset("text/css; charset=utf-8", STYLE),
+        "/page.css" => asset(
+            "text/css; charset=utf-8",
+            &format!("{}\n{STYLE}", report::html::SUMMARY_STYLE),
+        ),
         "/api/status" => Reply::json(200, to_json(&app.jobs.status())),
         "/api/destinations" => Reply::json(200, to_json(&api::destinations())),
         "/api/profiles" => api::profiles(app, target.get("path")),

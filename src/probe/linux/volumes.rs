@@ -54,10 +54,15 @@ fn worth_testing(mounts: &[MountEntry]) -> Vec<PathBuf> {
     out
 }
 
+/// The source some FUSE helpers name (document portals and the like): no device behind it.
+const FUSE_DEVICE: &str = "/dev/fuse";
+
 fn writable_storage(m: &MountEntry) -> bool {
-    let read_only = m.options.iter().any(|o| o == "ro");
+    // The superblock's "ro" (a filesystem remounted read-only after errors) counts too.
+    let read_only = m.options.iter().chain(&m.super_options).any(|o| o == "ro");
+    let device = m.source.starts_with("/dev/") && m.source != FUSE_DEVICE;
     let stored = NETWORK.contains(&m.fstype.as_str())
-        || (m.source.starts_with("/dev/") && !READ_ONLY_KINDS.contains(&m.fstype.as_str()));
+        || (device && !READ_ONLY_KINDS.contains(&m.fstype.as_str()));
     stored && !read_only
 }
 
@@ -84,7 +89,9 @@ mod tests {
 60 27 8:33 / /run/media/me/BACKUP\\040DISK rw,nosuid,nodev - exfat /dev/sdc1 rw,uid=1000
 61 27 0:55 / /mnt/nas rw,relatime - cifs //nas/backup rw,vers=3.1.1,addr=192.168.1.10
 62 27 8:17 / /mnt/old ro,relatime - ext4 /dev/sdb1 ro
-63 27 0:40 / /tmp rw,nosuid,nodev - tmpfs tmpfs rw,size=8g";
+63 27 0:40 / /tmp rw,nosuid,nodev - tmpfs tmpfs rw,size=8g
+64 27 0:57 / /home/me/.cache/doc rw,nosuid,nodev - fuse /dev/fuse rw,user_id=1000
+65 27 8:49 / /mnt/failing rw,relatime - ext4 /dev/sdd1 ro,errors=remount-ro";
         let mounts: Vec<MountEntry> = text.lines().filter_map(parse_line).collect();
         assert_eq!(
             worth_testing(&mounts),
