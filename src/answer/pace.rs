@@ -30,6 +30,8 @@ pub(super) enum Pace<'a> {
         seconds: Range,
         bytes: u64,
         what: String,
+        /// Why this set stands for the data, where it is not the data itself.
+        why: &'static str,
     },
     /// Only the large sequential write: the bytes' time, no file's own cost.
     BytesOnly { write: &'a TestResult },
@@ -47,7 +49,7 @@ impl<'a> Pace<'a> {
             .into_iter()
             .partition(|(set, _)| *set == SetName::Source);
         if let Some((_, m)) = source.into_iter().next() {
-            return measured(&m, "the run's copies of this folder itself".into());
+            return measured(&m, "the run's copies of this folder itself".into(), "");
         }
         let measurements: Vec<_> = generated.iter().map(|(_, m)| m.clone()).collect();
         if let Ok(fitted) = model::fit(&measurements, "files-copy") {
@@ -56,11 +58,12 @@ impl<'a> Pace<'a> {
         if let Some((set, m)) = nearest(&generated, mean_size) {
             let mean = m.bytes as f64 / m.files.max(1) as f64;
             let what = format!(
-                "the run's copies of its {set} set, {} a file on average (its sets' copies do \
-                 not fit one per-file cost and one rate)",
+                "the run's copies of its {set} set, {} a file on average",
                 size(mean as u64)
             );
-            return measured(m, what);
+            let why = "; the sets' copies fit no one per-file cost and rate, so the set nearest \
+                       your data's mean file size stands in";
+            return measured(m, what, why);
         }
         let [write, _] = large_sequential_results(&run.results);
         write
@@ -103,11 +106,19 @@ impl<'a> Pace<'a> {
             Pace::Measured {
                 seconds, bytes: b, ..
             } => seconds.times(bytes as f64 / *b as f64),
-            Pace::BytesOnly { write } => Range {
-                low: bytes as f64 / 1e6 / write.max,
-                expected: bytes as f64 / 1e6 / write.median,
-                high: bytes as f64 / 1e6 / write.min.max(write.median * 1e-3),
-            },
+            Pace::BytesOnly { write } => {
+                // A document without its spread (min, max 0) gives the median's time alone.
+                let (slowest, fastest) = match (write.min, write.max) {
+                    (min, max) if min > 0.0 && max >= min => (min, max),
+                    _ => (write.median, write.median),
+                };
+                let mb = bytes as f64 / 1e6;
+                Range {
+                    low: mb / fastest,
+                    expected: mb / write.median,
+                    high: mb / slowest,
+                }
+            }
             Pace::TimeMachine(run) => tm(run, bytes, files).first_seconds,
         }
     }
@@ -136,13 +147,15 @@ impl<'a> Pace<'a> {
                 let c = f.costs();
                 format!(
                     "the run's copies of its file sets (files-copy, one thread, write cache on): \
-                     {} a file and {:.1} MB/s",
-                    human_duration(c.per_file_s),
+                     {:.2} ms a file and {:.1} MB/s",
+                    c.per_file_s * 1e3,
                     c.bytes_per_s / 1e6
                 )
             }
-            Pace::Measured { seconds, what, .. } => format!(
-                "{what} (files-copy, one thread, write cache on): {} each",
+            Pace::Measured {
+                seconds, what, why, ..
+            } => format!(
+                "{what} (files-copy, one thread, write cache on): {} each{why}",
                 human_duration(seconds.expected)
             ),
             Pace::BytesOnly { write } => format!(
@@ -164,12 +177,13 @@ fn tm(run: &RunReport, bytes: u64, files: Option<u64>) -> TimeMachineEstimate {
         .expect("Pace::TimeMachine is made only where the replay gives an estimate")
 }
 
-/// The pace of `m`'s copies, where it has any.
-fn measured<'a>(m: &CopyMeasurement, what: String) -> Option<Pace<'a>> {
+/// The pace of `m`'s copies, where it has any; `why` says why they stand for the data.
+fn measured<'a>(m: &CopyMeasurement, what: String, why: &'static str) -> Option<Pace<'a>> {
     Some(Pace::Measured {
         seconds: range_of(&m.seconds)?,
         bytes: m.bytes,
         what,
+        why,
     })
 }
 
