@@ -20,7 +20,7 @@ use crate::results::{
 use crate::settings::defs::TESTS;
 use crate::workload::TestId;
 use pace::Pace;
-pub use your_data::{folder_of_run, home_volume};
+pub use your_data::{folder, folder_of_run, home_volume};
 
 /// The amounts of the "how long" table besides the user's data: 100 GB and 1 TB.
 const TABLE_BYTES: [(u64, &str); 2] = [(100_000_000_000, "100 GB"), (1_000_000_000_000, "1 TB")];

@@ -4,8 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::Result;
 use crate::platform::{self, UserDir};
 use crate::results::{DataKind, RunReport, YourData};
+use crate::runner::{self, Progress};
+use crate::settings::defs;
+use crate::tree::survey;
 use crate::workload::{SetName, Workload};
 
 /// The volume holding the home folder (`$HOME`, Windows' `%USERPROFILE%`; the root where
@@ -24,6 +28,27 @@ fn volume(path: &Path) -> Result<YourData, String> {
         path: path.display().to_string(),
         bytes: usage.used_bytes,
         files: usage.used_files,
+    })
+}
+
+/// Threads listing the folder's directories: the survey waits on the filesystem, not the CPU.
+const SURVEY_THREADS: usize = 8;
+
+/// The folder the user names as what they back up (`--data`): its bytes and files from a
+/// survey of names and sizes (a file with several names counted once, as a backup keeps it).
+pub fn folder(path: &Path, progress: &mut dyn Progress) -> Result<YourData> {
+    runner::check_folder(path, &defs::DATA)?;
+    progress.update(&format!(
+        "surveying {} (names and sizes only)",
+        path.display()
+    ));
+    let survey = survey::survey(path, SURVEY_THREADS, false)?;
+    let h = &survey.histogram;
+    Ok(YourData {
+        kind: DataKind::Folder,
+        path: path.display().to_string(),
+        bytes: h.total_bytes(),
+        files: Some(h.total_files() + survey.symlinks),
     })
 }
 

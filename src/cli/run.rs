@@ -99,6 +99,9 @@ pub struct RunArgs {
     #[arg(long = defs::SOURCE.long, help = defs::SOURCE.help())]
     pub source: Option<PathBuf>,
 
+    #[arg(long = defs::DATA.long, help = defs::DATA.help())]
+    pub data: Option<PathBuf>,
+
     /// Let --source enter directories on other filesystems (mount points); by default they are
     /// skipped and counted, as `find -xdev` does.
     #[arg(long)]

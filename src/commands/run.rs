@@ -10,7 +10,7 @@ use crate::cli::{DbArg, EngineArg, RunArgs};
 use crate::engine::{EngineChoice, NullTiming};
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::probe::{Chain, DeclaredLink};
-use crate::results::RunReport;
+use crate::results::{RunReport, YourData};
 use crate::runner::Progress;
 use crate::settings::{ConfigFile, Given, RunOptions, RunPlan, defs};
 use crate::workload::ProfileName;
@@ -30,6 +30,9 @@ pub struct RunRequest {
     pub output: Output,
     /// The history database the run is stored in; None: not stored (`--no-history`).
     pub history: Option<DbArg>,
+    /// The folder the answer is for (`--data`); None: the folder the run copies (`--source`),
+    /// else the home volume.
+    pub data: Option<PathBuf>,
 }
 
 /// Where a finished run's report goes.
@@ -61,6 +64,7 @@ impl RunRequest {
                 file: args.output.clone(),
             },
             history: (!args.no_history).then(|| args.history_db.clone()),
+            data: args.data.clone().map(absolute),
         })
     }
 }
@@ -173,12 +177,15 @@ pub fn execute<C: Clients>(
     clients.agree(installed)?;
     // A path that cannot be probed is left to the runner to report (it names the problem the
     // same way), so the chain is simply absent then.
+    // The user's folder is surveyed before the run: a wrong path costs no measuring.
+    let data = request.data.as_deref().map(|d| answer::folder(d, progress));
+    let data = clients.agree(data.transpose())?;
     let chain = probe::probe(&request.plan.destination, request.link_speed.as_ref()).ok();
     clients.check_chain(chain.as_ref())?;
     let Some(run_report) = clients.measure(&request.plan, chain, progress)? else {
         return Ok(Finished::default());
     };
-    let run_report = judge(time_machine_checks(run_report, &request.plan));
+    let run_report = judge(time_machine_checks(run_report, &request.plan), data);
     print(&request.output, &run_report)?;
     let run_id = match store {
         Some(store) => self::store(&store, &run_report, request.output.json())?,
@@ -283,11 +290,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     Ok(execute(&request, &OneClient, progress().as_mut())?.exit_code())
 }
 
-/// The run with its verdict, and the answer for the user's data: the folder the run copied
-/// (`--source`), else the volume holding the home folder.
-fn judge(mut run_report: RunReport) -> RunReport {
+/// The run with its verdict, and the answer for the user's data: the folder they named
+/// (`--data`), else the folder the run copied (`--source`), else the volume holding the home
+/// folder.
+fn judge(mut run_report: RunReport, data: Option<YourData>) -> RunReport {
     run_report.verdict = Some(verdict::of(&run_report));
-    let data = answer::folder_of_run(&run_report).or_else(|| answer::home_volume().ok());
+    let data = data
+        .or_else(|| answer::folder_of_run(&run_report))
+        .or_else(|| answer::home_volume().ok());
     run_report.answer = data.and_then(|data| answer::of(&run_report, data));
     run_report
 }

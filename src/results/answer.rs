@@ -31,7 +31,7 @@ pub enum DataKind {
     /// The used bytes and files of the volume holding the home folder (Time Machine backs up
     /// the whole startup volume less its exclusions: its first-order size).
     HomeVolume,
-    /// The folder the run copied as its file set (`--source`).
+    /// A folder: surveyed (`--data`), or the one the run copied as its file set (`--source`).
     Folder,
 }
 

@@ -30,7 +30,7 @@ pub use access::Access;
 pub use eta::Eta;
 pub use hook::{Alone, RepetitionHook};
 pub use progress::{NoProgress, Progress};
-pub use sources::check_source;
+pub use sources::{check_folder, check_source};
 
 use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
 use crate::error::{Error, Result};

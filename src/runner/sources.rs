@@ -191,10 +191,16 @@ fn user_source(plan: &RunPlan, progress: &mut dyn Progress) -> Result<SourceSet>
 /// Checks the `--source` folder before anything runs: it must be a readable directory, and not
 /// on a kernel pseudo-filesystem.
 pub fn check_source(path: &Path) -> Result<()> {
+    check_folder(path, &defs::SOURCE)
+}
+
+/// A folder given by `flag` (`--source`, `--data`) exists, is a directory of a real
+/// filesystem and can be listed; the error names the flag.
+pub fn check_folder(path: &Path, flag: &defs::Setting) -> Result<()> {
     let named = |e| match e {
         Error::Destination { path, problem } => Error::Destination {
             path,
-            problem: format!("({}) {problem}", defs::SOURCE),
+            problem: format!("({flag}) {problem}"),
         },
         other => other,
     };
@@ -206,7 +212,7 @@ pub fn check_source(path: &Path) -> Result<()> {
         .map(drop)
         .map_err(|e| Error::Destination {
             path: path.to_path_buf(),
-            problem: format!("({}) cannot be read: {e}", defs::SOURCE),
+            problem: format!("({flag}) cannot be read: {e}"),
         })
 }
 

@@ -196,6 +196,12 @@ pub const SOURCE: Setting = flag(
      written, renamed or deleted)",
 );
 
+pub const DATA: Setting = flag(
+    "data",
+    "What you back up, for the answer's time: this folder's size from a survey of its names and \
+     sizes (nothing in it is read or written), instead of the home volume's used space",
+);
+
 pub const VERIFY: Setting = with_default(
     flag(
         "verify",

@@ -129,3 +129,58 @@ fn the_answer_holds_for_cp_on_a_35_mb_s_disk() {
 fn the_answer_holds_for_cp_on_a_100_mbit_share() {
     answer_holds_for("nas", &["--link", "100mbit"], "/usr/share/i18n", &["cp"]);
 }
+
+/// `--data DIR`: the answer is for that folder, surveyed before the run (its size, its files),
+/// and a folder that is not there is one line and no run.
+#[test]
+fn data_names_the_folder_the_answer_is_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let (folder, dest) = (dir.path().join("documents"), dir.path().join("dest"));
+    std::fs::create_dir_all(folder.join("2026")).unwrap();
+    std::fs::create_dir(&dest).unwrap();
+    for i in 0..40 {
+        std::fs::write(folder.join(format!("2026/d{i}.txt")), vec![b'x'; 50_000]).unwrap();
+    }
+    let out = destbench()
+        .args([
+            "run",
+            dest.to_str().unwrap(),
+            "--no-history",
+            "--engine",
+            "null",
+        ])
+        .args(["--profile", "quick", "--data", folder.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let first_two: Vec<&str> = text
+        .lines()
+        .take(2)
+        .flat_map(str::split_whitespace)
+        .collect();
+    let first_two = first_two.join(" ");
+    let named = format!(
+        "(2.0 MB in 40 files, {})",
+        folder.canonicalize().unwrap().display()
+    );
+    assert!(first_two.contains(&named), "{text}");
+    let missing = dir.path().join("missing");
+    let out = destbench()
+        .args([
+            "run",
+            dest.to_str().unwrap(),
+            "--no-history",
+            "--engine",
+            "null",
+        ])
+        .args(["--data", missing.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("--data") && err.contains("does not exist"),
+        "{err}"
+    );
+}

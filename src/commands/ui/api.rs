@@ -10,7 +10,7 @@ use crate::cli::RunId;
 use crate::history::RunRecord;
 use crate::probe::{self, Chain, NodeKind};
 use crate::report::{self, Exporter};
-use crate::workload::{ProfileName, SetName, Workload};
+use crate::workload::ProfileName;
 use crate::{platform, units};
 
 use super::super::run::{self, Output, RunRequest};
@@ -150,7 +150,8 @@ struct RunForm<'a> {
     path: &'a str,
     /// destbench's or the config file's.
     profile: &'a str,
-    /// "What do you back up?": a folder the run copies (`--source`); None for the home volume.
+    /// "What do you back up?": a folder the answer is for (`--data`, surveyed, never copied);
+    /// None for the home volume.
     source: Option<&'a str>,
 }
 
@@ -159,7 +160,6 @@ struct RunForm<'a> {
 fn plan(app: &App, form: &RunForm<'_>, config: Option<&ConfigFile>) -> Result<RunPlan> {
     let options = RunOptions {
         engine: run::engine(app.engine),
-        source: form.source.map(|s| run::absolute(PathBuf::from(s))),
         ..RunOptions::new(run::absolute(PathBuf::from(form.path)))
     };
     options.with_config(Some(form.profile), config)?.plan()
@@ -228,33 +228,12 @@ pub fn run_request(app: &App, form: &[(String, String)]) -> Result<RunRequest, R
         source: source(form)?,
     };
     let config = config::load()?;
-    let plan = plan(app, &asked, config.as_ref())?;
-    if asked.source.is_some() && !copies_the_source(&plan) {
-        return Err(Refused::Invalid(format!(
-            "what you back up: the {} profile copies no folder; pick one that does (backup, \
-             full), or leave it empty for your data",
-            plan.profile.name.as_str()
-        )));
-    }
     Ok(RunRequest {
-        plan,
+        plan: plan(app, &asked, config.as_ref())?,
         link_speed: None,
         output: Output::Stored,
         history: Some(app.db.clone()),
-    })
-}
-
-/// Whether a test of the plan copies the user's folder: the answer is for the folder only then
-/// (the quick profile runs no file set unless asked).
-fn copies_the_source(plan: &RunPlan) -> bool {
-    plan.variants.iter().any(|v| {
-        matches!(
-            v.workload,
-            Workload::FileSet {
-                set: SetName::Source,
-                ..
-            }
-        )
+        data: asked.source.map(|s| run::absolute(PathBuf::from(s))),
     })
 }
 

@@ -127,6 +127,9 @@ impl Jobs {
         if let Some(source) = &request.plan.source {
             crate::runner::check_source(source)?;
         }
+        if let Some(data) = &request.data {
+            crate::runner::check_folder(data, &crate::settings::defs::DATA)?;
+        }
         if let Some(history) = &request.history {
             db::open_for_run(false, history)?;
         }
