@@ -141,17 +141,15 @@ fn data_names_the_folder_the_answer_is_for() {
     for i in 0..40 {
         std::fs::write(folder.join(format!("2026/d{i}.txt")), vec![b'x'; 50_000]).unwrap();
     }
-    let out = destbench()
-        .args([
-            "run",
-            dest.to_str().unwrap(),
-            "--no-history",
-            "--engine",
-            "null",
-        ])
-        .args(["--profile", "quick", "--data", folder.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let run_with_data = |data: &Path| {
+        destbench()
+            .args(["run", dest.to_str().unwrap(), "--no-history"])
+            .args(["--engine", "null", "--profile", "quick", "--data"])
+            .arg(data)
+            .output()
+            .unwrap()
+    };
+    let out = run_with_data(&folder);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     let first_two: Vec<&str> = text
@@ -165,18 +163,7 @@ fn data_names_the_folder_the_answer_is_for() {
         folder.canonicalize().unwrap().display()
     );
     assert!(first_two.contains(&named), "{text}");
-    let missing = dir.path().join("missing");
-    let out = destbench()
-        .args([
-            "run",
-            dest.to_str().unwrap(),
-            "--no-history",
-            "--engine",
-            "null",
-        ])
-        .args(["--data", missing.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = run_with_data(&dir.path().join("missing"));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.lines().count() == 1, "{err}");
     assert!(
