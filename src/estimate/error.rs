@@ -14,7 +14,18 @@ pub enum EstimateError {
     #[error("{threads} threads: must be between 1 and {max}")]
     Threads { threads: usize, max: usize },
     #[error("--tool {tool}: {program} is not installed (pick another --tool)")]
-    ToolMissing { tool: Tool, program: &'static str },
+    ToolMissing { tool: Tool, program: String },
+    #[error(
+        "--tool {tool} with --run: a backup tool must run on the destination, which a stored run cannot do; measure it now with --to PATH"
+    )]
+    CommandStored { tool: Tool },
+    #[error(
+        "--setup runs before a backup program's runs: it needs --tool with a preset or cmd:COMMAND, not {tool}"
+    )]
+    SetupWithoutCommand { tool: Tool },
+    /// `--setup`'s line does not split into words.
+    #[error("{0}")]
+    BadSetup(String),
     #[error(
         "--tool timemachine estimates from a stored run's tm-backup result, not --to: run `destbench run DEST --tests tm-backup` and pass --run ID"
     )]
@@ -40,6 +51,9 @@ impl From<EstimateError> for Error {
             EstimateError::NoDestination
             | EstimateError::Threads { .. }
             | EstimateError::ToolMissing { .. }
+            | EstimateError::CommandStored { .. }
+            | EstimateError::SetupWithoutCommand { .. }
+            | EstimateError::BadSetup(_)
             | EstimateError::TimeMachineMeasuredNow => Error::Usage(e.to_string()),
             EstimateError::Signals(e)
             | EstimateError::Survey(e)

@@ -10,6 +10,7 @@ pub mod csv;
 mod details;
 pub mod escape;
 pub mod estimate;
+mod estimate_command;
 pub mod export;
 mod figures;
 pub mod fio;

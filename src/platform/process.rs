@@ -1,0 +1,100 @@
+//! A program destbench runs and times (a backup tool under `estimate --tool`): started in a
+//! process group of its own, so a hung tool is stopped with what it started; and the CPU time
+//! it used, which says whether its own work or what it waits on sets its pace.
+
+use std::io;
+use std::process::{Child, Command};
+use std::time::Duration;
+
+/// Starts `command`'s program in a process group of its own (Unix; Windows: as it is).
+pub fn own_process_group(command: &mut Command) {
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(command, 0);
+    #[cfg(windows)]
+    let _ = command;
+}
+
+/// Kills `child` and, on Unix, everything in its process group (see [`own_process_group`]).
+pub fn kill_group(child: &mut Child) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        let pid = rustix::process::Pid::from_child(child);
+        rustix::process::kill_process_group(pid, rustix::process::Signal::KILL)
+            .map_err(io::Error::from)
+    }
+    #[cfg(windows)]
+    child.kill()
+}
+
+/// A starting point for a child's CPU time: on Unix the CPU time of every child waited for so
+/// far (so a tool's own children count, once it waited for them); on Windows nothing (the
+/// child's own times are asked for at the end).
+pub struct CpuClock(Option<Duration>);
+
+impl CpuClock {
+    pub fn start() -> CpuClock {
+        CpuClock(children_cpu())
+    }
+
+    /// The user and system CPU time of `child`, waited for since [`CpuClock::start`] (and of its
+    /// children it waited for, on Unix); None where the system does not say.
+    pub fn used(&self, child: &Child) -> Option<Duration> {
+        #[cfg(unix)]
+        {
+            let _ = child;
+            Some(children_cpu()?.saturating_sub(self.0?))
+        }
+        #[cfg(windows)]
+        {
+            let _ = self.0;
+            child_times(child)
+        }
+    }
+}
+
+#[cfg(unix)]
+fn children_cpu() -> Option<Duration> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the rusage we pass; it is read only when the call succeeded.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: initialised by the successful call above (and zeroed before it).
+    let usage = unsafe { usage.assume_init() };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    Some(time(usage.ru_utime) + time(usage.ru_stime))
+}
+
+#[cfg(windows)]
+fn children_cpu() -> Option<Duration> {
+    None
+}
+
+/// The user and kernel times of a process that has exited, from its handle.
+#[cfg(windows)]
+fn child_times(child: &Child) -> Option<Duration> {
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::Foundation::FILETIME;
+    use windows_sys::Win32::System::Threading::GetProcessTimes;
+    let zero = FILETIME {
+        dwLowDateTime: 0,
+        dwHighDateTime: 0,
+    };
+    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+    // SAFETY: the child's process handle, open while `child` lives, and four FILETIMEs to fill.
+    let ok = unsafe {
+        GetProcessTimes(
+            child.as_raw_handle(),
+            &mut created,
+            &mut exited,
+            &mut kernel,
+            &mut user,
+        )
+    };
+    // FILETIME counts 100 ns.
+    let ticks = |t: FILETIME| (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime);
+    (ok != 0).then(|| Duration::from_nanos((ticks(kernel) + ticks(user)) * 100))
+}
