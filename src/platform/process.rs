@@ -52,6 +52,36 @@ impl CpuClock {
     }
 }
 
+/// The CPU time every core of the machine has spent busy since it booted, every program's
+/// (Linux: `/proc/stat`); None elsewhere. Its growth over a tool's run beside the tool's own
+/// says whether other programs kept the cores from it.
+#[cfg(target_os = "linux")]
+pub fn machine_busy() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    busy_of_stat(&stat, rustix::param::clock_ticks_per_second())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn machine_busy() -> Option<Duration> {
+    None
+}
+
+/// The busy time in `/proc/stat`'s first line (`cpu user nice system idle iowait irq softirq
+/// steal ...`, in ticks of `hz`): everything but idle and iowait.
+#[cfg(any(target_os = "linux", test))]
+fn busy_of_stat(stat: &str, hz: u64) -> Option<Duration> {
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    if ticks.len() < 8 || hz == 0 {
+        return None;
+    }
+    let busy: u64 = ticks[..3].iter().chain(&ticks[5..8]).sum();
+    Some(Duration::from_secs_f64(busy as f64 / hz as f64))
+}
+
 #[cfg(unix)]
 fn children_cpu() -> Option<Duration> {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
@@ -97,4 +127,18 @@ fn child_times(child: &Child) -> Option<Duration> {
     // FILETIME counts 100 ns.
     let ticks = |t: FILETIME| (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime);
     (ok != 0).then(|| Duration::from_nanos((ticks(kernel) + ticks(user)) * 100))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// user, nice, system, irq, softirq and steal are busy; idle and iowait are not.
+    #[test]
+    fn the_busy_time_leaves_idle_and_iowait_out() {
+        let stat = "cpu  100 20 30 5000 400 6 7 8 0 0\ncpu0 50 10 15 2500 200 3 3 4 0 0\n";
+        assert_eq!(busy_of_stat(stat, 100), Some(Duration::from_secs_f64(1.71)));
+        assert_eq!(busy_of_stat("cpu  1 2 3\n", 100), None);
+        assert_eq!(busy_of_stat("intr 1 2 3 4 5 6 7 8\n", 100), None);
+    }
 }

@@ -170,7 +170,8 @@ struct FitDoc {
 #[derive(Serialize)]
 struct SecondDoc<'a> {
     changed_percent: f64,
-    predicted_seconds: f64,
+    /// For the whole source; None without a first backup's fit.
+    predicted_seconds: Option<f64>,
     run: &'a SecondRun,
 }
 
@@ -193,12 +194,10 @@ impl<'a> CommandDoc<'a> {
             }),
             limit: e.map(|e| e.limit),
             runs: &c.runs,
-            second_backup: e.and_then(|e| {
-                Some(SecondDoc {
-                    changed_percent: 100.0 * c.changed,
-                    predicted_seconds: e.second_seconds?,
-                    run: c.second.as_ref()?,
-                })
+            second_backup: c.second.as_ref().map(|run| SecondDoc {
+                changed_percent: 100.0 * c.changed,
+                predicted_seconds: e.and_then(|e| e.second_seconds),
+                run,
             }),
             source: e.and_then(|e| e.source),
             error: c.estimate.as_ref().err().map(ToString::to_string),

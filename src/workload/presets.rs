@@ -153,8 +153,9 @@ impl CommandTool {
     }
 
     /// A user's own line (`cmd:LINE`), with a setup line: it must split into words and name
-    /// `{src}` and `{repo}`. A second backup is not run: what a run into the same place does
-    /// is the user's tool's to say.
+    /// `{src}` and `{repo}`. A line running a preset's program (`borg create --compression
+    /// lzma …`) takes that preset's environment, cores and exit statuses; a second backup is
+    /// not run: what a run into the same place does is the user's line's to say.
     pub fn of_line(line: &str, setup: Option<&str>) -> Result<CommandTool, String> {
         let words = split(line, "--tool cmd:")?;
         for placeholder in [SRC, REPO] {
@@ -164,15 +165,19 @@ impl CommandTool {
                 ));
             }
         }
+        let program = std::path::Path::new(&words[0]).file_stem();
+        let like = PRESETS
+            .iter()
+            .find(|p| program.is_some_and(|s| p.command.split(' ').next() == s.to_str()));
         let mut tool = CommandTool {
             preset: None,
             line: line.to_string(),
             words,
             setup: None,
-            env: &[],
+            env: like.map_or(&[], |p| p.env),
             incremental: false,
-            threads: None,
-            max_success: 0,
+            threads: like.and_then(|p| p.threads),
+            max_success: like.map_or(0, |p| p.max_success),
         };
         if let Some(setup) = setup {
             tool.set_setup(setup)?;
@@ -260,6 +265,8 @@ mod tests {
                 .contains("quotes")
         );
         assert!(CommandTool::of_line("", None).is_err());
+        let own = CommandTool::of_line("/usr/bin/borg create -C lzma {repo}::a {src}", None);
+        assert_eq!(own.unwrap().threads, Some(1));
         let borg = CommandTool::of_preset(&PRESETS[1]);
         assert_eq!(
             CommandTool::fill(&borg.words, "s", "r", 2)[2],

@@ -32,10 +32,12 @@ pub struct Launch<'a> {
     pub timeout: Duration,
 }
 
-/// A finished run: wall time and CPU time.
+/// A finished run: wall time with the syncs, the tool's own, its CPU time and the machine's.
 pub struct Ran {
     pub seconds: f64,
+    pub tool_s: f64,
     pub cpu_s: Option<f64>,
+    pub machine_busy_s: Option<f64>,
 }
 
 impl Launch<'_> {
@@ -53,12 +55,19 @@ impl Launch<'_> {
             })
         };
         syncfs()?;
+        let busy = platform::machine_busy();
         let start = Instant::now();
         let cpu = self.run_and_wait()?;
+        let tool_s = start.elapsed().as_secs_f64();
+        let busy = busy
+            .zip(platform::machine_busy())
+            .map(|(a, b)| (b - a).as_secs_f64());
         syncfs()?;
         Ok(Ran {
             seconds: start.elapsed().as_secs_f64(),
+            tool_s,
             cpu_s: cpu.map(|d| d.as_secs_f64()),
+            machine_busy_s: busy,
         })
     }
 

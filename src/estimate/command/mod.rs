@@ -95,7 +95,9 @@ pub fn measure(
                 files: m.files,
                 bytes: m.bytes,
                 seconds: ran.seconds,
+                tool_s: ran.tool_s,
                 cpu_s: ran.cpu_s,
+                machine_busy_s: ran.machine_busy_s,
             });
             if k == 0 {
                 last = Some((repo.clone(), home.clone(), stderr.clone()));

@@ -18,6 +18,9 @@ use super::{FitError, RESIDUALS, Range, SourceCost, SourceSide};
 
 /// A tool that keeps this share of the cores it can use busy is held back by its own work.
 pub const BUSY: f64 = 0.75;
+/// A tool that keeps this share of them busy while other programs fill the machine's cores
+/// is held back by the shared CPU (it waited to run, not on the destination).
+pub const CROWDED: f64 = 0.4;
 
 /// One timed run of the tool on a miniature, from an empty repository.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,9 +31,13 @@ pub struct ToolRun {
     pub bytes: u64,
     /// From the start to the end of a sync of the destination.
     pub seconds: f64,
+    /// From the start to the tool's exit: the sync after it left out.
+    pub tool_s: f64,
     /// The tool's CPU time, user and system, its children's included (None where the system
     /// does not say).
     pub cpu_s: Option<f64>,
+    /// The CPU time every program on the machine used meanwhile, the tool's included (Linux).
+    pub machine_busy_s: Option<f64>,
 }
 
 /// A backup into the repository of a first one, after some of the miniature's files changed.
@@ -49,6 +56,9 @@ pub struct SecondRun {
 pub enum Side {
     /// The tool's own work (chunking, hashing, compression, encryption): the CPU.
     Tool,
+    /// The machine's cores, busy with the tool and other programs: the tool got less CPU than
+    /// it could use, and would run faster on an idle machine.
+    Cpu,
     Destination,
     Source,
 }
@@ -57,11 +67,14 @@ pub enum Side {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Limit {
     pub side: Side,
-    /// The tool's CPU time over its wall time on the largest miniature.
+    /// The tool's CPU time over its own wall time (to its exit) on the largest miniature.
     pub cores_used: Option<f64>,
     /// The cores the tool can keep busy: the machine's, or fewer for a tool that works on one
     /// thread.
     pub cores: usize,
+    /// The cores every program kept busy meanwhile, the tool's included (Linux).
+    pub machine_cores_used: Option<f64>,
+    pub machine_cores: usize,
 }
 
 /// The first backup's estimate.
@@ -155,24 +168,38 @@ pub fn estimate(
     })
 }
 
-/// The source where it was measured slower than the tool's backup; else the tool where it
-/// kept [`BUSY`] of the cores it can use busy on the largest miniature; else the destination.
+/// The source where it was measured slower than the tool's backup; else the destination
+/// where the sync after the tool took as long as the tool; else the tool where it kept
+/// [`BUSY`] of the cores it can use busy while it ran on the largest miniature, or the shared
+/// CPU where it kept [`CROWDED`] of them busy and the machine's cores were [`BUSY`]; else the
+/// destination. Its own wall time, not the sync's: a sync of a filesystem shared with other
+/// writers also waits on theirs.
 fn limit(
     runs: &[ToolRun],
     cores: usize,
     threads: Option<usize>,
     source: Option<&SourceSide>,
 ) -> Limit {
+    let machine_cores = cores.max(1);
     let cores = threads.map_or(cores, |t| t.min(cores)).max(1);
     let largest = runs.iter().map(|r| r.share).fold(0.0, f64::max);
     let on_largest: Vec<&ToolRun> = runs.iter().filter(|r| r.share == largest).collect();
     let cpu: Option<f64> = on_largest.iter().map(|r| r.cpu_s).sum();
-    let wall: f64 = on_largest.iter().map(|r| r.seconds).sum();
-    let cores_used = cpu.filter(|_| wall > 0.0).map(|cpu| cpu / wall);
+    let own: f64 = on_largest.iter().map(|r| r.tool_s).sum();
+    let flush: f64 = on_largest.iter().map(|r| r.seconds - r.tool_s).sum();
+    let cores_used = cpu.filter(|_| own > 0.0).map(|cpu| cpu / own);
+    let busy: Option<f64> = on_largest.iter().map(|r| r.machine_busy_s).sum();
+    let machine_cores_used = busy.filter(|_| own > 0.0).map(|busy| busy / own);
+    let busy =
+        |used: Option<f64>, share: f64, of: usize| used.is_some_and(|u| u >= share * of as f64);
     let side = if source.is_some_and(|s| s.limits == "source") {
         Side::Source
-    } else if cores_used.is_some_and(|used| used >= BUSY * cores as f64) {
+    } else if flush >= own {
+        Side::Destination
+    } else if busy(cores_used, BUSY, cores) {
         Side::Tool
+    } else if busy(machine_cores_used, BUSY, machine_cores) && busy(cores_used, CROWDED, cores) {
+        Side::Cpu
     } else {
         Side::Destination
     };
@@ -180,6 +207,8 @@ fn limit(
         side,
         cores_used,
         cores,
+        machine_cores_used,
+        machine_cores,
     }
 }
 
@@ -199,7 +228,9 @@ mod tests {
                         files: (share * 1e4) as u64,
                         bytes: (share * 1e8) as u64,
                         seconds,
+                        tool_s: seconds,
                         cpu_s: Some(seconds * cpu_per_s),
+                        machine_busy_s: Some(seconds * cpu_per_s),
                     }
                 })
             })
@@ -217,7 +248,10 @@ mod tests {
         // The runs 10% either side: the fit's residual is 10%, and the range twice that.
         let p = spread.predicted_seconds;
         assert!((p.expected / 20.5 - 1.0).abs() < 0.03, "{p:?}");
-        assert!(p.low <= 0.82 * p.expected && p.high >= 1.18 * p.expected, "{p:?}");
+        assert!(
+            p.low <= 0.82 * p.expected && p.high >= 1.18 * p.expected,
+            "{p:?}"
+        );
     }
 
     /// A tool busy on 1.9 of 2 cores is the limit; one thread busy is the limit for a tool of
@@ -234,6 +268,13 @@ mod tests {
         );
         let side = estimate(&one, 2, None, None, None).unwrap().limit.side;
         assert_eq!(side, Side::Destination);
+        // Both cores busy, the tool's one of them: other programs kept it from the second.
+        let mut crowded = one.clone();
+        for r in &mut crowded {
+            r.machine_busy_s = Some(r.seconds * 1.9);
+        }
+        let side = estimate(&crowded, 2, None, None, None).unwrap().limit.side;
+        assert_eq!(side, Side::Cpu);
     }
 
     /// The second backup's time beyond the start scales with the source; runs that shrink
