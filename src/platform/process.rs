@@ -107,26 +107,8 @@ fn children_cpu() -> Option<Duration> {
 #[cfg(windows)]
 fn child_times(child: &Child) -> Option<Duration> {
     use std::os::windows::io::AsRawHandle;
-    use windows_sys::Win32::Foundation::FILETIME;
-    use windows_sys::Win32::System::Threading::GetProcessTimes;
-    let zero = FILETIME {
-        dwLowDateTime: 0,
-        dwHighDateTime: 0,
-    };
-    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-    // SAFETY: the child's process handle, open while `child` lives, and four FILETIMEs to fill.
-    let ok = unsafe {
-        GetProcessTimes(
-            child.as_raw_handle(),
-            &mut created,
-            &mut exited,
-            &mut kernel,
-            &mut user,
-        )
-    };
-    // FILETIME counts 100 ns.
-    let ticks = |t: FILETIME| (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime);
-    (ok != 0).then(|| Duration::from_nanos((ticks(kernel) + ticks(user)) * 100))
+    // SAFETY: the child's process handle, open while `child` lives.
+    unsafe { super::windows::cpu_time_of(child.as_raw_handle()) }
 }
 
 #[cfg(test)]
