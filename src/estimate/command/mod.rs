@@ -14,7 +14,7 @@ mod launch;
 mod miniatures;
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -70,26 +70,16 @@ pub fn measure(
     let destination = Scratch::create(target)?;
     announce(target, tool, &minis, &destination);
     let mut runs = Vec::new();
-    let mut last = None;
+    let mut largest = None;
     for round in 0..ROUNDS {
         for (k, m) in minis.iter().enumerate() {
-            let name = format!("{round}-{k}");
-            let repo = destination.path().join(format!("repo-{name}"));
-            let home = area.path().join(format!("home-{name}"));
-            fs::create_dir(&home)
-                .map_err(|e| Error::io(format!("creating {}", home.display()), e))?;
-            let stderr = area.path().join(format!("stderr-{name}"));
-            let launch = |words: &[String], number| Launch {
-                tool,
-                words: CommandTool::fill(words, &path_text(&m.root), &path_text(&repo), number),
-                home: &home,
-                stderr: &stderr,
-                timeout: settings.timeout,
-            };
+            let place = Place::new(&destination, &area, &format!("{round}-{k}"))?;
             if let Some((_, setup)) = &tool.setup {
-                launch(setup, 1).run()?;
+                place.launch(tool, setup, m, 1, settings).run()?;
             }
-            let ran = launch(&tool.words, 1).timed(&destination)?;
+            let ran = place
+                .launch(tool, &tool.words, m, 1, settings)
+                .timed(&destination)?;
             runs.push(ToolRun {
                 share: m.share,
                 files: m.files,
@@ -100,30 +90,64 @@ pub fn measure(
                 machine_busy_s: ran.machine_busy_s,
             });
             if k == 0 {
-                last = Some((repo.clone(), home.clone(), stderr.clone()));
+                largest = Some(place);
             }
         }
     }
-    let second = match (last, minis.first()) {
-        (Some((repo, home, stderr)), Some(m)) if tool.incremental && settings.changed > 0.0 => {
+    let second = match (largest, minis.first()) {
+        (Some(place), Some(m)) if tool.incremental && settings.changed > 0.0 => {
             let (changed_files, changed_bytes) = change(&m.root, settings.changed)?;
-            let launch = Launch {
-                tool,
-                words: CommandTool::fill(&tool.words, &path_text(&m.root), &path_text(&repo), 2),
-                home: &home,
-                stderr: &stderr,
-                timeout: settings.timeout,
-            };
+            let ran = place
+                .launch(tool, &tool.words, m, 2, settings)
+                .timed(&destination)?;
             Some(SecondRun {
                 share: m.share,
                 changed_files,
                 changed_bytes,
-                seconds: launch.timed(&destination)?.seconds,
+                seconds: ran.seconds,
             })
         }
         _ => None,
     };
     Ok(Measured { runs, second })
+}
+
+/// Where one repository's runs happen: the repository in the destination's scratch (not made:
+/// the setup or the tool makes it), the tool's home and its stderr beside the miniatures.
+struct Place {
+    repo: PathBuf,
+    home: PathBuf,
+    stderr: PathBuf,
+}
+
+impl Place {
+    fn new(destination: &Scratch, area: &Scratch, name: &str) -> Result<Place> {
+        let home = area.path().join(format!("home-{name}"));
+        fs::create_dir(&home).map_err(|e| Error::io(format!("creating {}", home.display()), e))?;
+        Ok(Place {
+            repo: destination.path().join(format!("repo-{name}")),
+            home,
+            stderr: area.path().join(format!("stderr-{name}")),
+        })
+    }
+
+    /// `words` filled for miniature `m` and backup `number` in this repository.
+    fn launch<'a>(
+        &'a self,
+        tool: &'a CommandTool,
+        words: &[String],
+        m: &Miniature,
+        number: usize,
+        settings: ToolSettings,
+    ) -> Launch<'a> {
+        Launch {
+            tool,
+            words: CommandTool::fill(words, &path_text(&m.root), &path_text(&self.repo), number),
+            home: &self.home,
+            stderr: &self.stderr,
+            timeout: settings.timeout,
+        }
+    }
 }
 
 /// A path as the tool's command line takes it.
