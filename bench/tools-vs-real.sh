@@ -5,8 +5,8 @@
 # whether the real time fell inside the printed range.
 #
 #   bench/tools-vs-real.sh   (env: DESTBENCH=binary TREES="/usr/share/doc /usr/share/man"
-#                              DESTS="slow-disk nas" TOOLS="restic borg rclone" REAL_RUNS=3;
-#                              needs root)
+#                              DESTS="slow-disk nas" TOOLS="restic borg rclone" REAL_RUNS=3
+#                              ESTIMATE_ARGS="--measure-source"; needs root)
 #
 # Real time: each into a fresh repository (restic init / borg init untimed, as the estimate's
 # setup), the page cache dropped first (a first backup reads its source cold), the tool with a
@@ -81,7 +81,8 @@ for dest in $DESTS; do
     mount=$("$ROOT/scripts/testbed" up "$dest" "$STATE/tb" "${args[@]}" | sed -n 's/^mount=//p')
     for tree in $TREES; do
         for tool in $TOOLS; do
-            est=$("$DESTBENCH" estimate "$tree" --to "$mount" --tool "$tool" --json 2>>"$STATE/estimate-log" |
+            # shellcheck disable=SC2086 # ESTIMATE_ARGS is a list of flags
+            est=$("$DESTBENCH" estimate "$tree" --to "$mount" --tool "$tool" --json ${ESTIMATE_ARGS:-} 2>>"$STATE/estimate-log" |
                 python3 -c 'import json,sys
 c = json.load(sys.stdin)["commands"][0]
 p = c["predicted_seconds"]
@@ -111,14 +112,4 @@ PY
     done
     "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null
 done
-python3 - "$ROWS" <<'PY'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-for key in sorted({(r[0], r[2]) for r in rows}):
-    ratios = [float(r[7]) for r in rows if (r[0], r[2]) == key]
-    print(f"median ratio {key[0]} {key[1]}: {statistics.median(ratios):.3f} "
-          f"(worst {max(ratios, key=lambda x: abs(x - 1)):.3f})")
-PY
-if [[ -s $STATE/tool-errors ]]; then
-    echo "the tools complained $(wc -l <"$STATE/tool-errors") times (first: $(head -1 "$STATE/tool-errors"))"
-fi
+"$ROOT/bench/ratios-summary.sh" "$ROWS" "$STATE/tool-errors"
