@@ -37,7 +37,9 @@ pub(super) fn lines(out: &mut String, commands: &[CommandDestination]) {
             }
             Ok(e) => estimate_lines(out, c, e),
         }
-        let _ = writeln!(out, "  {}", runs_line(&c.runs));
+        if !c.runs.is_empty() {
+            let _ = writeln!(out, "  {}", runs_line(&c.runs));
+        }
     }
     let _ = writeln!(
         out,

@@ -136,6 +136,11 @@ pub fn estimate(
             .collect::<Vec<_>>()
             .join(", "),
     };
+    if runs.is_empty() {
+        return Err(FitError::NoMeasurements {
+            what: "the source has no files for a miniature".into(),
+        });
+    }
     let all: Vec<(f64, f64)> = runs.iter().map(|r| (r.share, r.seconds)).collect();
     let (start_s, whole_s) = fit_line(&all).ok_or_else(inconsistent)?;
     let c = [start_s, whole_s];
@@ -295,5 +300,7 @@ mod tests {
         }
         let e = estimate(&shrinking, 2, None, None, None);
         assert!(matches!(e, Err(FitError::Inconsistent { .. })), "{e:?}");
+        let e = estimate(&[], 2, None, None, None);
+        assert!(matches!(e, Err(FitError::NoMeasurements { .. })), "{e:?}");
     }
 }
