@@ -122,14 +122,4 @@ PY
     done
     "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null
 done
-python3 - "$ROWS" <<'PY'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-for key in sorted({(r[0], r[2]) for r in rows}):
-    ratios = [float(r[7]) for r in rows if (r[0], r[2]) == key]
-    print(f"median ratio {key[0]} {key[1]}: {statistics.median(ratios):.3f} "
-          f"(worst {max(ratios, key=lambda x: abs(x - 1)):.3f})")
-PY
-if [[ -s $STATE/tool-errors ]]; then
-    echo "the tools complained $(wc -l <"$STATE/tool-errors") times (first: $(head -1 "$STATE/tool-errors"))"
-fi
+"$ROOT/bench/ratios-summary.sh" "$ROWS" "$STATE/tool-errors"

@@ -63,6 +63,11 @@ pub enum Error {
     #[error("{cause}; the run was not stored ({kept})")]
     NotStored { cause: Box<Error>, kept: String },
 
+    /// A program destbench ran (a backup tool under `estimate --tool`) failed or hung; the
+    /// message names the command line it ran and ends with the program's last words.
+    #[error("{0}")]
+    Tool(String),
+
     /// An I/O call failed; `context` says which and on what.
     #[error("{context}: {source}")]
     Io {

@@ -41,14 +41,34 @@ pub struct EstimateArgs {
     /// tools run; the default with --to) or parallel:N (destbench's own copy on N threads; the
     /// only one stored runs can give, default parallel:THREADS with --run). --to calibrates
     /// it by copying the calibration sets with that very tool. timemachine: a first backup and
-    /// an hourly incremental from a stored run's tm-backup result (--run only).
-    #[arg(long, value_name = "TOOL")]
+    /// an hourly incremental from a stored run's tm-backup result (--run only). A backup
+    /// program, run on miniatures of SOURCE's own files into fresh repositories (--to only):
+    /// restic, borg, rclone, rclone-sync, kopia, robocopy, or 'cmd:COMMAND' with {src} (the
+    /// miniature), {repo} (a path in the destination's scratch, not yet made) and {n} (the
+    /// backup's number), run without a shell.
+    #[arg(long = defs::TOOL.long, value_name = "TOOL")]
     pub tool: Option<Tool>,
+
+    /// Run untimed before each first backup of a cmd: tool (e.g. 'restic -r {repo} init'),
+    /// with its placeholders; replaces a preset's own.
+    #[arg(long = defs::SETUP.long, value_name = "COMMAND")]
+    pub setup: Option<String>,
+
+    /// Kill a backup program's run (and what it started) after this many seconds.
+    #[arg(long = defs::TOOL_TIMEOUT.long, value_name = "SECS", default_value_t = 600.0,
+          value_parser = positive_seconds)]
+    pub tool_timeout: f64,
+
+    /// The share of the miniature's files rewritten before a second backup into the same
+    /// repository, for a backup program that makes incrementals (0: none).
+    #[arg(long = defs::CHANGED.long, value_name = "PERCENT", default_value_t = 10.0,
+          value_parser = percent)]
+    pub changed: f64,
 
     /// Also read a random sample of SOURCE's files (at most 200 files or 3 s) from a cold cache
     /// and say which side limits, the source or the destination. As root, the machine's caches
     /// are dropped first and the tree is listed cold on one thread, and that time counts too.
-    #[arg(long)]
+    #[arg(long = defs::MEASURE_SOURCE.long)]
     pub measure_source: bool,
 
     /// Where the fresh measurement's file sets are generated (default: the temp directory).
@@ -61,4 +81,20 @@ pub struct EstimateArgs {
 
     #[command(flatten)]
     pub db: DbArg,
+}
+
+/// Seconds above 0.
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("'{s}': a number of seconds above 0")),
+    }
+}
+
+/// A percentage from 0 to 100.
+fn percent(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}': a percentage from 0 to 100")),
+    }
 }

@@ -272,11 +272,13 @@ const BELOW_SETTINGS: [&str; 8] = [
 ];
 
 /// Other programs' flags in the argv or the advice we write for them.
-const OTHER_PROGRAMS: [(&str, &str); 4] = [
+const OTHER_PROGRAMS: [(&str, &str); 6] = [
     ("report/fio.rs", "--output"),
     ("probe/macos/timemachine.rs", "--style"),
     ("probe/macos/timemachine.rs", "--last"),
     ("probe/macos/timemachine.rs", "--predicate"),
+    ("workload/presets.rs", "--encryption"),
+    ("workload/presets.rs", "--path"),
 ];
 
 /// A flag renamed in its declaration (`settings::defs`, or the clap structs here) must leave

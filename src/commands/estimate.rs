@@ -3,10 +3,11 @@
 //! `report::estimate`.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use crate::cli::EstimateArgs;
 use crate::error::{EXIT_RUNTIME, Result};
-use crate::estimate::{self, Options, StoredRun};
+use crate::estimate::{self, Options, StoredRun, ToolSettings};
 use crate::report;
 
 use super::{db, write_stdout};
@@ -34,9 +35,14 @@ fn render(args: &EstimateArgs) -> Result<(String, bool)> {
         to: args.to.iter().chain(&args.compare).cloned().collect(),
         from_stored_runs: !args.runs.is_empty(),
         threads: args.threads,
-        tool: args.tool,
+        tool: args.tool.clone(),
         measure_source: args.measure_source,
         source_dir: args.source_dir.clone(),
+        setup: args.setup.clone(),
+        tool_settings: ToolSettings {
+            timeout: Duration::from_secs_f64(args.tool_timeout),
+            changed: args.changed / 100.0,
+        },
     }
     .plan()?;
     // Stored runs before the survey: a wrong id should not cost a measurement.

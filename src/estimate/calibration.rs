@@ -22,11 +22,11 @@ use super::model::CopyMeasurement;
 use super::sets::Sets;
 
 /// Each set is copied this many times (the spread gives the interval).
-const ROUNDS: usize = 2;
+pub(super) const ROUNDS: usize = 2;
 
 /// Copies each calibration set to `target` with `tool`, [`ROUNDS`] times, the sets taking
 /// turns so a drift of the destination spreads over all of them. Says first what it writes.
-pub fn calibrate(target: &Path, tool: Tool, sets: &Sets) -> Result<Vec<CopyMeasurement>> {
+pub fn calibrate(target: &Path, tool: &Tool, sets: &Sets) -> Result<Vec<CopyMeasurement>> {
     let scratch = Scratch::create(target)?;
     announce(target, tool, sets, &scratch);
     let mut measurements: Vec<CopyMeasurement> = sets
@@ -62,7 +62,7 @@ pub fn calibrate(target: &Path, tool: Tool, sets: &Sets) -> Result<Vec<CopyMeasu
 }
 
 /// Says on stderr what the calibration writes where, and about how long it takes.
-fn announce(target: &Path, tool: Tool, sets: &Sets, scratch: &Scratch) {
+fn announce(target: &Path, tool: &Tool, sets: &Sets, scratch: &Scratch) {
     let per_round = sets.bytes_per_round();
     let files: u64 = sets
         .sets
@@ -94,7 +94,7 @@ fn announce(target: &Path, tool: Tool, sets: &Sets, scratch: &Scratch) {
 
 /// Copies `src` into a fresh directory `name` of `scratch` with `tool` and times it to the end
 /// of a syncfs of the destination. The copy stays: see [`remove_copies`].
-fn time_copy(tool: Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<Duration> {
+fn time_copy(tool: &Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<Duration> {
     let engines = EngineFactory::new(EngineChoice::Auto).map_err(Error::Usage)?;
     let syncfs = || {
         platform::syncfs(scratch.fd()).map_err(|e| Error::Destination {
@@ -105,7 +105,7 @@ fn time_copy(tool: Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<Du
     let dst_root = tree::make_dir(&scratch.root(), name, &engines)?;
     syncfs()?;
     let start = Instant::now();
-    match tool {
+    match *tool {
         Tool::Parallel(threads) => {
             let task = Task::Copy {
                 dst: dst_root,
@@ -132,7 +132,7 @@ fn time_copy(tool: Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<Du
 }
 
 /// Runs `tool`'s program to copy `src`'s contents into `dst`, as a backup would call it.
-fn run_tool(tool: Tool, src: &Path, dst: &Path) -> Result<()> {
+fn run_tool(tool: &Tool, src: &Path, dst: &Path) -> Result<()> {
     let program = tool
         .program()
         .expect("only destbench's own copy runs no program");

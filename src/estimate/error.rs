@@ -18,7 +18,23 @@ pub enum EstimateError {
     #[error("{threads} threads: must be between 1 and {max}")]
     Threads { threads: usize, max: usize },
     #[error("{flag} {tool}: {program} is not installed (pick another {flag})", flag = crate::settings::defs::TOOL)]
-    ToolMissing { tool: Tool, program: &'static str },
+    ToolMissing { tool: Tool, program: String },
+    #[error(
+        "{tool_flag} {tool} with {run}: a backup tool must run on the destination, which a stored run cannot do; measure it now with {to} PATH",
+        tool_flag = crate::settings::defs::TOOL,
+        run = crate::settings::defs::RUN,
+        to = crate::settings::defs::TO
+    )]
+    CommandStored { tool: Tool },
+    #[error(
+        "{setup} runs before a backup program's runs: it needs {tool_flag} with a preset or cmd:COMMAND, not {tool}",
+        setup = crate::settings::defs::SETUP,
+        tool_flag = crate::settings::defs::TOOL
+    )]
+    SetupWithoutCommand { tool: Tool },
+    /// `--setup`'s line does not split into words.
+    #[error("{0}")]
+    BadSetup(String),
     #[error(
         "{tool} timemachine estimates from a stored run's tm-backup result, not {to}: run `destbench run DEST {tests} tm-backup` and pass {run} ID",
         tool = crate::settings::defs::TOOL,
@@ -48,6 +64,9 @@ impl From<EstimateError> for Error {
             EstimateError::NoDestination
             | EstimateError::Threads { .. }
             | EstimateError::ToolMissing { .. }
+            | EstimateError::CommandStored { .. }
+            | EstimateError::SetupWithoutCommand { .. }
+            | EstimateError::BadSetup(_)
             | EstimateError::TimeMachineMeasuredNow => Error::Usage(e.to_string()),
             EstimateError::Signals(e)
             | EstimateError::Survey(e)

@@ -4,10 +4,12 @@
 //! calibration sets of `sets`, with the source's `miniature`, copied now by the tool:
 //! `calibration`; or a stored run's `files-copy` results: `stored`), samples the source's
 //! reads where asked (`source_sample`), and fits the cost model to each destination's copies
-//! (`model`, pure). It returns every destination's estimate whole; `report::estimate` renders
-//! it.
+//! (`model`, pure). A backup program (`--tool restic`, `--tool 'cmd:…'`) is run itself on
+//! miniatures of the source's own files instead (`command`). It returns every destination's
+//! estimate whole; `report::estimate` renders it.
 
 mod calibration;
+mod command;
 mod error;
 mod miniature;
 pub mod model;
@@ -27,6 +29,7 @@ use crate::results::RunReport;
 use crate::tree::survey::Survey;
 use crate::workload::Tool;
 
+pub use command::{CommandDestination, ToolSettings};
 pub use error::{EstimateError, NoEstimate};
 use model::SourceCost;
 use model::time_machine::{self, NoTimeMachine, TimeMachineEstimate};
@@ -73,6 +76,8 @@ pub struct EstimateReport {
     pub survey: Survey,
     pub estimates: Vec<DestinationEstimate>,
     pub time_machine: Vec<TimeMachineDestination>,
+    /// Under a backup program's `--tool`, each destination's estimate instead.
+    pub commands: Vec<CommandDestination>,
 }
 
 impl EstimateReport {
@@ -80,6 +85,7 @@ impl EstimateReport {
     pub fn all_estimated(&self) -> bool {
         self.estimates.iter().all(|e| e.estimate.is_ok())
             && self.time_machine.iter().all(|e| e.estimate.is_ok())
+            && self.commands.iter().all(|e| e.estimate.is_ok())
     }
 }
 
@@ -109,6 +115,7 @@ pub fn run(plan: &Plan, stored: &[StoredRun]) -> Result<EstimateReport, Estimate
     if time_machine {
         return Ok(time_machine_report(&o.source, source.survey, stored));
     }
+    let commands = plan.run_command_tool(&source)?;
     gathered.extend(plan.measure_now(&source)?);
     let cost = if o.measure_source {
         let reads = source_sample::sample(&o.source).map_err(EstimateError::SourceSample)?;
@@ -127,6 +134,10 @@ pub fn run(plan: &Plan, stored: &[StoredRun]) -> Result<EstimateReport, Estimate
         survey: source.survey,
         estimates,
         time_machine: Vec::new(),
+        commands: commands
+            .into_iter()
+            .map(|c| c.estimate(cost.as_ref()))
+            .collect(),
     })
 }
 
@@ -149,14 +160,17 @@ fn time_machine_report(source: &Path, survey: Survey, stored: &[StoredRun]) -> E
             .collect(),
         survey,
         estimates: Vec::new(),
+        commands: Vec::new(),
     }
 }
 
 impl Plan {
     /// A stored run's copies, which stand only for destbench's own copy.
     fn stored_copies(&self, stored: &StoredRun) -> Copies {
-        let measurements = match self.options.tool {
-            Some(tool @ (Tool::Cp | Tool::Rsync)) => Err(NoEstimate::OtherTool { tool }),
+        let measurements = match &self.options.tool {
+            Some(tool @ (Tool::Cp | Tool::Rsync)) => {
+                Err(NoEstimate::OtherTool { tool: tool.clone() })
+            }
             _ => Ok(stored::copy_measurements(&stored.run, self.threads)),
         };
         Copies {
@@ -172,21 +186,17 @@ impl Plan {
 
     /// The calibration sets and the source's miniature copied to each destination of `--to`.
     fn measure_now(&self, source: &Surveyed) -> Result<Vec<Copies>, EstimateError> {
-        if self.options.to.is_empty() {
+        if self.options.to.is_empty() || self.measured_tool.command().is_some() {
             return Ok(Vec::new());
         }
-        let source_dir = self
-            .options
-            .source_dir
-            .clone()
-            .unwrap_or_else(std::env::temp_dir);
+        let source_dir = self.source_dir();
         let sets =
             sets::make_sets(&source_dir, &source.survey).map_err(EstimateError::Calibration)?;
         self.options
             .to
             .iter()
             .map(|target| {
-                let measurements = calibration::calibrate(target, self.measured_tool, &sets)
+                let measurements = calibration::calibrate(target, &self.measured_tool, &sets)
                     .map_err(EstimateError::Calibration)?;
                 Ok(Copies {
                     origin: Origin {
@@ -194,11 +204,80 @@ impl Plan {
                         run_id: None,
                         measured_now: true,
                     },
-                    tool: self.measured_tool,
+                    tool: self.measured_tool.clone(),
                     measurements: Ok(measurements),
                 })
             })
             .collect()
+    }
+}
+
+/// A backup program's runs on one destination, before the model.
+struct CommandRuns {
+    origin: Origin,
+    tool: crate::workload::presets::CommandTool,
+    measured: command::Measured,
+    /// The share of files changed before the second backup.
+    changed: f64,
+}
+
+impl Plan {
+    /// Where the calibration sets and the miniatures are written: `--source-dir`, or the temp
+    /// directory.
+    fn source_dir(&self) -> PathBuf {
+        self.options
+            .source_dir
+            .clone()
+            .unwrap_or_else(std::env::temp_dir)
+    }
+
+    /// A backup program's runs on each destination of `--to`, where it is the tool.
+    fn run_command_tool(&self, source: &Surveyed) -> Result<Vec<CommandRuns>, EstimateError> {
+        let Some(tool) = self.measured_tool.command() else {
+            return Ok(Vec::new());
+        };
+        self.options
+            .to
+            .iter()
+            .map(|target| {
+                let measured = command::measure(
+                    target,
+                    tool,
+                    (&self.options.source, &source.survey),
+                    &self.source_dir(),
+                    self.options.tool_settings,
+                )
+                .map_err(EstimateError::Calibration)?;
+                Ok(CommandRuns {
+                    origin: Origin {
+                        destination: target.display().to_string(),
+                        run_id: None,
+                        measured_now: true,
+                    },
+                    tool: tool.clone(),
+                    measured,
+                    changed: self.options.tool_settings.changed,
+                })
+            })
+            .collect()
+    }
+}
+
+impl CommandRuns {
+    /// The first backup fitted to the runs, the limiting side judged on the machine's cores.
+    fn estimate(self, cost: Option<&SourceCost>) -> CommandDestination {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let m = self.measured;
+        let estimate =
+            model::command::estimate(&m.runs, cores, self.tool.threads, m.second.as_ref(), cost);
+        CommandDestination {
+            origin: self.origin,
+            changed: self.changed,
+            tool: self.tool,
+            runs: m.runs,
+            second: m.second,
+            estimate,
+        }
     }
 }
 
@@ -209,7 +288,7 @@ impl Copies {
         let (measurements, estimate) = match self.measurements {
             Ok(m) => {
                 let what = format!("{} {tool}", crate::settings::defs::TOOL);
-                let e = model::estimate(source.shape(tool), &m, &what, cost);
+                let e = model::estimate(source.shape(&tool), &m, &what, cost);
                 (m, e.map_err(NoEstimate::from))
             }
             Err(problem) => (Vec::new(), Err(problem)),

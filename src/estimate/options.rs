@@ -7,6 +7,7 @@ use crate::settings::MAX_THREADS;
 use crate::workload::Tool;
 
 use super::EstimateError;
+use super::command::ToolSettings;
 
 /// What a caller asks of an estimate, as typed values.
 #[derive(Debug, Clone)]
@@ -27,6 +28,10 @@ pub struct Options {
     pub measure_source: bool,
     /// Where the calibration sets are written (default: the temp directory).
     pub source_dir: Option<PathBuf>,
+    /// A backup program's setup line (`--setup`), run untimed before each first backup.
+    pub setup: Option<String>,
+    /// How a backup program is run.
+    pub tool_settings: ToolSettings,
 }
 
 /// Checked options, with the tools they resolve to.
@@ -60,17 +65,13 @@ impl Options {
         }
         // Stored runs only ever hold destbench's own copies; measured now, rsync unless said
         // otherwise.
-        let measured_tool = self.tool.unwrap_or(if self.threads > 1 {
-            Tool::Parallel(self.threads)
-        } else {
-            Tool::Rsync
-        });
+        let measured_tool = self.measured_tool()?;
         if let Some(program) = measured_tool.program().filter(|_| !self.to.is_empty())
             && !program_exists(program)
         {
             return Err(EstimateError::ToolMissing {
+                program: program.to_string(),
                 tool: measured_tool,
-                program,
             });
         }
         Ok(Plan {
@@ -81,10 +82,38 @@ impl Options {
     }
 }
 
-/// Whether `program` is on the PATH.
+impl Options {
+    /// The tool measured now: rsync unless said otherwise (or several threads ask for
+    /// destbench's own copy), a backup program with `--setup`'s line. A backup program runs on
+    /// the destination: never from a stored run.
+    fn measured_tool(&self) -> Result<Tool, EstimateError> {
+        let mut tool = self.tool.clone().unwrap_or(if self.threads > 1 {
+            Tool::Parallel(self.threads)
+        } else {
+            Tool::Rsync
+        });
+        match (&mut tool, &self.setup) {
+            (Tool::Command(_), _) if self.from_stored_runs => {
+                return Err(EstimateError::CommandStored { tool });
+            }
+            (Tool::Command(c), Some(setup)) => {
+                c.set_setup(setup).map_err(EstimateError::BadSetup)?;
+            }
+            (_, Some(_)) => return Err(EstimateError::SetupWithoutCommand { tool }),
+            _ => {}
+        }
+        Ok(tool)
+    }
+}
+
+/// Whether `program` is on the PATH (or, with a directory in it, is there).
 fn program_exists(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+    let exe = format!("{program}{}", std::env::consts::EXE_SUFFIX);
+    let found = |dir: &std::path::Path| dir.join(program).is_file() || dir.join(&exe).is_file();
+    if std::path::Path::new(program).components().count() > 1 {
+        return found(std::path::Path::new(""));
+    }
+    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|d| found(&d)))
 }
 
 #[cfg(test)]
@@ -102,6 +131,11 @@ mod tests {
             tool,
             measure_source: false,
             source_dir: None,
+            setup: None,
+            tool_settings: ToolSettings {
+                timeout: std::time::Duration::from_secs(60),
+                changed: 0.1,
+            },
         }
     }
 

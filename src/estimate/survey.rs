@@ -49,7 +49,7 @@ pub fn survey(root: &Path, cold: bool, cross_filesystems: bool) -> Result<Survey
 impl Surveyed {
     /// The tree as `tool` copies it: a tool that copies each name of a file with several
     /// names copies its data each time.
-    pub fn shape(&self, tool: Tool) -> TreeShape<'_> {
+    pub fn shape(&self, tool: &Tool) -> TreeShape<'_> {
         let s = &self.survey;
         let keeps = tool.keeps_hard_links();
         TreeShape {

@@ -18,6 +18,8 @@ use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
 pub use crate::units::human_duration;
 
+use super::estimate_command::range;
+
 pub const ESTIMATE_SCHEMA: &str = "destbench.estimate/1";
 
 fn class_name(low: u64, high: Option<u64>) -> String {
@@ -35,20 +37,15 @@ fn origin_name(o: &Origin) -> String {
     }
 }
 
-fn range(r: &Range) -> String {
-    format!(
-        "{} ({} to {})",
-        human_duration(r.expected),
-        human_duration(r.low),
-        human_duration(r.high)
-    )
-}
-
 pub fn render(report: &EstimateReport) -> String {
     let mut out = String::new();
     source_lines(&mut out, &report.source, &report.survey);
     if !report.time_machine.is_empty() {
         time_machine_lines(&mut out, &report.time_machine);
+        return out;
+    }
+    if !report.commands.is_empty() {
+        super::estimate_command::lines(&mut out, &report.commands);
         return out;
     }
     for e in &report.estimates {
@@ -273,6 +270,8 @@ struct Doc<'a> {
     estimates: Vec<EstimateDoc<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     time_machine: Vec<TimeMachineDoc<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    commands: Vec<super::estimate_command::CommandDoc<'a>>,
 }
 
 /// One stored run's Time Machine estimate, or its error.
@@ -342,6 +341,11 @@ pub fn render_json(report: &EstimateReport) -> String {
                 estimate: e.estimate.as_ref().ok(),
                 error: e.estimate.as_ref().err().map(ToString::to_string),
             })
+            .collect(),
+        commands: report
+            .commands
+            .iter()
+            .map(super::estimate_command::CommandDoc::of)
             .collect(),
     };
     super::export::pretty(&doc)

@@ -12,6 +12,7 @@ mod details;
 mod diagram;
 pub mod escape;
 pub mod estimate;
+mod estimate_command;
 pub mod export;
 mod figures;
 pub mod fio;

@@ -246,6 +246,11 @@ pub const DB: Setting = flag("db", "");
 pub const TO: Setting = flag("to", "");
 pub const RUN: Setting = flag("run", "");
 pub const TOOL: Setting = flag("tool", "");
+/// A backup program's setup, its time limit and the share of files a second backup finds changed.
+pub const SETUP: Setting = flag("setup", "");
+pub const TOOL_TIMEOUT: Setting = flag("tool-timeout", "");
+pub const CHANGED: Setting = flag("changed", "");
+pub const MEASURE_SOURCE: Setting = flag("measure-source", "");
 
 /// The settings the config file can set, each under its key.
 #[cfg(test)]

@@ -6,6 +6,7 @@
 mod data;
 pub mod desktop;
 pub mod fileset;
+pub mod presets;
 mod profile;
 mod select;
 mod shape;

@@ -1,13 +1,15 @@
 //! The copy tools `estimate --tool` predicts for: each copies a tree its own way (`cp -a` one
 //! file at a time with its metadata after the data; `rsync -a` into a temporary name, then a
-//! rename, through a pipe between its sender and receiver; destbench's own copy on N threads),
-//! so each is calibrated by copying the same calibration sets with that tool.
+//! rename, through a pipe between its sender and receiver; destbench's own copy on N threads;
+//! a backup program such as restic or borg, or any command line, run on miniatures of the
+//! source), so each is measured by running that very tool.
 
 use std::fmt;
 use std::str::FromStr;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+use super::presets::{CommandTool, PRESETS};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tool {
     /// `cp -a`.
     Cp,
@@ -18,21 +20,33 @@ pub enum Tool {
     Parallel(usize),
     /// Time Machine: estimated from a stored run's tm-backup replay, not by copying.
     TimeMachine,
+    /// A backup program's command line (a preset's, or the user's own `cmd:`), run on
+    /// miniatures of the source into fresh repositories.
+    Command(Box<CommandTool>),
 }
 
 impl Tool {
     /// Whether the tool copies a file with several names once and links the other names (`cp
     /// -a` does; `rsync -a` needs `-H` for it, and destbench's copy copies each name).
-    pub fn keeps_hard_links(self) -> bool {
+    pub fn keeps_hard_links(&self) -> bool {
         matches!(self, Tool::Cp)
     }
 
     /// The external program the tool runs, if any.
-    pub fn program(self) -> Option<&'static str> {
+    pub fn program(&self) -> Option<&str> {
         match self {
             Tool::Cp => Some("cp"),
             Tool::Rsync => Some("rsync"),
+            Tool::Command(c) => Some(c.program()),
             Tool::Parallel(_) | Tool::TimeMachine => None,
+        }
+    }
+
+    /// The command line tool, if this is one.
+    pub fn command(&self) -> Option<&CommandTool> {
+        match self {
+            Tool::Command(c) => Some(c),
+            _ => None,
         }
     }
 }
@@ -44,6 +58,7 @@ impl fmt::Display for Tool {
             Tool::Rsync => f.write_str("rsync"),
             Tool::Parallel(n) => write!(f, "parallel:{n}"),
             Tool::TimeMachine => f.write_str("timemachine"),
+            Tool::Command(c) => c.fmt(f),
         }
     }
 }
@@ -56,19 +71,32 @@ impl FromStr for Tool {
             "cp" => Ok(Tool::Cp),
             "rsync" => Ok(Tool::Rsync),
             "timemachine" => Ok(Tool::TimeMachine),
-            _ => {
-                let threads = s.strip_prefix("parallel:").ok_or_else(|| {
-                    format!("unknown tool '{s}': expected cp, rsync, parallel:N or timemachine")
-                })?;
-                // The upper bound is the settings' thread limit, checked by the command.
-                match threads.parse::<usize>() {
-                    Ok(n) if n >= 1 => Ok(Tool::Parallel(n)),
-                    _ => Err(format!(
-                        "{s}: N must be a whole number of threads, 1 or more"
-                    )),
-                }
+            _ if s.starts_with("cmd:") => {
+                CommandTool::of_line(&s[4..], None).map(|c| Tool::Command(Box::new(c)))
             }
+            _ if s.starts_with("parallel:") => parallel(s),
+            _ => match PRESETS.iter().find(|p| p.name == s) {
+                Some(preset) => Ok(Tool::Command(Box::new(CommandTool::of_preset(preset)))),
+                None => Err(format!(
+                    "unknown tool '{s}': expected cp, rsync, parallel:N, timemachine, {}, or cmd:COMMAND",
+                    PRESETS
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            },
         }
+    }
+}
+
+/// `parallel:N`; the upper bound is the settings' thread limit, checked by the command.
+fn parallel(s: &str) -> Result<Tool, String> {
+    match s["parallel:".len()..].parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(Tool::Parallel(n)),
+        _ => Err(format!(
+            "{s}: N must be a whole number of threads, 1 or more"
+        )),
     }
 }
 
@@ -78,7 +106,15 @@ mod tests {
 
     #[test]
     fn tools_parse_and_print_back() {
-        for s in ["cp", "rsync", "parallel:4", "timemachine"] {
+        for s in [
+            "cp",
+            "rsync",
+            "parallel:4",
+            "timemachine",
+            "restic",
+            "borg",
+            "cmd:cp -r {src} {repo}",
+        ] {
             assert_eq!(s.parse::<Tool>().unwrap().to_string(), s);
         }
         assert!("tar".parse::<Tool>().unwrap_err().contains("unknown tool"));

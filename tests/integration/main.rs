@@ -13,6 +13,8 @@ mod chain;
 mod cli_ux;
 #[cfg(unix)]
 mod estimate;
+#[cfg(unix)]
+mod estimate_tools;
 mod eta;
 #[cfg(target_os = "linux")]
 mod faults;

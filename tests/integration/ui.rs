@@ -484,7 +484,12 @@ fn an_estimate_from_the_page_is_the_commands_text() {
         (code, body.as_str()),
         (400, "a destination to estimate for is needed")
     );
-    let estimate = format!("source={}&to={}", encode(&source), encode(&to));
+    // The page's tool goes to --tool, whose parser refuses what it does not know.
+    let tar = format!("source={}&to={}&tool=tar", encode(&source), encode(&to));
+    let (code, body) = ui.post("/api/estimate", &tar);
+    assert_eq!(code, 400, "{body}");
+    assert!(body.contains("unknown tool 'tar'"), "{body}");
+    let estimate = format!("source={}&to={}&tool=", encode(&source), encode(&to));
     let (code, body) = ui.post("/api/estimate", &estimate);
     assert_eq!(code, 202, "{body}");
     let (code, _) = ui.post("/api/run", &form(&to, "quick"));

@@ -255,6 +255,10 @@ pub fn estimate_argv(app: &App, form: &[(String, String)]) -> Result<Vec<String>
     let source = required(form, "source", "a source folder to estimate")?;
     let to = required(form, "to", "a destination to estimate for")?;
     let mut argv: Vec<String> = vec![defs::TO.to_string(), to.into()];
+    // The tool as `--tool` takes it (a backup program too); checked by the command's parser.
+    if let Some(tool) = value(form, "tool").filter(|t| !t.trim().is_empty()) {
+        argv.extend([defs::TOOL.to_string(), tool.trim().into()]);
+    }
     argv.extend(db_args(app));
     argv.extend(["--".into(), source.into()]);
     Ok(argv)

@@ -168,7 +168,9 @@ $('cancel').addEventListener('click', async () => {
 });
 $('estimate-start').addEventListener('click', async () => {
   try {
-    showStatus(await post('/api/estimate', { source: $('source').value.trim(), to: chosen() }));
+    showStatus(await post('/api/estimate', {
+      source: $('source').value.trim(), to: chosen(), tool: $('estimate-tool').value.trim(),
+    }));
   } catch (e) { $('estimate-out').textContent = String(e.message || e); }
 });
 $('compare').addEventListener('click', () => {

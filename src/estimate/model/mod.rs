@@ -37,6 +37,7 @@
 //! own side, where it was measured, adds to the destination's (`source`).
 
 mod advice;
+pub mod command;
 mod fit;
 mod miniature;
 mod source;

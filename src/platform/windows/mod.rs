@@ -164,26 +164,26 @@ pub fn is_root() -> bool {
 
 /// CPU time (user + kernel) used so far by the whole process, all threads included.
 pub fn process_cpu_time() -> std::time::Duration {
+    // SAFETY: this process's pseudo-handle, valid for as long as the process lives.
+    unsafe { cpu_time_of(GetCurrentProcess()) }.unwrap_or_default()
+}
+
+/// CPU time (user + kernel) a process has used (all its threads), from its handle; None where
+/// Windows does not say.
+///
+/// # Safety
+/// `process` must be a process handle open for the call, with query rights.
+pub unsafe fn cpu_time_of(process: HANDLE) -> Option<std::time::Duration> {
     let zero = FILETIME {
         dwLowDateTime: 0,
         dwHighDateTime: 0,
     };
     let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-    // SAFETY: this process's pseudo-handle and four FILETIMEs to fill.
-    let ok = unsafe {
-        GetProcessTimes(
-            GetCurrentProcess(),
-            &mut created,
-            &mut exited,
-            &mut kernel,
-            &mut user,
-        )
-    };
-    if ok == 0 {
-        return std::time::Duration::ZERO;
-    }
+    // SAFETY: a process handle open for the call (the caller's promise) and four FILETIMEs.
+    let ok = unsafe { GetProcessTimes(process, &mut created, &mut exited, &mut kernel, &mut user) };
+    // FILETIME counts 100 ns.
     let ticks = |t: FILETIME| (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime);
-    std::time::Duration::from_nanos((ticks(kernel) + ticks(user)) * 100)
+    (ok != 0).then(|| std::time::Duration::from_nanos((ticks(kernel) + ticks(user)) * 100))
 }
 
 /// The process's peak working set, in bytes.

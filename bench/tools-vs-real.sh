@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# `destbench estimate --tool restic|borg|rclone` against the real backup of the whole tree: on
+# the testbed's slow disk (35 MB/s) and NAS (sshfs over a 100 Mbit/s link), for each tree and
+# tool, the estimate next to the real first backup's median, the ratio (estimate / real) and
+# whether the real time fell inside the printed range.
+#
+#   bench/tools-vs-real.sh   (env: DESTBENCH=binary TREES="/usr/share/doc /usr/share/man"
+#                              DESTS="slow-disk nas" TOOLS="restic borg rclone" REAL_RUNS=3
+#                              ESTIMATE_ARGS="--measure-source"; needs root)
+#
+# Real time: each into a fresh repository (restic init / borg init untimed, as the estimate's
+# setup), the page cache dropped first (a first backup reads its source cold), the tool with a
+# fresh home of its own (an empty cache, as the estimate's runs have) and throwaway secrets,
+# then `sync -f` on the destination, all timed; the median of REAL_RUNS. The repositories are
+# deleted together after a tool's runs, then SETTLE seconds (default 30) pass with nothing
+# running: ext4 passes over inodes freed in the last minute when it makes new ones (see
+# bench/estimate-vs-real.sh). The testbed is machine-wide: the script takes
+# /tmp/destbench-testbed.lock for its whole run.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TREES=${TREES:-/usr/share/doc /usr/share/man}
+DESTS=${DESTS:-slow-disk nas}
+TOOLS=${TOOLS:-restic borg rclone}
+REAL_RUNS=${REAL_RUNS:-3}
+[[ $EUID == 0 ]] || { echo "tools-vs-real: needs root (testbed, drop caches)" >&2; exit 1; }
+if [[ -z ${TOOLS_VS_REAL_LOCKED:-} ]]; then
+    export TOOLS_VS_REAL_LOCKED=1
+    exec flock /tmp/destbench-testbed.lock "$0" "$@"
+fi
+for tool in $TOOLS python3 flock; do
+    command -v "$tool" >/dev/null || { echo "tools-vs-real: $tool is not installed" >&2; exit 1; }
+done
+if [[ -z ${DESTBENCH:-} ]]; then
+    (cd "$ROOT" && cargo build --release --quiet)
+    DESTBENCH=$ROOT/target/release/destbench
+fi
+STATE=$(mktemp -d /var/tmp/.tools-vs-real-XXXXXX)
+cleanup() { "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null 2>&1 || true; rm -rf "$STATE"; }
+trap cleanup EXIT
+export XDG_DATA_HOME=$STATE/data DESTBENCH_DB=$STATE/data/history.sqlite
+# The same throwaway secrets destbench gives the tools (src/workload/presets.rs), never the
+# user's.
+export RESTIC_PASSWORD=destbench-throwaway-secret BORG_PASSPHRASE=destbench-throwaway-secret
+export BORG_DISPLAY_PASSPHRASE=no
+unset RESTIC_REPOSITORY BORG_REPO XDG_CACHE_HOME XDG_CONFIG_HOME
+
+now() { date +%s.%N; }
+cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+# Seconds tool $1 took to back tree $2 up into a fresh repository $3, flush included.
+real_time() {
+    local tool=$1 src=$2 repo=$3 t0 t1
+    local home=$STATE/home-$RANDOM$RANDOM
+    mkdir -p "$home"
+    case $tool in
+        restic) HOME=$home restic -q -r "$repo" init >/dev/null ;;
+        borg) HOME=$home borg init -e repokey "$repo" 2>/dev/null ;;
+    esac
+    sync -f "$(dirname "$repo")"
+    cold
+    t0=$(now)
+    case $tool in
+        restic) HOME=$home restic -q -r "$repo" backup "$src" >/dev/null 2>>"$STATE/tool-errors" ;;
+        borg) HOME=$home borg create "$repo::backup-1" "$src" 2>>"$STATE/tool-errors" ;;
+        rclone) HOME=$home rclone copy "$src" "$repo" 2>>"$STATE/tool-errors" ;;
+    esac
+    sync -f "$(dirname "$repo")"
+    t1=$(now)
+    rm -rf "$home"
+    python3 -c "print(f'{$t1 - $t0:.2f}')"
+}
+
+printf '%-10s %-16s %-7s %8s %16s %9s %12s %7s %-6s %s\n' dest tree tool "est (s)" range "real (s)" "real spread" ratio inside limit
+ROWS=$STATE/rows
+for dest in $DESTS; do
+    case $dest in
+        slow-disk) args=(--rate 35 --size 2G) ;;
+        nas) args=(--link 100mbit) ;;
+        *) echo "tools-vs-real: unknown destination $dest" >&2; exit 1 ;;
+    esac
+    mount=$("$ROOT/scripts/testbed" up "$dest" "$STATE/tb" "${args[@]}" | sed -n 's/^mount=//p')
+    for tree in $TREES; do
+        for tool in $TOOLS; do
+            # shellcheck disable=SC2086 # ESTIMATE_ARGS is a list of flags
+            est=$("$DESTBENCH" estimate "$tree" --to "$mount" --tool "$tool" --json ${ESTIMATE_ARGS:-} 2>>"$STATE/estimate-log" |
+                python3 -c 'import json,sys
+c = json.load(sys.stdin)["commands"][0]
+p = c["predicted_seconds"]
+print(p["expected"], p["low"], p["high"], c["limit"]["side"])')
+            sleep "${SETTLE:-30}"
+            reals=() repos=()
+            for ((run = 0; run < REAL_RUNS; run++)); do
+                repos+=("$mount/repo-$run")
+                reals+=("$(real_time "$tool" "$tree" "$mount/repo-$run")")
+            done
+            rm -rf "${repos[@]}"
+            sync -f "$mount"
+            sleep "${SETTLE:-30}"
+            read -r e lo hi side <<<"$est"
+            python3 - "$dest" "$tree" "$tool" "$e" "$lo" "$hi" "$side" "${reals[@]}" <<'PY' | tee -a "$ROWS"
+import statistics, sys
+dest, tree, tool = sys.argv[1:4]
+e, lo, hi = map(float, sys.argv[4:7])
+side = sys.argv[7]
+reals = [float(r) for r in sys.argv[8:]]
+real = statistics.median(reals)
+inside = "yes" if lo <= real <= hi else "NO"
+spread = f"{min(reals):.1f}-{max(reals):.1f}"
+print(f"{dest:<10} {tree:<16} {tool:<7} {e:8.1f} {f'{lo:.1f}-{hi:.1f}':>16} {real:9.1f} {spread:>12} {e / real:7.3f} {inside:<6} {side}")
+PY
+        done
+    done
+    "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null
+done
+"$ROOT/bench/ratios-summary.sh" "$ROWS" "$STATE/tool-errors"

@@ -1,0 +1,171 @@
+//! The miniatures a backup tool runs on: the source's own files, copied, so the tool meets the
+//! source's compressibility, duplicates and size mix. Each takes a share of the files of every
+//! size class of the survey, evenly along the walk (systematic sampling: the i-th file of a
+//! class is taken when its running share passes a whole number), at its path relative to the
+//! source, so its directories are the source's; symlinks and special files are left out (no
+//! data). The largest is the biggest share within [`BUDGET`] times the copy tools' miniature
+//! budget (files and bytes); the others half and a quarter of it, so the fit sees the time grow.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::estimate::miniature::{MAX_BYTES, MAX_FILES};
+use crate::interrupt;
+use crate::platform;
+use crate::tree::size_classes::CLASS_BOUNDS;
+use crate::tree::survey::Survey;
+
+/// A backup program starts in about a second (opening its repository, deriving its key), where
+/// cp starts in milliseconds: its miniatures are this many times the copy tools' budget, so
+/// their work, not the start and a shared machine's noise, sets the fit.
+const BUDGET: u64 = 4;
+
+/// The miniatures' shares of the largest one's.
+const SCALES: [f64; 3] = [1.0, 0.5, 0.25];
+
+/// One miniature as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Miniature {
+    pub root: PathBuf,
+    pub files: u64,
+    pub bytes: u64,
+    /// The mean of its files' and bytes' shares of the source's (alike by construction).
+    pub share: f64,
+}
+
+/// The share of the source the largest miniature takes.
+fn largest_share(files: u64, bytes: u64) -> f64 {
+    [
+        1.0,
+        (BUDGET * MAX_FILES) as f64 / files.max(1) as f64,
+        (BUDGET * MAX_BYTES) as f64 / bytes.max(1) as f64,
+    ]
+    .into_iter()
+    .fold(f64::INFINITY, f64::min)
+}
+
+/// Whether the `i`-th file (from 0) of a class is taken at share `f`: its running share passed
+/// a whole number (rounded, so a class of few files gets its nearest count).
+pub(super) fn taken(i: u64, f: f64) -> bool {
+    ((i + 1) as f64 * f + 0.5).floor() > (i as f64 * f + 0.5).floor()
+}
+
+/// Copies the miniatures of the surveyed `source` into `area` (`miniature-0` the largest).
+pub fn make(source: &Path, survey: &Survey, area: &Path) -> Result<Vec<Miniature>> {
+    let h = &survey.histogram;
+    let (total_files, total_bytes) = (h.total_files(), h.total_bytes());
+    let top = largest_share(total_files, total_bytes);
+    let mut minis: Vec<Miniature> = (0..SCALES.len())
+        .map(|k| Miniature {
+            root: area.join(format!("miniature-{k}")),
+            files: 0,
+            bytes: 0,
+            share: 0.0,
+        })
+        .collect();
+    for m in &minis {
+        fs::create_dir(&m.root)
+            .map_err(|e| Error::io(format!("creating {}", m.root.display()), e))?;
+    }
+    let mut seen = [0u64; CLASS_BOUNDS.len() + 1];
+    walk(source, &mut |relative, size| {
+        let class = CLASS_BOUNDS
+            .iter()
+            .position(|&b| size < b)
+            .unwrap_or(CLASS_BOUNDS.len());
+        let i = seen[class];
+        seen[class] += 1;
+        for (m, scale) in minis.iter_mut().zip(SCALES) {
+            // A file larger than half the byte budget would be most of a miniature.
+            if taken(i, top * scale) && size <= BUDGET * MAX_BYTES / 2 {
+                copy_into(source, relative, &m.root)?;
+                m.files += 1;
+                m.bytes += size;
+            }
+        }
+        Ok(())
+    })?;
+    for m in &mut minis {
+        m.share = (m.files as f64 / total_files.max(1) as f64
+            + m.bytes as f64 / total_bytes.max(1) as f64)
+            / 2.0;
+    }
+    minis.retain(|m| m.files > 0);
+    Ok(minis)
+}
+
+/// Copies `source/relative` to `root/relative`, its directories made as needed.
+fn copy_into(source: &Path, relative: &Path, root: &Path) -> Result<()> {
+    let to = root.join(relative);
+    let io = |e| {
+        Error::io(
+            format!(
+                "copying {} into a miniature",
+                source.join(relative).display()
+            ),
+            e,
+        )
+    };
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).map_err(io)?;
+    }
+    fs::copy(source.join(relative), &to).map_err(io)?;
+    Ok(())
+}
+
+/// Calls `visit` with every regular file's path relative to `root` and size, in the order of a
+/// walk that follows no symlink and stays on `root`'s filesystem, directories sorted by name
+/// so the same tree gives the same miniatures. Unreadable directories are the survey's to
+/// report; the walk skips them.
+pub(super) fn walk(root: &Path, visit: &mut dyn FnMut(&Path, u64) -> Result<()>) -> Result<()> {
+    let device = fs::symlink_metadata(root)
+        .map_err(|e| Error::io(format!("reading {}", root.display()), e))
+        .map(|meta| platform::device_of(&meta))?;
+    let mut pending = vec![PathBuf::new()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = fs::read_dir(root.join(&dir)) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| std::cmp::Reverse(e.file_name()));
+        for entry in entries {
+            let Ok(meta) = entry.metadata() else { continue };
+            let relative = dir.join(entry.file_name());
+            if platform::device_of(&meta) != device {
+                continue;
+            }
+            if meta.is_dir() {
+                pending.push(relative);
+            } else if meta.is_file() {
+                visit(&relative, meta.len())?;
+            }
+        }
+        interrupt::check()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Systematic sampling takes the nearest whole share of a class, evenly spread.
+    #[test]
+    fn a_class_gives_its_share_evenly() {
+        let picks: Vec<u64> = (0..100).filter(|&i| taken(i, 0.1)).collect();
+        assert_eq!(picks.len(), 10);
+        assert!(picks.windows(2).all(|w| w[1] - w[0] == 10), "{picks:?}");
+        assert_eq!((0..3).filter(|&i| taken(i, 0.1)).count(), 0);
+        assert_eq!((0..7).filter(|&i| taken(i, 0.1)).count(), 1);
+        assert_eq!((0..5).filter(|&i| taken(i, 1.0)).count(), 5);
+    }
+
+    /// The largest share keeps to both budgets, and a small tree is taken whole.
+    #[test]
+    fn the_largest_share_keeps_to_the_budgets() {
+        assert_eq!(largest_share(100, 1000), 1.0);
+        assert!((largest_share(4 * BUDGET * MAX_FILES, 1000) - 0.25).abs() < 1e-12);
+        assert!((largest_share(10, 4 * BUDGET * MAX_BYTES) - 0.25).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,209 @@
+//! A backup program's estimate (`estimate --tool restic`, `--tool 'cmd:…'`) as text and as
+//! the `commands` of `destbench.estimate/1`. Everything shown is computed by
+//! `estimate::model::command`; this only lays it out.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::estimate::model::command::{CommandEstimate, Limit, SecondRun, Side, ToolRun};
+use crate::estimate::{CommandDestination, Origin};
+use crate::units::{format_bytes, human_duration};
+use crate::workload::presets::CommandTool;
+
+use crate::estimate::model::Range;
+
+/// A prediction and its range, as every estimate prints it.
+pub(super) fn range(r: &Range) -> String {
+    format!(
+        "{} ({} to {})",
+        human_duration(r.expected),
+        human_duration(r.low),
+        human_duration(r.high)
+    )
+}
+
+/// Each destination's first backup with the tool, its fit, runs, limit and second backup.
+pub(super) fn lines(out: &mut String, commands: &[CommandDestination]) {
+    for c in commands {
+        let _ = writeln!(
+            out,
+            "\nto {} (measured now) with {}:",
+            c.origin.destination, c.tool
+        );
+        match &c.estimate {
+            Err(problem) => {
+                let _ = writeln!(out, "  no estimate: {problem}");
+            }
+            Ok(e) => estimate_lines(out, c, e),
+        }
+        if !c.runs.is_empty() {
+            let _ = writeln!(out, "  {}", runs_line(&c.runs));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nThe tool ran on miniatures of the source's own files (their share of every size class), each into an empty repository, timed to the end of a sync of the destination; the range spans the fits to each miniature's fastest and slowest runs, and at least twice the fit's residual either side. Deduplication and compression are what the miniatures show: duplicates spread across the whole source are seen only as far as the sample holds both copies. A source slower than its page cache is not in it unless {}.",
+        crate::settings::defs::MEASURE_SOURCE
+    );
+}
+
+fn estimate_lines(out: &mut String, c: &CommandDestination, e: &CommandEstimate) {
+    let _ = writeln!(out, "  first backup: {}", range(&e.predicted_seconds));
+    let _ = writeln!(
+        out,
+        "  fit: {:.2} s once + {} for the whole source's files and bytes (residual {:.1}%)",
+        e.start_s,
+        human_duration(e.whole_s),
+        100.0 * e.residual
+    );
+    let _ = writeln!(out, "  limit: {}", limit_line(&c.tool, &e.limit));
+    if let Some(s) = &e.source {
+        let _ = writeln!(
+            out,
+            "  the source: reading it takes {} ({:.1} MB/s, {:.2} ms per file), added",
+            human_duration(s.cost.seconds),
+            s.cost.bytes_per_s / 1e6,
+            s.cost.per_file_s * 1e3
+        );
+    }
+    if let (Some(seconds), Some(second)) = (e.second_seconds, &c.second) {
+        let _ = writeln!(
+            out,
+            "  second backup, after {:.0}% of the files changed: {} (one run on the largest miniature: {} files, {} rewritten, {:.2} s)",
+            100.0 * c.changed,
+            human_duration(seconds),
+            second.changed_files,
+            format_bytes(second.changed_bytes),
+            second.seconds
+        );
+    }
+}
+
+/// Which side limits, in the words of the example.
+fn limit_line(tool: &CommandTool, l: &Limit) -> String {
+    let cores = if tool.threads == Some(1) {
+        "the 1 core it can use (it works on one thread)".to_string()
+    } else {
+        format!("{} cores", l.cores)
+    };
+    let used = |u: f64| format!("{tool} used {u:.1} of {cores}");
+    match (l.side, l.cores_used) {
+        (Side::Source, _) => {
+            "reading the source takes longer than the backup: the source is the limit here".into()
+        }
+        (Side::Tool, Some(u)) => format!(
+            "{}: the tool's work, not the destination, is the limit here",
+            used(u)
+        ),
+        (_, Some(u)) => format!(
+            "{}: it waited on the destination (the miniatures are read from the page cache), which is the limit here",
+            used(u)
+        ),
+        (_, None) => {
+            "the tool's CPU time is not known on this system: the destination is taken as the limit"
+                .into()
+        }
+    }
+}
+
+/// The runs, by miniature.
+fn runs_line(runs: &[ToolRun]) -> String {
+    let mut by_share: Vec<(&ToolRun, Vec<String>)> = Vec::new();
+    for r in runs {
+        let time = format!("{:.2}", r.seconds);
+        match by_share
+            .iter_mut()
+            .find(|(first, _)| first.share == r.share)
+        {
+            Some((_, times)) => times.push(time),
+            None => by_share.push((r, vec![time])),
+        }
+    }
+    let parts: Vec<String> = by_share
+        .iter()
+        .map(|(r, times)| {
+            format!(
+                "{:.1}% ({} files, {}) {} s",
+                100.0 * r.share,
+                r.files,
+                format_bytes(r.bytes),
+                times.join(", ")
+            )
+        })
+        .collect();
+    format!(
+        "runs on miniatures (share of the source): {}",
+        parts.join("; ")
+    )
+}
+
+/// One destination's estimate with a backup program, for the JSON.
+#[derive(Serialize)]
+pub(super) struct CommandDoc<'a> {
+    #[serde(flatten)]
+    origin: &'a Origin,
+    tool: ToolDoc<'a>,
+    predicted_seconds: Option<Range>,
+    /// `start_s + share × whole_s`, with its residual.
+    fit: Option<FitDoc>,
+    limit: Option<Limit>,
+    runs: &'a [ToolRun],
+    second_backup: Option<SecondDoc<'a>>,
+    source: Option<crate::estimate::model::SourceSide>,
+    error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ToolDoc<'a> {
+    name: String,
+    command: &'a str,
+    setup: Option<&'a str>,
+    /// Set beside the throwaway secrets.
+    env: &'a [(&'static str, &'static str)],
+}
+
+#[derive(Serialize)]
+struct FitDoc {
+    start_s: f64,
+    whole_s: f64,
+    residual: f64,
+}
+
+#[derive(Serialize)]
+struct SecondDoc<'a> {
+    changed_percent: f64,
+    /// For the whole source; None without a first backup's fit.
+    predicted_seconds: Option<f64>,
+    run: &'a SecondRun,
+}
+
+impl<'a> CommandDoc<'a> {
+    pub(super) fn of(c: &'a CommandDestination) -> CommandDoc<'a> {
+        let e = c.estimate.as_ref().ok();
+        CommandDoc {
+            origin: &c.origin,
+            tool: ToolDoc {
+                name: c.tool.to_string(),
+                command: &c.tool.line,
+                setup: c.tool.setup.as_ref().map(|(line, _)| line.as_str()),
+                env: c.tool.env,
+            },
+            predicted_seconds: e.map(|e| e.predicted_seconds),
+            fit: e.map(|e| FitDoc {
+                start_s: e.start_s,
+                whole_s: e.whole_s,
+                residual: e.residual,
+            }),
+            limit: e.map(|e| e.limit),
+            runs: &c.runs,
+            second_backup: c.second.as_ref().map(|run| SecondDoc {
+                changed_percent: 100.0 * c.changed,
+                predicted_seconds: e.and_then(|e| e.second_seconds),
+                run,
+            }),
+            source: e.and_then(|e| e.source),
+            error: c.estimate.as_ref().err().map(ToString::to_string),
+        }
+    }
+}
