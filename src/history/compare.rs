@@ -20,6 +20,9 @@ pub struct RunColumn {
     /// Clients that measured at once (1 unless run under MPI): a 4-client run's figures are
     /// the four clients' aggregates.
     pub clients: usize,
+    /// The run's answer in its first sentence (a backup's time for the user's data), where the
+    /// run has one.
+    pub answer: Option<String>,
 }
 
 /// One run's figure for one variant.
@@ -182,6 +185,7 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
                 ),
                 started_unix_s: r.run.started_unix_s as i64,
                 clients: r.run.clients.unwrap_or(1),
+                answer: r.run.answer.as_ref().and_then(|a| a.words.first().cloned()),
             })
             .collect(),
         settings_differ: settings_differ(records),

@@ -135,6 +135,9 @@ pub fn compare(cmp: &Comparison) -> String {
                 String::new()
             }
         );
+        if let Some(answer) = &run.answer {
+            let _ = writeln!(out, "    {}", escape::terminal(answer));
+        }
     }
     if !cmp.settings_differ.is_empty() {
         // Before any verdict: a "real difference" may be the settings', not the destination's.

@@ -289,6 +289,18 @@ fn compare_says_which_differences_are_real() {
     let same = f.ok(&["compare", &a, &c]);
     assert!(!same.contains("settings differ"), "{same}");
     assert!(text.contains("[1] run 1: half second"), "{text}");
+    // Each run with its answer, a backup's time, under its name; in the JSON too.
+    let after_first = &text[text.find("[1] run 1: half second").unwrap()..];
+    let answer_line = after_first.lines().nth(1).unwrap();
+    assert!(
+        answer_line.starts_with("    A first backup of your data here: "),
+        "{text}"
+    );
+    let answer = cmp["runs"][0]["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("A first backup of your data here: "),
+        "{answer}"
+    );
     assert!(text.contains("real (no spread in either run)"), "{text}");
 }
 
