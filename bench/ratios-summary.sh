@@ -4,6 +4,9 @@
 # tool with the worst one; then how often the tools complained (their stderr, in ERRORS).
 #
 #   bench/ratios-summary.sh ROWS ERRORS
+#
+# It reads the rows only and runs no destbench, so there is no history to keep out (no
+# --no-history to give); the scripts that call it run destbench with a private history.
 set -euo pipefail
 python3 - "$1" <<'PY'
 import statistics, sys

@@ -38,6 +38,8 @@ fi
 STATE=$(mktemp -d /var/tmp/.tools-vs-real-XXXXXX)
 cleanup() { "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null 2>&1 || true; rm -rf "$STATE"; }
 trap cleanup EXIT
+# `estimate --to` stores no run and has no --no-history to give (as in estimate-vs-real.sh);
+# the history is a private one all the same, so the user's is never read or touched.
 export XDG_DATA_HOME=$STATE/data DESTBENCH_DB=$STATE/data/history.sqlite
 # The same throwaway secrets destbench gives the tools (src/workload/presets.rs), never the
 # user's.

@@ -204,13 +204,13 @@ fn nearest(
         .min_by(|a, b| distance(a).total_cmp(&distance(b)))
 }
 
-/// The fastest, the median and the slowest of `seconds`.
+/// The fastest, the median and the slowest of `seconds` (none of them 0).
 fn range_of(seconds: &[f64]) -> Option<Range> {
-    let mut sorted: Vec<f64> = seconds.iter().copied().filter(|s| *s > 0.0).collect();
-    sorted.sort_by(f64::total_cmp);
+    let positive: Vec<f64> = seconds.iter().copied().filter(|s| *s > 0.0).collect();
+    let s = crate::stats::summarize(&positive)?;
     Some(Range {
-        low: *sorted.first()?,
-        expected: crate::stats::median(&sorted),
-        high: *sorted.last()?,
+        low: s.min,
+        expected: s.median,
+        high: s.max,
     })
 }
