@@ -32,8 +32,12 @@ pub fn of(run: &RunReport, data: YourData) -> Option<Answer> {
         .files
         .filter(|f| *f > 0)
         .map(|f| data.bytes as f64 / f as f64);
-    let paces: Vec<Pace> = [Pace::time_machine(run), Pace::plain_copy(run, mean_size)]
-        .into_iter()
+    let paces: Vec<Pace> = [
+        Pace::time_machine(run),
+        Pace::copy(run, AnswerTool::PlainCopy, mean_size),
+        Pace::copy(run, AnswerTool::Rsync, mean_size),
+    ]
+    .into_iter()
         .flatten()
         .collect();
     if paces.is_empty() {
@@ -186,7 +190,16 @@ fn missing(paces: &[Pace]) -> Vec<String> {
                 .into(),
         );
     }
-    if cfg!(target_os = "macos") && !paces.iter().any(|p| p.tool() == AnswerTool::TimeMachine) {
+    let has = |tool| paces.iter().any(|p: &Pace| p.tool() == tool);
+    let copied = paces.iter().any(|p| matches!(p, Pace::Fitted { .. } | Pace::Measured { .. }));
+    if cfg!(unix) && copied && !has(AnswerTool::Rsync) {
+        missing.push(
+            "a run where rsync is installed would give rsync's own time (files-copy copies each \
+             set with rsync -a too)"
+                .into(),
+        );
+    }
+    if cfg!(target_os = "macos") && !has(AnswerTool::TimeMachine) {
         missing.push(format!(
             "a run with tm-backup ({TESTS} tm-backup) would give Time Machine's own time"
         ));

@@ -9,7 +9,7 @@ use crate::results::{AnswerTool, Range, RunReport, TestResult};
 use crate::units::{decimal_bytes as size, human_duration};
 
 use crate::verdict::large_sequential_results;
-use crate::workload::SetName;
+use crate::workload::{CopyProgram, FileOp, SetName};
 
 /// A plain copy is one file after another, as cp makes it.
 const COPY_THREADS: usize = 1;
@@ -21,12 +21,13 @@ const OTHER_TOOLS: (f64, f64) = (0.85, 1.3);
 
 /// How one tool's time grows with the data.
 pub(super) enum Pace<'a> {
-    /// The model fitted to the run's copies of its generated file sets.
-    Fitted(Fitted),
+    /// The model fitted to the run's copies of its generated file sets by `tool`.
+    Fitted { fitted: Fitted, tool: AnswerTool },
     /// Copies of one set, in proportion to the bytes for other amounts of data: the user's
     /// folder itself (`--source`), or, where the model does not fit the sets' copies, the set
     /// whose mean file size is nearest the data's.
     Measured {
+        tool: AnswerTool,
         seconds: Range,
         bytes: u64,
         what: String,
@@ -40,20 +41,25 @@ pub(super) enum Pace<'a> {
 }
 
 impl<'a> Pace<'a> {
-    /// A plain copy's pace for data of `mean_size` bytes a file: the user's folder copied,
-    /// else the fit to the file sets, else the set nearest in mean file size, else the
-    /// sequential write; None without any of them.
-    pub fn plain_copy(run: &'a RunReport, mean_size: Option<f64>) -> Option<Pace<'a>> {
-        let copies = run_copies(run, COPY_THREADS);
+    /// A copy tool's pace for data of `mean_size` bytes a file: the user's folder copied,
+    /// else the fit to the file sets, else the set nearest in mean file size; for a plain copy,
+    /// else the sequential write; None without any of them (and for Time Machine).
+    pub fn copy(run: &'a RunReport, tool: AnswerTool, mean_size: Option<f64>) -> Option<Pace<'a>> {
+        let op = match tool {
+            AnswerTool::PlainCopy => FileOp::Copy { cache_on: true },
+            AnswerTool::Rsync => FileOp::CopyWith(CopyProgram::Rsync),
+            AnswerTool::TimeMachine => return None,
+        };
+        let copies = run_copies(run, op, COPY_THREADS);
         let (source, generated): (Vec<_>, Vec<_>) = copies
             .into_iter()
             .partition(|(set, _)| *set == SetName::Source);
         if let Some((_, m)) = source.into_iter().next() {
-            return measured(&m, "the run's copies of this folder itself".into(), "");
+            return measured(tool, &m, "the run's copies of this folder itself".into(), "");
         }
         let measurements: Vec<_> = generated.iter().map(|(_, m)| m.clone()).collect();
         if let Ok(fitted) = model::fit(&measurements, "files-copy") {
-            return Some(Pace::Fitted(fitted));
+            return Some(Pace::Fitted { fitted, tool });
         }
         if let Some((set, m)) = nearest(&generated, mean_size) {
             let mean = m.bytes as f64 / m.files.max(1) as f64;
@@ -63,11 +69,11 @@ impl<'a> Pace<'a> {
             );
             let why = "; the sets' copies fit no one per-file cost and rate, so the set nearest \
                        your data's mean file size stands in";
-            return measured(m, what, why);
+            return measured(tool, m, what, why);
         }
         let [write, _] = large_sequential_results(&run.results);
         write
-            .filter(|w| w.median > 0.0)
+            .filter(|w| w.median > 0.0 && tool == AnswerTool::PlainCopy)
             .map(|write| Pace::BytesOnly { write })
     }
 
@@ -81,7 +87,8 @@ impl<'a> Pace<'a> {
     pub fn tool(&self) -> AnswerTool {
         match self {
             Pace::TimeMachine(_) => AnswerTool::TimeMachine,
-            _ => AnswerTool::PlainCopy,
+            Pace::Fitted { tool, .. } | Pace::Measured { tool, .. } => *tool,
+            Pace::BytesOnly { .. } => AnswerTool::PlainCopy,
         }
     }
 
@@ -102,7 +109,7 @@ impl<'a> Pace<'a> {
     /// [`Pace::first`] as the run's own figures give it.
     fn own(&self, bytes: u64, files: Option<u64>) -> Range {
         match self {
-            Pace::Fitted(f) => f.seconds_for_totals(files.unwrap_or(0), bytes),
+            Pace::Fitted { fitted, .. } => fitted.seconds_for_totals(files.unwrap_or(0), bytes),
             Pace::Measured {
                 seconds, bytes: b, ..
             } => seconds.times(bytes as f64 / *b as f64),
@@ -128,7 +135,7 @@ impl<'a> Pace<'a> {
         match self {
             Pace::BytesOnly { .. } => true,
             Pace::Measured { .. } => false,
-            Pace::Fitted(_) | Pace::TimeMachine(_) => files.is_none(),
+            Pace::Fitted { .. } | Pace::TimeMachine(_) => files.is_none(),
         }
     }
 
@@ -143,19 +150,24 @@ impl<'a> Pace<'a> {
     /// What the times rest on, in words.
     pub fn basis(&self) -> String {
         match self {
-            Pace::Fitted(f) => {
-                let c = f.costs();
+            Pace::Fitted { fitted, tool } => {
+                let c = fitted.costs();
                 format!(
-                    "the run's copies of its file sets (files-copy, one thread, write cache on): \
-                     {:.2} ms a file and {:.1} MB/s",
+                    "the run's copies of its file sets ({}): {:.2} ms a file and {:.1} MB/s",
+                    how(*tool),
                     c.per_file_s * 1e3,
                     c.bytes_per_s / 1e6
                 )
             }
             Pace::Measured {
-                seconds, what, why, ..
+                tool,
+                seconds,
+                what,
+                why,
+                ..
             } => format!(
-                "{what} (files-copy, one thread, write cache on): {} each{why}",
+                "{what} ({}): {} each{why}",
+                how(*tool),
                 human_duration(seconds.expected)
             ),
             Pace::BytesOnly { write } => format!(
@@ -177,9 +189,23 @@ fn tm(run: &RunReport, bytes: u64, files: Option<u64>) -> TimeMachineEstimate {
         .expect("Pace::TimeMachine is made only where the replay gives an estimate")
 }
 
-/// The pace of `m`'s copies, where it has any; `why` says why they stand for the data.
-fn measured<'a>(m: &CopyMeasurement, what: String, why: &'static str) -> Option<Pace<'a>> {
+/// Which copies of the run a copy tool's times come from, in words.
+fn how(tool: AnswerTool) -> &'static str {
+    match tool {
+        AnswerTool::Rsync => "files-copy with rsync -a",
+        _ => "files-copy, one thread, write cache on",
+    }
+}
+
+/// The pace of `m`'s copies by `tool`, where it has any; `why` says why they stand for the data.
+fn measured<'a>(
+    tool: AnswerTool,
+    m: &CopyMeasurement,
+    what: String,
+    why: &'static str,
+) -> Option<Pace<'a>> {
     Some(Pace::Measured {
+        tool,
         seconds: range_of(&m.seconds)?,
         bytes: m.bytes,
         what,

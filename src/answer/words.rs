@@ -23,7 +23,7 @@ fn first(answer: &Answer, t: &ToolTimes) -> String {
     let data = &answer.data;
     let whose = match t.tool {
         AnswerTool::TimeMachine => "A first Time Machine backup",
-        AnswerTool::PlainCopy => "A first backup",
+        AnswerTool::PlainCopy | AnswerTool::Rsync => "A first backup",
     };
     let what = match data.kind {
         DataKind::HomeVolume => "the whole home volume".to_string(),

@@ -236,6 +236,7 @@ fn tests_help() -> String {
             .collect(),
         threads: vec![1, 4],
         meta_files: full.meta_files,
+        programs: vec![crate::workload::CopyProgram::Rsync],
     });
     let mut out = tests_short_help();
     out.push_str(".\n");

@@ -56,6 +56,8 @@ pub enum EngineKind {
     Uring,
     /// No I/O at all; deterministic latencies on a virtual clock (for testing).
     Null,
+    /// Another program (`rsync -a`) did the I/O; destbench timed it.
+    Program,
 }
 
 impl EngineKind {
@@ -85,7 +87,7 @@ impl Capabilities {
                 asynchronous: false,
                 threaded: depth > 1,
             },
-            EngineKind::Uring => Capabilities {
+            EngineKind::Uring | EngineKind::Program => Capabilities {
                 real_io: true,
                 asynchronous: true,
                 threaded: false,

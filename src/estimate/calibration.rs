@@ -5,7 +5,6 @@
 //! the round trips of a share) are what is measured, never assumed.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::engine::tree::Root;
@@ -96,17 +95,20 @@ fn announce(target: &Path, tool: &Tool, sets: &Sets, scratch: &Scratch) {
 /// of a syncfs of the destination. The copy stays: see [`remove_copies`].
 fn time_copy(tool: &Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<Duration> {
     let engines = EngineFactory::new(EngineChoice::Auto).map_err(Error::Usage)?;
-    let syncfs = || {
-        platform::syncfs(scratch.fd()).map_err(|e| Error::Destination {
-            path: scratch.path().to_path_buf(),
-            problem: format!("syncfs: {e}"),
-        })
-    };
     let dst_root = tree::make_dir(&scratch.root(), name, &engines)?;
-    syncfs()?;
-    let start = Instant::now();
-    match *tool {
-        Tool::Parallel(threads) => {
+    let elapsed = match (tool, tool.copy_program()) {
+        (_, Some(program)) => {
+            tree::timed_copy(program, src, &scratch.path().join(name), scratch.fd())?.elapsed
+        }
+        (&Tool::Parallel(threads), _) => {
+            let syncfs = || {
+                platform::syncfs(scratch.fd()).map_err(|e| Error::Destination {
+                    path: scratch.path().to_path_buf(),
+                    problem: format!("syncfs: {e}"),
+                })
+            };
+            syncfs()?;
+            let start = Instant::now();
             let task = Task::Copy {
                 dst: dst_root,
                 durable_each: false,
@@ -122,50 +124,17 @@ fn time_copy(tool: &Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<D
                 "calibrating",
                 &mut |_| {},
             )?;
+            syncfs()?;
+            start.elapsed()
         }
-        _ => run_tool(tool, src, &scratch.path().join(name))?,
-    }
-    syncfs()?;
-    let elapsed = start.elapsed();
+        _ => {
+            return Err(Error::Usage(format!(
+                "{tool} is not calibrated by copying sets"
+            )));
+        }
+    };
     interrupt::check()?;
     Ok(elapsed)
-}
-
-/// Runs `tool`'s program to copy `src`'s contents into `dst`, as a backup would call it.
-fn run_tool(tool: &Tool, src: &Path, dst: &Path) -> Result<()> {
-    let program = tool
-        .program()
-        .expect("only destbench's own copy runs no program");
-    let mut command = Command::new(program);
-    match tool {
-        Tool::Cp => command.arg("-a").arg(src.join(".")).arg(dst),
-        _ => command
-            .arg("-a")
-            .arg(format!("{}/", src.display()))
-            .arg(format!("{}/", dst.display())),
-    };
-    let out = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|e| {
-            Error::Usage(format!(
-                "{} {tool}: cannot run {program} ({e}); is it installed?",
-                crate::settings::defs::TOOL
-            ))
-        })?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    Err(Error::Destination {
-        path: dst.parent().unwrap_or(dst).to_path_buf(),
-        problem: format!(
-            "{program} failed copying a calibration set: {}",
-            stderr.lines().next().unwrap_or("no message")
-        ),
-    })
 }
 
 /// Removes the copies `time_copy` left, once every copy is timed, and flushes the removal.

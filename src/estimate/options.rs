@@ -67,7 +67,7 @@ impl Options {
         // otherwise.
         let measured_tool = self.measured_tool()?;
         if let Some(program) = measured_tool.program().filter(|_| !self.to.is_empty())
-            && !program_exists(program)
+            && !crate::platform::program_exists(program)
         {
             return Err(EstimateError::ToolMissing {
                 program: program.to_string(),
@@ -104,16 +104,6 @@ impl Options {
         }
         Ok(tool)
     }
-}
-
-/// Whether `program` is on the PATH (or, with a directory in it, is there).
-fn program_exists(program: &str) -> bool {
-    let exe = format!("{program}{}", std::env::consts::EXE_SUFFIX);
-    let found = |dir: &std::path::Path| dir.join(program).is_file() || dir.join(&exe).is_file();
-    if std::path::Path::new(program).components().count() > 1 {
-        return found(std::path::Path::new(""));
-    }
-    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|d| found(&d)))
 }
 
 #[cfg(test)]

@@ -7,26 +7,29 @@ use crate::workload::{FileOp, SetName, Workload};
 
 use super::model::CopyMeasurement;
 
-/// Whether `r` is a copy the estimate takes: `files-copy` of any set on `threads` threads with
-/// the write cache on.
-fn is_cached_copy(r: &TestResult, threads: usize) -> bool {
-    matches!(r.workload, Some(Workload::FileSet { op: FileOp::Copy { cache_on: true }, threads: t, .. }) if t == threads)
+/// The copy the estimate takes from a stored run: destbench's own, with the write cache on.
+const CACHED_COPY: FileOp = FileOp::Copy { cache_on: true };
+
+/// Whether `r` is a copy of any set made by `op` on `threads` threads.
+fn is_copy(r: &TestResult, op: FileOp, threads: usize) -> bool {
+    matches!(r.workload, Some(Workload::FileSet { op: o, threads: t, .. }) if o == op && t == threads)
 }
 
-/// The copies of `run` with `threads` threads, one measurement per file set.
+/// The write-cache-on copies of `run` with `threads` threads, one measurement per file set.
 pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement> {
-    run_copies(run, threads)
+    run_copies(run, CACHED_COPY, threads)
         .into_iter()
         .map(|(_, m)| m)
         .collect()
 }
 
-/// [`copy_measurements`] with the set each copied: the answer tells the user's own folder
-/// (`--source`) from the generated sets.
-pub fn run_copies(run: &RunReport, threads: usize) -> Vec<(SetName, CopyMeasurement)> {
+/// The copies of `run` made by `op` on `threads` threads, with the set each copied: the
+/// answer tells the user's own folder (`--source`) from the generated sets, and destbench's
+/// copy from rsync's.
+pub fn run_copies(run: &RunReport, op: FileOp, threads: usize) -> Vec<(SetName, CopyMeasurement)> {
     run.results
         .iter()
-        .filter(|r| is_cached_copy(r, threads))
+        .filter(|r| is_copy(r, op, threads))
         .filter_map(|r| {
             let set = r.file_set.as_ref()?;
             let Some(Workload::FileSet { set: name, .. }) = &r.workload else {

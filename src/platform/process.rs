@@ -3,8 +3,18 @@
 //! it used, which says whether its own work or what it waits on sets its pace.
 
 use std::io;
-use std::process::{Child, Command};
+use std::process::{Child, Command, ExitStatus};
 use std::time::Duration;
+
+/// Whether `program` is on the PATH (or, with a directory in it, is there).
+pub fn program_exists(program: &str) -> bool {
+    let exe = format!("{program}{}", std::env::consts::EXE_SUFFIX);
+    let found = |dir: &std::path::Path| dir.join(program).is_file() || dir.join(&exe).is_file();
+    if std::path::Path::new(program).components().count() > 1 {
+        return found(std::path::Path::new(""));
+    }
+    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|d| found(&d)))
+}
 
 /// Starts `command`'s program in a process group of its own (Unix; Windows: as it is).
 pub fn own_process_group(command: &mut Command) {
@@ -24,6 +34,25 @@ pub fn kill_group(child: &mut Child) -> io::Result<()> {
     }
     #[cfg(windows)]
     child.kill()
+}
+
+/// How often a waited-for child is checked on: its time is known to this much.
+const POLL: Duration = Duration::from_millis(2);
+
+/// Waits for `child`, checking every few milliseconds whether `stop` says to stop it; then kills
+/// it with its process group (see [`own_process_group`]) and returns None.
+pub fn wait_unless(child: &mut Child, mut stop: impl FnMut() -> bool) -> io::Result<Option<ExitStatus>> {
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if stop() {
+            let _ = kill_group(child);
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(POLL);
+    }
 }
 
 /// A starting point for a child's CPU time: on Unix the CPU time of every child waited for so

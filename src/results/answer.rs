@@ -56,6 +56,9 @@ pub enum AnswerTool {
     /// makes it, file after file.
     #[strum(serialize = "a plain copy")]
     PlainCopy,
+    /// From the run's copies of file sets with `rsync -a` itself.
+    #[strum(serialize = "rsync")]
+    Rsync,
 }
 
 /// What a routine backup after the first is counted in.

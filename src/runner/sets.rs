@@ -2,12 +2,16 @@
 //! through the run's tree engine. Sources stay in the page cache when they fit (see `sources`),
 //! so a copy measures the destination.
 
+use std::time::Duration;
+
+use crate::engine::EngineKind;
 use crate::engine::tree::Root;
 use crate::error::Result;
 use crate::platform;
 use crate::results::{FileSetInfo, Method, OpKind, Repetition, Unit};
 use crate::results::{Warning, WarningKind};
-use crate::tree::{self, Outcome, Task};
+use crate::stats::{LatencyHistogram, ThroughputSeries};
+use crate::tree::{self, Listed, Outcome, ProgramCopy, Skipped, Task};
 use crate::units::{self, format_bytes};
 use crate::workload::{FileOp, SetName};
 
@@ -299,6 +303,18 @@ fn one_pass(
             });
             Ok((outcome, method, warnings))
         }
+        FileOp::CopyWith(program) => {
+            let name = ctx.scratch.fresh_name(&format!("{program}-{rep}-{pass}"));
+            let scratch = ctx.scratch.root();
+            tree::make_dir(&scratch, &name, ctx.engines)?;
+            progress.update(&format!("copying the {set} set with {program}"));
+            let dst = ctx.scratch.path().join(&name);
+            let copy = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd());
+            tree::remove_all(&scratch, &name, ctx.engines);
+            let copy = copy?;
+            let outcome = program_outcome(&source.info, &copy, ctx.series_interval);
+            Ok((outcome, ctx.access.method(Method::Syncfs), Vec::new()))
+        }
         FileOp::Restore => {
             let copy = &restore.expect("restore copy prepared").root;
             let (method, mut warnings) = evict(ctx, copy)?;
@@ -329,6 +345,25 @@ fn one_pass(
             tree::remove_all(&ctx.scratch.root(), &name, ctx.engines);
             Ok((outcome?, ctx.access.method(Method::Syncfs), Vec::new()))
         }
+    }
+}
+
+/// What another program's copy of the set did, as a tree task's outcome: the set's files and
+/// bytes in the time it took, no series (the program reports none).
+fn program_outcome(set: &FileSetInfo, copy: &ProgramCopy, interval: Duration) -> Outcome {
+    Outcome {
+        files: set.files,
+        bytes: set.bytes,
+        dirs: 0,
+        special: Listed::default(),
+        unreadable: Listed::default(),
+        skipped: Skipped::default(),
+        mismatches: Listed::default(),
+        latency: LatencyHistogram::default(),
+        series: ThroughputSeries::new(interval),
+        elapsed: copy.elapsed,
+        cpu: copy.cpu.unwrap_or_default(),
+        engine: EngineKind::Program,
     }
 }
 

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::engine::EngineChoice;
-use crate::workload::{self, Profile, SetKind, SetName, SuiteOptions, Variant};
+use crate::workload::{self, CopyProgram, Profile, SetKind, SetName, SuiteOptions, Variant};
 
 /// The smallest block-test file: one 1 MiB block is the unit of the sequential tests.
 pub const MIN_FILE_SIZE: u64 = 1 << 20;
@@ -155,5 +155,14 @@ pub fn suite_options(
             threads.to_vec()
         },
         meta_files: profile.meta_files,
+        programs: copy_programs(),
     }
+}
+
+/// The copy programs the file sets are also copied with: rsync, where it is installed.
+fn copy_programs() -> Vec<CopyProgram> {
+    [CopyProgram::Rsync]
+        .into_iter()
+        .filter(|p| crate::platform::program_exists(p.program()))
+        .collect()
 }

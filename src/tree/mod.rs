@@ -18,6 +18,7 @@ mod dispatch;
 mod file;
 mod fine_sizes;
 mod lanes;
+mod program;
 pub mod size_classes;
 mod skipped;
 pub mod survey;
@@ -36,6 +37,7 @@ use crate::platform::{self, AsHandleRef, Handle};
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::units::format_bytes;
 use file::Done;
+pub use program::{ProgramCopy, timed_copy};
 pub use skipped::Skipped;
 
 /// Up to this many example paths are kept for each kind of problem.

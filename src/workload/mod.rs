@@ -19,7 +19,7 @@ pub use data::DataStamper;
 pub use fileset::SetKind;
 pub use profile::{Profile, ProfileName};
 pub use select::{TestSelector, known_workload, select};
-pub use shape::{FileOp, MetaOp, SetName, Workload, size_label};
+pub use shape::{CopyProgram, FileOp, MetaOp, SetName, Workload, size_label};
 pub use suite::{SuiteOptions, TM_SMALL_FILES, TM_SMALL_SIZE, TRANSFER_SIZES, Variant, suite};
 pub use test_id::TestId;
 pub use tool::Tool;

@@ -3,7 +3,7 @@
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use super::{SetKind, SetName, SuiteOptions, TestId, Variant, Workload, suite};
+use super::{CopyProgram, SetKind, SetName, SuiteOptions, TestId, Variant, Workload, suite};
 
 /// A `--tests` entry: a test id, optionally with one variant (`seq-read:SEQ1M-Q8T1`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +81,7 @@ pub fn known_workload(test: TestId, name: &str) -> Option<Workload> {
             sets,
             threads: (1..=256).collect(),
             meta_files: 0,
+            programs: vec![CopyProgram::Cp, CopyProgram::Rsync],
         })
     });
     every

@@ -93,6 +93,7 @@ impl Workload {
                 FileOp::Copy { cache_on } => {
                     format!("{set}-{threads}t-cache-{}", on_off(*cache_on))
                 }
+                FileOp::CopyWith(program) => format!("{set}-{program}"),
                 FileOp::Restore | FileOp::Delete => format!("{set}-{threads}t"),
             },
             Workload::Meta { op, .. } => op.as_str().into(),
@@ -113,6 +114,11 @@ impl Workload {
                 set,
                 ..
             } => Some(format!("{set}-cache-{}", on_off(*cache_on))),
+            Workload::FileSet {
+                op: FileOp::CopyWith(program),
+                set,
+                ..
+            } => Some(format!("{set}-{program}")),
             Workload::FileSet { set, .. } => Some(set.to_string()),
             _ => None,
         }
@@ -147,6 +153,9 @@ pub enum FileOp {
     /// Copy from the source to the destination. Cache on: buffered writes, one syncfs at the
     /// end inside the timing; cache off: every file fsync'd before its thread moves on.
     Copy { cache_on: bool },
+    /// Copy with another program, as a backup tool calls it (`rsync -a`): buffered, one
+    /// syncfs at the end inside the timing.
+    CopyWith(CopyProgram),
     /// Read the copied set back after evicting it from the page cache.
     Restore,
     /// Delete the copied set.
@@ -154,9 +163,11 @@ pub enum FileOp {
 }
 
 impl FileOp {
-    pub const ALL: [FileOp; 4] = [
+    pub const ALL: [FileOp; 6] = [
         FileOp::Copy { cache_on: true },
         FileOp::Copy { cache_on: false },
+        FileOp::CopyWith(CopyProgram::Cp),
+        FileOp::CopyWith(CopyProgram::Rsync),
         FileOp::Restore,
         FileOp::Delete,
     ];
@@ -166,9 +177,29 @@ impl FileOp {
         match self {
             FileOp::Copy { cache_on: true } => "copy-cache-on",
             FileOp::Copy { cache_on: false } => "copy-cache-off",
+            FileOp::CopyWith(CopyProgram::Cp) => "copy-with-cp",
+            FileOp::CopyWith(CopyProgram::Rsync) => "copy-with-rsync",
             FileOp::Restore => "restore",
             FileOp::Delete => "delete",
         }
+    }
+}
+
+/// A program that copies a tree as backups call it, measured by running it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "lowercase")]
+pub enum CopyProgram {
+    /// `cp -a`: one file after another, each file's metadata after its data.
+    Cp,
+    /// `rsync -a`: into a temporary name, then a rename, through a pipe between its sender and
+    /// receiver; what rsnapshot, Back In Time and Timeshift run.
+    Rsync,
+}
+
+impl CopyProgram {
+    /// The program's name, as found on the PATH.
+    pub fn program(self) -> &'static str {
+        self.into()
     }
 }
 

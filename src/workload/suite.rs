@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 #[cfg(test)]
 use super::SetKind;
-use super::shape::{FileOp, MetaOp, SetName, Workload};
+use super::shape::{CopyProgram, FileOp, MetaOp, SetName, Workload};
 use super::{Direction, Pattern, TestId};
 
 /// What the file-level part of the suite covers (from the profile and the command line).
@@ -14,6 +14,8 @@ pub struct SuiteOptions {
     pub sets: Vec<SetName>,
     pub threads: Vec<usize>,
     pub meta_files: usize,
+    /// The copy programs each set is also copied with (those found on this system).
+    pub programs: Vec<CopyProgram>,
 }
 
 /// One variant of one test, declared once.
@@ -168,7 +170,7 @@ fn time_machine_check() -> [Variant; 2] {
 }
 
 /// The file-set and metadata variants: every set with every thread count; copies with the write
-/// cache on and off.
+/// cache on and off, and with each copy program.
 fn file_variants(options: &SuiteOptions) -> Vec<Variant> {
     let mut variants = Vec::new();
     let file_set = |test, op, set: SetName, threads: usize, about: String| {
@@ -192,6 +194,17 @@ fn file_variants(options: &SuiteOptions) -> Vec<Variant> {
                     ),
                 ));
             }
+        }
+        for &program in &options.programs {
+            variants.push(file_set(
+                TestId::FilesCopy,
+                FileOp::CopyWith(program),
+                set,
+                1,
+                format!(
+                    "copy the {set} set with {program} -a, as a backup tool runs it (one syncfs at the end, timed)"
+                ),
+            ));
         }
         for &threads in &options.threads {
             variants.push(file_set(
@@ -233,6 +246,7 @@ pub(crate) fn test_options() -> SuiteOptions {
         ],
         threads: vec![1, 4],
         meta_files: 100,
+        programs: vec![CopyProgram::Rsync],
     }
 }
 
@@ -272,10 +286,12 @@ mod tests {
                 "small-1t-cache-off",
                 "small-4t-cache-on",
                 "small-4t-cache-off",
+                "small-rsync",
                 "mixed-1t-cache-on",
                 "mixed-1t-cache-off",
                 "mixed-4t-cache-on",
                 "mixed-4t-cache-off",
+                "mixed-rsync",
             ]
         );
     }

@@ -8,6 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::presets::{CommandTool, PRESETS};
+use super::shape::CopyProgram;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tool {
@@ -39,6 +40,15 @@ impl Tool {
             Tool::Rsync => Some("rsync"),
             Tool::Command(c) => Some(c.program()),
             Tool::Parallel(_) | Tool::TimeMachine => None,
+        }
+    }
+
+    /// The copy program the tool runs, if it is one.
+    pub fn copy_program(&self) -> Option<CopyProgram> {
+        match self {
+            Tool::Cp => Some(CopyProgram::Cp),
+            Tool::Rsync => Some(CopyProgram::Rsync),
+            _ => None,
         }
     }
 

@@ -16,8 +16,6 @@ use crate::platform::{self, CpuClock};
 use crate::scratch::Scratch;
 use crate::workload::presets::{CommandTool, REMOVED, SECRETS, THROWAWAY_SECRET};
 
-/// How often a running tool is checked on: its time is known to this much.
-const POLL: Duration = Duration::from_millis(2);
 /// The most of the tool's stderr an error quotes, in lines.
 const TAIL_LINES: usize = 6;
 
@@ -106,25 +104,18 @@ impl Launch<'_> {
             ))
         })?;
         let start = Instant::now();
-        let status = loop {
-            let waited = child
-                .try_wait()
-                .map_err(|e| Error::io(format!("waiting for {}", self.words[0]), e))?;
-            if let Some(status) = waited {
-                break status;
-            }
-            if interrupt::signalled() || start.elapsed() > self.timeout {
-                let _ = platform::kill_group(&mut child);
-                let _ = child.wait();
-                interrupt::check()?;
-                return Err(Error::Tool(format!(
-                    "{TOOL} {}: killed after {} s ({TOOL_TIMEOUT}): {}",
-                    self.tool,
-                    self.timeout.as_secs_f64(),
-                    self.line()
-                )));
-            }
-            std::thread::sleep(POLL);
+        let waited = platform::wait_unless(&mut child, || {
+            interrupt::signalled() || start.elapsed() > self.timeout
+        })
+        .map_err(|e| Error::io(format!("waiting for {}", self.words[0]), e))?;
+        let Some(status) = waited else {
+            interrupt::check()?;
+            return Err(Error::Tool(format!(
+                "{TOOL} {}: killed after {} s ({TOOL_TIMEOUT}): {}",
+                self.tool,
+                self.timeout.as_secs_f64(),
+                self.line()
+            )));
         };
         let cpu = clock.used(&child);
         match status.code() {

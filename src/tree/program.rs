@@ -1,0 +1,159 @@
+//! A tree copied by another program, as a backup tool runs it (`cp -a`, `rsync -a`): a child in
+//! a process group of its own, writing into a directory destbench made in its scratch, timed
+//! from a syncfs of the destination before to the end of one after, and stopped with what it
+//! started on Ctrl-C, SIGTERM or the page's Cancel.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::platform::{self, CpuClock, HandleRef};
+use crate::workload::CopyProgram;
+
+/// The most of the program's stderr an error quotes, in bytes (its end).
+const TAIL_BYTES: usize = 2048;
+
+/// One timed copy: wall time from syncfs to syncfs, and the program's CPU time where the system
+/// says.
+pub struct ProgramCopy {
+    pub elapsed: Duration,
+    pub cpu: Option<Duration>,
+}
+
+/// Copies `src`'s contents into the existing, empty directory `dst` with `program`, timed from a
+/// syncfs of `destination` (the filesystem holding `dst`) to the end of another.
+pub fn timed_copy(
+    program: CopyProgram,
+    src: &Path,
+    dst: &Path,
+    destination: HandleRef<'_>,
+) -> Result<ProgramCopy> {
+    let syncfs = || {
+        platform::syncfs(destination).map_err(|e| Error::Destination {
+            path: dst.to_path_buf(),
+            problem: format!("syncfs: {e}"),
+        })
+    };
+    syncfs()?;
+    let start = Instant::now();
+    let cpu = copy_with(program, src, dst)?;
+    syncfs()?;
+    Ok(ProgramCopy {
+        elapsed: start.elapsed(),
+        cpu,
+    })
+}
+
+/// Runs `program` to copy `src`'s contents into `dst`, as a backup calls it; its CPU time.
+fn copy_with(program: CopyProgram, src: &Path, dst: &Path) -> Result<Option<Duration>> {
+    let mut command = Command::new(program.program());
+    match program {
+        CopyProgram::Cp => command.arg("-a").arg(src.join(".")).arg(dst),
+        // A trailing slash: the directory's contents, not the directory itself.
+        CopyProgram::Rsync => command
+            .arg("-a")
+            .arg(format!("{}/", src.display()))
+            .arg(format!("{}/", dst.display())),
+    };
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    platform::own_process_group(&mut command);
+    let clock = CpuClock::start();
+    let mut child = command
+        .spawn()
+        .map_err(|e| Error::io(format!("running {program}"), e))?;
+    // Read on a thread of its own: a program that says much must never block on a full pipe.
+    let stderr = child.stderr.take().map(|mut pipe| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = pipe.read_to_end(&mut text);
+            text
+        })
+    });
+    let waited = platform::wait_unless(&mut child, || interrupt::check().is_err())
+        .map_err(|e| Error::io(format!("waiting for {program}"), e))?;
+    let cpu = clock.used(&child);
+    let said = stderr
+        .and_then(|reader| reader.join().ok())
+        .unwrap_or_default();
+    interrupt::check()?;
+    match waited {
+        Some(status) if status.success() => Ok(cpu),
+        ended => Err(Error::Destination {
+            path: dst.to_path_buf(),
+            problem: format!(
+                "{program} -a {}: {}",
+                ended.map_or("was stopped".to_string(), |s| format!("ended with {s}")),
+                last_words(&said)
+            ),
+        }),
+    }
+}
+
+/// The end of what a program wrote to stderr, on one line.
+fn last_words(stderr: &[u8]) -> String {
+    let tail = &stderr[stderr.len().saturating_sub(TAIL_BYTES)..];
+    let text = String::from_utf8_lossy(tail);
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    match lines.as_slice() {
+        [] => "it said nothing on stderr".to_string(),
+        lines => lines[lines.len().saturating_sub(3)..].join(" / "),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::platform::AsHandleRef;
+
+    fn tree_with_files(dir: &Path) {
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("a"), b"alpha").unwrap();
+        std::fs::write(dir.join("sub/b"), vec![7u8; 10_000]).unwrap();
+    }
+
+    #[test]
+    fn each_program_copies_the_contents_not_the_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("src");
+        tree_with_files(&src);
+        for program in [CopyProgram::Cp, CopyProgram::Rsync] {
+            if !platform::program_exists(program.program()) {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "{program} must be installed in CI"
+                );
+                eprintln!("skipped {program}: not installed");
+                continue;
+            }
+            let dst = tmp.path().join(format!("to-{program}"));
+            std::fs::create_dir(&dst).unwrap();
+            let fd = platform::open_dir(&dst).unwrap();
+            let copy = timed_copy(program, &src, &dst, fd.handle_ref()).unwrap();
+            assert_eq!(std::fs::read(dst.join("a")).unwrap(), b"alpha", "{program}");
+            assert_eq!(std::fs::read(dst.join("sub/b")).unwrap().len(), 10_000);
+            assert!(copy.elapsed > Duration::ZERO);
+        }
+    }
+
+    #[test]
+    fn a_failing_program_says_what_it_said() {
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = tmp.path().join("not-there");
+        let dst = tmp.path().join("dst");
+        std::fs::create_dir(&dst).unwrap();
+        let e = copy_with(CopyProgram::Cp, &missing, &dst).unwrap_err().to_string();
+        assert!(e.contains("cp -a ended with") && e.contains("not-there"), "{e}");
+    }
+
+    #[test]
+    fn last_words_keeps_the_last_lines() {
+        assert_eq!(last_words(b""), "it said nothing on stderr");
+        assert_eq!(last_words(b"a\n\nb\nc\nd\n"), "b / c / d");
+    }
+}
