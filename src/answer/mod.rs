@@ -38,8 +38,8 @@ pub fn of(run: &RunReport, data: YourData) -> Option<Answer> {
         Pace::copy(run, AnswerTool::Rsync, mean_size),
     ]
     .into_iter()
-        .flatten()
-        .collect();
+    .flatten()
+    .collect();
     if paces.is_empty() {
         return None;
     }
@@ -191,7 +191,9 @@ fn missing(paces: &[Pace]) -> Vec<String> {
         );
     }
     let has = |tool| paces.iter().any(|p: &Pace| p.tool() == tool);
-    let copied = paces.iter().any(|p| matches!(p, Pace::Fitted { .. } | Pace::Measured { .. }));
+    let copied = paces
+        .iter()
+        .any(|p| matches!(p, Pace::Fitted { .. } | Pace::Measured { .. }));
     if cfg!(unix) && copied && !has(AnswerTool::Rsync) {
         missing.push(
             "a run where rsync is installed would give rsync's own time (files-copy copies each \

@@ -224,3 +224,51 @@ fn the_hourly_backup_is_throttled_unless_throttling_is_off() {
         "{assumed}"
     );
 }
+
+/// rsync's copies of the same sets at 5 ms a file: the answer gives rsync its own row from
+/// them, fitted like the plain copy's, and no longer says rsync is missing.
+#[test]
+fn rsync_gets_its_own_time_from_its_own_copies() {
+    let rsync = |set: &str, files: u64, bytes: u64| {
+        let s = files as f64 * 0.005 + bytes as f64 / 35e6;
+        serde_json::json!({ "test": "files-copy", "variant": format!("{set}-rsync"),
+            "threads": 1, "method": "syncfs", "engine": "program",
+            "workload": { "kind": "file-set", "op": "copy-with-rsync", "set": set, "threads": 1 },
+            "file_set": { "name": set, "files": files, "bytes": bytes },
+            "repetitions": [ { "elapsed_s": s * 0.99 }, { "elapsed_s": s * 1.01 } ] })
+    };
+    let data = home(10_000_000_000, Some(100_000));
+    let without = of(&run(None, 33.0, sets()), data.clone()).unwrap();
+    assert_eq!(without.tools.len(), 1);
+    let says_rsync = without.missing.iter().any(|m| m.contains("rsync"));
+    assert_eq!(says_rsync, cfg!(unix), "{:?}", without.missing);
+    let mut results = sets();
+    results.extend([
+        rsync("small", 3000, 30_000_000),
+        rsync("mixed", 500, 100_000_000),
+    ]);
+    let answer = of(&run(None, 33.0, results), data).unwrap();
+    let tools: Vec<AnswerTool> = answer.tools.iter().map(|t| t.tool).collect();
+    assert_eq!(tools, [AnswerTool::PlainCopy, AnswerTool::Rsync]);
+    let truth = 100_000.0 * 0.005 + 10_000.0 / 35.0;
+    let r = answer.tools[1].first_seconds;
+    assert!(
+        (r.expected / truth - 1.0).abs() < 0.02,
+        "{r:?} against {truth}"
+    );
+    assert!(
+        answer.tools[1].basis.contains("rsync -a"),
+        "{}",
+        answer.tools[1].basis
+    );
+    assert!(
+        answer
+            .words
+            .iter()
+            .any(|w| w.starts_with("With rsync: about ")),
+        "{:?}",
+        answer.words
+    );
+    assert!(!answer.missing.iter().any(|m| m.contains("rsync")));
+    assert_eq!(answer.table[0].seconds.len(), 2);
+}

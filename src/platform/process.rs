@@ -41,7 +41,10 @@ const POLL: Duration = Duration::from_millis(2);
 
 /// Waits for `child`, checking every few milliseconds whether `stop` says to stop it; then kills
 /// it with its process group (see [`own_process_group`]) and returns None.
-pub fn wait_unless(child: &mut Child, mut stop: impl FnMut() -> bool) -> io::Result<Option<ExitStatus>> {
+pub fn wait_unless(
+    child: &mut Child,
+    mut stop: impl FnMut() -> bool,
+) -> io::Result<Option<ExitStatus>> {
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(Some(status));

@@ -99,7 +99,11 @@ fn copy_with(program: CopyProgram, src: &Path, dst: &Path) -> Result<Option<Dura
 fn last_words(stderr: &[u8]) -> String {
     let tail = &stderr[stderr.len().saturating_sub(TAIL_BYTES)..];
     let text = String::from_utf8_lossy(tail);
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     match lines.as_slice() {
         [] => "it said nothing on stderr".to_string(),
         lines => lines[lines.len().saturating_sub(3)..].join(" / "),
@@ -147,8 +151,13 @@ mod tests {
         let missing = tmp.path().join("not-there");
         let dst = tmp.path().join("dst");
         std::fs::create_dir(&dst).unwrap();
-        let e = copy_with(CopyProgram::Cp, &missing, &dst).unwrap_err().to_string();
-        assert!(e.contains("cp -a ended with") && e.contains("not-there"), "{e}");
+        let e = copy_with(CopyProgram::Cp, &missing, &dst)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cp -a ended with") && e.contains("not-there"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -99,7 +99,11 @@ fn answer_holds_for(kind: &str, args: &[&str], folder: &str, tools: &[&str]) {
     let doc: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
     let answer = &doc["runs"][0]["run"]["answer"];
     for &program in tools {
-        let tool = if program == "cp" { "plain-copy" } else { program };
+        let tool = if program == "cp" {
+            "plain-copy"
+        } else {
+            program
+        };
         let times = answer["tools"].as_array().unwrap().iter();
         let Some(times) = times.into_iter().find(|t| t["tool"] == tool) else {
             panic!("no {tool} in the answer: {answer}");
@@ -122,7 +126,12 @@ fn answer_holds_for(kind: &str, args: &[&str], folder: &str, tools: &[&str]) {
 #[test]
 #[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn the_answer_holds_for_cp_and_rsync_on_a_35_mb_s_disk() {
-    answer_holds_for("slow-disk", &["--rate", "35"], "/usr/share/man", &["cp", "rsync"]);
+    answer_holds_for(
+        "slow-disk",
+        &["--rate", "35"],
+        "/usr/share/man",
+        &["cp", "rsync"],
+    );
 }
 
 /// A 100 Mbit/s share, where each file costs round trips: a smaller real folder (595 files,
@@ -130,7 +139,12 @@ fn the_answer_holds_for_cp_and_rsync_on_a_35_mb_s_disk() {
 #[test]
 #[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn the_answer_holds_for_cp_and_rsync_on_a_100_mbit_share() {
-    answer_holds_for("nas", &["--link", "100mbit"], "/usr/share/i18n", &["cp", "rsync"]);
+    answer_holds_for(
+        "nas",
+        &["--link", "100mbit"],
+        "/usr/share/i18n",
+        &["cp", "rsync"],
+    );
 }
 
 /// `--data DIR`: the answer is for that folder, surveyed before the run (its size, its files),
