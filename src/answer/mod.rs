@@ -71,13 +71,29 @@ fn times(pace: &Pace, data: &YourData, run: &RunReport) -> ToolTimes {
                 ),
             }
         }
-        None => Routine {
-            seconds: pace.first(1_000_000_000, files_in(data, 1_000_000_000)),
-            per: RoutineUnit::GigabyteChanged,
-            assumed: "each GB that changes, in files of your data's mean size; the tool's walk \
-                      over the files that did not change is not counted"
-                .into(),
-        },
+        None => {
+            let changed = pace.first(1_000_000_000, files_in(data, 1_000_000_000));
+            let walk = (pace.tool() == AnswerTool::Rsync)
+                .then(|| pace::rsync_walk(run, data.files?))
+                .flatten();
+            match walk {
+                Some((walk, from)) => Routine {
+                    seconds: changed + walk,
+                    per: RoutineUnit::GigabyteChanged,
+                    assumed: format!(
+                        "each GB that changes, in files of your data's mean size, and rsync's \
+                         walk over all your files to find them ({from})"
+                    ),
+                },
+                None => Routine {
+                    seconds: changed,
+                    per: RoutineUnit::GigabyteChanged,
+                    assumed: "each GB that changes, in files of your data's mean size; the \
+                              tool's walk over the files that did not change is not counted"
+                        .into(),
+                },
+            }
+        }
     };
     ToolTimes {
         tool: pace.tool(),

@@ -9,7 +9,7 @@ use crate::results::{AnswerTool, Range, RunReport, TestResult};
 use crate::units::{decimal_bytes as size, human_duration};
 
 use crate::verdict::large_sequential_results;
-use crate::workload::{CopyProgram, FileOp, SetName};
+use crate::workload::{CopyProgram, FileOp, SetName, Workload};
 
 /// A plain copy is one file after another, as cp makes it.
 const COPY_THREADS: usize = 1;
@@ -187,6 +187,42 @@ impl<'a> Pace<'a> {
             ),
         }
     }
+}
+
+/// rsync's walk over `files` unchanged files, from the run's updates (rsync again onto its own
+/// copy of a set): the user's folder's where it was copied, else the set of the most files; with
+/// what it came from.
+pub(super) fn rsync_walk(run: &RunReport, files: u64) -> Option<(Range, String)> {
+    let update = FileOp::UpdateWith(CopyProgram::Rsync);
+    let (result, _) = run
+        .results
+        .iter()
+        .filter_map(|r| match &r.workload {
+            Some(Workload::FileSet { op, set, .. }) if *op == update && r.median > 0.0 => {
+                Some((r, *set))
+            }
+            _ => None,
+        })
+        .max_by_key(|(r, set)| {
+            (
+                *set == SetName::Source,
+                r.file_set.as_ref().map(|s| s.files),
+            )
+        })?;
+    // A document without its spread (min, max 0) gives the median's time alone.
+    let seconds = |rate: f64| files as f64 / if rate > 0.0 { rate } else { result.median };
+    let range = Range {
+        low: seconds(result.max),
+        expected: seconds(result.median),
+        high: seconds(result.min),
+    };
+    Some((
+        range,
+        format!(
+            "files-copy {}: {:.0} files/s",
+            result.variant, result.median
+        ),
+    ))
 }
 
 /// The replay's estimate; [`Pace::time_machine`] made sure there is one.

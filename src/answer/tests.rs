@@ -247,7 +247,19 @@ fn rsync_gets_its_own_time_from_its_own_copies() {
         rsync("small", 3000, 30_000_000),
         rsync("mixed", 500, 100_000_000),
     ]);
+    // rsync again onto its copy of the small set: 10,000 files/s.
+    results.push(
+        serde_json::json!({ "test": "files-copy", "variant": "small-rsync-update",
+        "threads": 1, "method": "syncfs", "engine": "program", "unit": "files/s",
+        "median": 10_000.0, "min": 9_000.0, "max": 11_000.0,
+        "workload": { "kind": "file-set", "op": "update-with-rsync", "set": "small", "threads": 1 },
+        "file_set": { "name": "small", "files": 3000, "bytes": 30_000_000 } }),
+    );
+    let r = run(None, 33.0, results.clone());
     let answer = of(&run(None, 33.0, results), data).unwrap();
+    for x in &r.results {
+        eprintln!("{} {} {:?} {}", x.test, x.variant, x.workload, x.median);
+    }
     let tools: Vec<AnswerTool> = answer.tools.iter().map(|t| t.tool).collect();
     assert_eq!(tools, [AnswerTool::PlainCopy, AnswerTool::Rsync]);
     let truth = 100_000.0 * 0.005 + 10_000.0 / 35.0;
@@ -271,4 +283,21 @@ fn rsync_gets_its_own_time_from_its_own_copies() {
     );
     assert!(!answer.missing.iter().any(|m| m.contains("rsync")));
     assert_eq!(answer.table[0].seconds.len(), 2);
+    // Its routine backup: a GB's 10,000 files copied, then the walk over all 100,000 files.
+    let routine = answer.tools[1].routine.as_ref().unwrap().seconds;
+    let copied = 10_000.0 * 0.005 + 1000.0 / 35.0;
+    assert!(
+        (routine.expected - copied - 10.0).abs() < 0.5,
+        "{routine:?}"
+    );
+    assert!(routine.low < routine.expected && routine.expected < routine.high);
+    assert!(
+        answer
+            .words
+            .iter()
+            .any(|w| w.starts_with("With rsync: about ")
+                && w.contains("; then about 1.5 min for each GB that changes.")),
+        "{:?}",
+        answer.words
+    );
 }

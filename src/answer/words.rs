@@ -35,13 +35,10 @@ fn first(answer: &Answer, t: &ToolTimes) -> String {
     };
     let about = if t.bytes_only { "at least" } else { "about" };
     let then = t.routine.as_ref().map_or(String::new(), |r| {
-        let per = match r.per {
-            RoutineUnit::Hour => "an hour",
-            RoutineUnit::GigabyteChanged => "for each GB that changes",
-        };
         format!(
-            "; then {about} {} {per}",
-            human_duration(r.seconds.expected)
+            "; then {about} {} {}",
+            human_duration(r.seconds.expected),
+            per(r.per)
         )
     });
     format!(
@@ -78,14 +75,28 @@ fn limit(answer: &Answer, verdict: Option<&Verdict>) -> Option<String> {
     ))
 }
 
-/// "With Time Machine: about 2 h 40 min, 2 h 20 min to 3 h 05 min."
+/// "With rsync: about 2 h 40 min, 2 h 20 min to 3 h 05 min; then about 50 s for each GB that
+/// changes."
 fn other_tool(t: &ToolTimes) -> String {
     format!(
-        "With {}: about {}, {}.",
+        "With {}: about {}, {}{}.",
         t.tool,
         human_duration(t.first_seconds.expected),
-        span(t.first_seconds)
+        span(t.first_seconds),
+        t.routine.as_ref().map_or(String::new(), |r| format!(
+            "; then about {} {}",
+            human_duration(r.seconds.expected),
+            per(r.per)
+        ))
     )
+}
+
+/// What a routine backup's time is counted in, in words.
+fn per(unit: RoutineUnit) -> &'static str {
+    match unit {
+        RoutineUnit::Hour => "an hour",
+        RoutineUnit::GigabyteChanged => "for each GB that changes",
+    }
 }
 
 /// "12 min to 16 min", or one figure where the range is one.

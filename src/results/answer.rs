@@ -13,6 +13,18 @@ pub struct Range {
     pub high: f64,
 }
 
+impl std::ops::Add for Range {
+    type Output = Range;
+
+    fn add(self, other: Range) -> Range {
+        Range {
+            low: self.low + other.low,
+            expected: self.expected + other.expected,
+            high: self.high + other.high,
+        }
+    }
+}
+
 impl Range {
     /// Every figure times `factor`.
     pub fn times(self, factor: f64) -> Range {

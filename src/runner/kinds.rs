@@ -31,7 +31,7 @@ pub(super) fn test_for(workload: &Workload) -> Box<dyn Test> {
         Workload::ManyFiles { count, size } => Box::new(files::ManyFilesTest { count, size }),
         Workload::FileSet { op, set, threads } => Box::new(sets::FileSetTest {
             job: sets::FileSetJob { op, set, threads },
-            restore: None,
+            prepared: None,
         }),
         Workload::Meta { op, count } => Box::new(meta::MetaTest { op, count }),
         Workload::Sustained { block, depth } => Box::new(sustained::SustainedTest { block, depth }),

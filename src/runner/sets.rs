@@ -1,6 +1,7 @@
 //! The file-set tests: copy a set to the destination, read it back (restore), delete it, each
-//! through the run's tree engine. Sources stay in the page cache when they fit (see `sources`),
-//! so a copy measures the destination.
+//! through the run's tree engine; or copy it with another program (`rsync -a`) and run that
+//! again onto its copy (an update). Sources stay in the page cache when they fit (see
+//! `sources`), so a copy measures the destination.
 
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use crate::results::{Warning, WarningKind};
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::tree::{self, Listed, Outcome, ProgramCopy, Skipped, Task};
 use crate::units::{self, format_bytes};
-use crate::workload::{FileOp, SetName};
+use crate::workload::{CopyProgram, FileOp, SetName};
 
 use super::sources::{PREP_THREADS, SourceSet, skipped};
 use super::test::{Rep, Shape, Test};
@@ -76,19 +77,16 @@ pub(super) fn measured(
     }
 }
 
-/// A file-set variant; a restore reads a copy of the set made before its first repetition.
+/// A file-set variant; a restore reads, and an update runs onto, a copy of the set made before
+/// its first repetition.
 pub(super) struct FileSetTest {
     pub job: FileSetJob,
-    pub restore: Option<RestoreCopy>,
+    pub prepared: Option<PreparedCopy>,
 }
 
 impl Test for FileSetTest {
     fn shape(&self) -> Shape {
-        let unit = if self.job.op == FileOp::Delete {
-            Unit::FilesPerSecond
-        } else {
-            Unit::MegabytesPerSecond
-        };
+        let unit = unit_of(self.job.op);
         Shape {
             block_size: 0,
             queue_depth: self.job.threads,
@@ -112,26 +110,37 @@ impl Test for FileSetTest {
         plan.min_time.as_secs_f64().max(0.25)
     }
 
-    /// A pass over the set (a delete moves no data: it runs for its minimum time).
+    /// A pass over the set (a delete or an update moves no data: it runs for its minimum time).
     fn planned_bytes(&self, plan: &RunPlan) -> u64 {
         match self.job.op {
-            FileOp::Delete => 0,
+            FileOp::Delete | FileOp::UpdateWith(_) => 0,
             _ => self.space_needed(plan),
         }
     }
 
     fn prepare_bytes(&self, plan: &RunPlan) -> u64 {
         match self.job.op {
-            FileOp::Restore => self.space_needed(plan),
+            FileOp::Restore | FileOp::UpdateWith(_) => self.space_needed(plan),
             _ => 0,
         }
     }
 
     fn prepare(&mut self, rep: Rep<'_, '_>) -> Result<()> {
-        if self.job.op == FileOp::Restore {
-            let copy = prepare_restore(rep.ctx, rep.plan, self.job.set, rep.progress)?;
-            self.restore = Some(copy);
-        }
+        self.prepared = match self.job.op {
+            FileOp::Restore => Some(prepare_restore(
+                rep.ctx,
+                rep.plan,
+                self.job.set,
+                rep.progress,
+            )?),
+            FileOp::UpdateWith(program) => Some(prepare_update(
+                rep.ctx,
+                rep.plan,
+                (self.job.set, program),
+                rep.progress,
+            )?),
+            _ => None,
+        };
         Ok(())
     }
 
@@ -141,20 +150,21 @@ impl Test for FileSetTest {
             rep.plan,
             self.job,
             rep.index,
-            self.restore.as_ref(),
+            self.prepared.as_ref(),
             rep.progress,
         )
     }
 
     fn clean_up(&mut self, ctx: &mut Ctx<'_>) {
-        if let Some(restore) = self.restore.take() {
+        if let Some(restore) = self.prepared.take() {
             tree::remove_all(&ctx.scratch.root(), &restore.name, ctx.engines);
         }
     }
 }
 
-/// The copied set a restore variant reads, made once for all its repetitions.
-pub(super) struct RestoreCopy {
+/// The copied set a restore variant reads or an update variant updates, made once for all its
+/// repetitions.
+pub(super) struct PreparedCopy {
     pub root: Root,
     /// Its name in the scratch directory, for its removal.
     pub name: String,
@@ -165,14 +175,44 @@ fn prepare_restore(
     plan: &RunPlan,
     set: SetName,
     progress: &mut dyn Progress,
-) -> Result<RestoreCopy> {
+) -> Result<PreparedCopy> {
     let source = ctx.sources.get(plan, set, progress)?;
     progress.update(&format!("copying the {set} set for the restore test"));
     let name = ctx.scratch.fresh_name("restore");
-    Ok(RestoreCopy {
+    Ok(PreparedCopy {
         root: prepare_copy(ctx, &source, &name)?,
         name,
     })
+}
+
+/// The program's own copy of the set, which its update variant then runs onto again.
+fn prepare_update(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    (set, program): (SetName, CopyProgram),
+    progress: &mut dyn Progress,
+) -> Result<PreparedCopy> {
+    let source = ctx.sources.get(plan, set, progress)?;
+    progress.update(&format!(
+        "copying the {set} set with {program} for its update"
+    ));
+    let name = ctx.scratch.fresh_name(&format!("{program}-update"));
+    let root = tree::make_dir(&ctx.scratch.root(), &name, ctx.engines)?;
+    let dst = ctx.scratch.path().join(&name);
+    if let Err(e) = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd()) {
+        tree::remove_all(&ctx.scratch.root(), &name, ctx.engines);
+        return Err(e);
+    }
+    Ok(PreparedCopy { root, name })
+}
+
+/// What a repetition's figure counts: files for a delete and an update (they move no data),
+/// bytes otherwise.
+fn unit_of(op: FileOp) -> Unit {
+    match op {
+        FileOp::Delete | FileOp::UpdateWith(_) => Unit::FilesPerSecond,
+        _ => Unit::MegabytesPerSecond,
+    }
 }
 
 /// One file-set variant's parameters.
@@ -200,12 +240,13 @@ fn measure_file_set(
     plan: &RunPlan,
     job: FileSetJob,
     rep: usize,
-    restore: Option<&RestoreCopy>,
+    prepared: Option<&PreparedCopy>,
     progress: &mut dyn Progress,
 ) -> Result<Measured> {
     let source = ctx.sources.get(plan, job.set, progress)?;
     let wall = std::time::Instant::now();
-    let (mut total, method, mut warnings) = one_pass(ctx, job, rep, 0, restore, &source, progress)?;
+    let (mut total, method, mut warnings) =
+        one_pass(ctx, job, rep, 0, prepared, &source, progress)?;
     let mut passes = 1u64;
     // A pass is not begun when one more like those before (untimed work included) would end
     // past the wall budget.
@@ -215,7 +256,7 @@ fn measure_file_set(
     };
     while total.elapsed < plan.min_time && passes < MAX_PASSES && next_ends_within(passes) {
         // A later pass that could not evict says so in its warnings.
-        let (outcome, _, more) = one_pass(ctx, job, rep, passes, restore, &source, progress)?;
+        let (outcome, _, more) = one_pass(ctx, job, rep, passes, prepared, &source, progress)?;
         add_pass(&mut total, &outcome);
         for w in more {
             if !warnings.contains(&w) {
@@ -224,11 +265,7 @@ fn measure_file_set(
         }
         passes += 1;
     }
-    let unit = if job.op == FileOp::Delete {
-        Unit::FilesPerSecond
-    } else {
-        Unit::MegabytesPerSecond
-    };
+    let unit = unit_of(job.op);
     for note in &source.notes {
         if !warnings.contains(note) {
             warnings.push(note.clone());
@@ -239,7 +276,7 @@ fn measure_file_set(
     // Content can only be compared where the engine keeps it. After the first repetition,
     // untimed: how many repetitions follow is not known yet (each evicts the copy again).
     if job.op == FileOp::Restore && plan.verify && rep == 0 && ctx.access.real_io {
-        let copy = &restore.expect("restore copy prepared").root;
+        let copy = &prepared.expect("restore copy prepared").root;
         m.integrity_error = verify(ctx, copy, &source)?;
     }
     Ok(m)
@@ -261,7 +298,7 @@ fn one_pass(
     job: FileSetJob,
     rep: usize,
     pass: u64,
-    restore: Option<&RestoreCopy>,
+    prepared: Option<&PreparedCopy>,
     source: &SourceSet,
     progress: &mut dyn Progress,
 ) -> Result<(Outcome, Method, Vec<Warning>)> {
@@ -315,8 +352,17 @@ fn one_pass(
             let outcome = program_outcome(&source.info, &copy, ctx.series_interval);
             Ok((outcome, ctx.access.method(Method::Syncfs), Vec::new()))
         }
+        FileOp::UpdateWith(program) => {
+            let copy = prepared.expect("the program's copy prepared");
+            progress.update(&format!("{program} of the {set} set onto its copy"));
+            let dst = ctx.scratch.path().join(&copy.name);
+            let copy = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd())?;
+            let mut outcome = program_outcome(&source.info, &copy, ctx.series_interval);
+            outcome.bytes = 0;
+            Ok((outcome, ctx.access.method(Method::Syncfs), Vec::new()))
+        }
         FileOp::Restore => {
-            let copy = &restore.expect("restore copy prepared").root;
+            let copy = &prepared.expect("restore copy prepared").root;
             let (method, mut warnings) = evict(ctx, copy)?;
             let outcome = tree::run(
                 &Task::Read,

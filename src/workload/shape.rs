@@ -94,6 +94,7 @@ impl Workload {
                     format!("{set}-{threads}t-cache-{}", on_off(*cache_on))
                 }
                 FileOp::CopyWith(program) => format!("{set}-{program}"),
+                FileOp::UpdateWith(program) => format!("{set}-{program}-update"),
                 FileOp::Restore | FileOp::Delete => format!("{set}-{threads}t"),
             },
             Workload::Meta { op, .. } => op.as_str().into(),
@@ -119,6 +120,11 @@ impl Workload {
                 set,
                 ..
             } => Some(format!("{set}-{program}")),
+            Workload::FileSet {
+                op: FileOp::UpdateWith(program),
+                set,
+                ..
+            } => Some(format!("{set}-{program}-update")),
             Workload::FileSet { set, .. } => Some(set.to_string()),
             _ => None,
         }
@@ -156,6 +162,9 @@ pub enum FileOp {
     /// Copy with another program, as a backup tool calls it (`rsync -a`): buffered, one
     /// syncfs at the end inside the timing.
     CopyWith(CopyProgram),
+    /// The program run again onto its own unchanged copy of the set: the walk a routine backup
+    /// makes over files that did not change (rsync compares each file's size and time).
+    UpdateWith(CopyProgram),
     /// Read the copied set back after evicting it from the page cache.
     Restore,
     /// Delete the copied set.
@@ -163,11 +172,13 @@ pub enum FileOp {
 }
 
 impl FileOp {
-    pub const ALL: [FileOp; 6] = [
+    pub const ALL: [FileOp; 8] = [
         FileOp::Copy { cache_on: true },
         FileOp::Copy { cache_on: false },
         FileOp::CopyWith(CopyProgram::Cp),
         FileOp::CopyWith(CopyProgram::Rsync),
+        FileOp::UpdateWith(CopyProgram::Cp),
+        FileOp::UpdateWith(CopyProgram::Rsync),
         FileOp::Restore,
         FileOp::Delete,
     ];
@@ -179,6 +190,8 @@ impl FileOp {
             FileOp::Copy { cache_on: false } => "copy-cache-off",
             FileOp::CopyWith(CopyProgram::Cp) => "copy-with-cp",
             FileOp::CopyWith(CopyProgram::Rsync) => "copy-with-rsync",
+            FileOp::UpdateWith(CopyProgram::Cp) => "update-with-cp",
+            FileOp::UpdateWith(CopyProgram::Rsync) => "update-with-rsync",
             FileOp::Restore => "restore",
             FileOp::Delete => "delete",
         }

@@ -205,6 +205,15 @@ fn file_variants(options: &SuiteOptions) -> Vec<Variant> {
                     "copy the {set} set with {program} -a, as a backup tool runs it (one syncfs at the end, timed)"
                 ),
             ));
+            variants.push(file_set(
+                TestId::FilesCopy,
+                FileOp::UpdateWith(program),
+                set,
+                1,
+                format!(
+                    "{program} -a of the {set} set again onto its unchanged copy: a routine backup's walk (files/s)"
+                ),
+            ));
         }
         for &threads in &options.threads {
             variants.push(file_set(
@@ -287,11 +296,13 @@ mod tests {
                 "small-4t-cache-on",
                 "small-4t-cache-off",
                 "small-rsync",
+                "small-rsync-update",
                 "mixed-1t-cache-on",
                 "mixed-1t-cache-off",
                 "mixed-4t-cache-on",
                 "mixed-4t-cache-off",
                 "mixed-rsync",
+                "mixed-rsync-update",
             ]
         );
     }
