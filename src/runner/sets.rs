@@ -350,7 +350,7 @@ fn one_pass(
             tree::remove_all(&scratch, &name, ctx.engines);
             let copy = copy?;
             let outcome = program_outcome(&source.info, &copy, ctx.series_interval);
-            Ok((outcome, ctx.access.method(Method::Syncfs), Vec::new()))
+            Ok((outcome, ctx.access.method(Method::Syncfs), left_out(&copy)))
         }
         FileOp::UpdateWith(program) => {
             let copy = prepared.expect("the program's copy prepared");
@@ -359,7 +359,7 @@ fn one_pass(
             let copy = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd())?;
             let mut outcome = program_outcome(&source.info, &copy, ctx.series_interval);
             outcome.bytes = 0;
-            Ok((outcome, ctx.access.method(Method::Syncfs), Vec::new()))
+            Ok((outcome, ctx.access.method(Method::Syncfs), left_out(&copy)))
         }
         FileOp::Restore => {
             let copy = &prepared.expect("restore copy prepared").root;
@@ -411,6 +411,14 @@ fn program_outcome(set: &FileSetInfo, copy: &ProgramCopy, interval: Duration) ->
         cpu: copy.cpu.unwrap_or_default(),
         engine: EngineKind::Program,
     }
+}
+
+/// The warning of a program's copy that left files of the set out, where it did.
+fn left_out(copy: &ProgramCopy) -> Vec<Warning> {
+    copy.incomplete
+        .iter()
+        .map(|said| Warning::new(WarningKind::SkippedFiles, said.clone()))
+        .collect()
 }
 
 /// Evicts a copied tree before a timed read; says how well that worked.

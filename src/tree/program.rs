@@ -15,12 +15,17 @@ use crate::workload::CopyProgram;
 
 /// The most of the program's stderr an error quotes, in bytes (its end).
 const TAIL_BYTES: usize = 2048;
+/// rsync's exit codes for a copy that went through but left files out: some could not be read
+/// (23), some vanished while it ran (24). A backup of such a folder ends the same way.
+const RSYNC_PARTIAL: [i32; 2] = [23, 24];
 
 /// One timed copy: wall time from syncfs to syncfs, and the program's CPU time where the system
 /// says.
 pub struct ProgramCopy {
     pub elapsed: Duration,
     pub cpu: Option<Duration>,
+    /// What the program said where it left files out but copied the rest.
+    pub incomplete: Option<String>,
 }
 
 /// Copies `src`'s contents into the existing, empty directory `dst` with `program`, timed from a
@@ -39,16 +44,22 @@ pub fn timed_copy(
     };
     syncfs()?;
     let start = Instant::now();
-    let cpu = copy_with(program, src, dst)?;
+    let (cpu, incomplete) = copy_with(program, src, dst)?;
     syncfs()?;
     Ok(ProgramCopy {
         elapsed: start.elapsed(),
         cpu,
+        incomplete,
     })
 }
 
-/// Runs `program` to copy `src`'s contents into `dst`, as a backup calls it; its CPU time.
-fn copy_with(program: CopyProgram, src: &Path, dst: &Path) -> Result<Option<Duration>> {
+/// Runs `program` to copy `src`'s contents into `dst`, as a backup calls it; its CPU time, and
+/// what it said where it left files out.
+fn copy_with(
+    program: CopyProgram,
+    src: &Path,
+    dst: &Path,
+) -> Result<(Option<Duration>, Option<String>)> {
     let mut command = Command::new(program.program());
     match program {
         CopyProgram::Cp => command.arg("-a").arg(src.join(".")).arg(dst),
@@ -82,8 +93,16 @@ fn copy_with(program: CopyProgram, src: &Path, dst: &Path) -> Result<Option<Dura
         .and_then(|reader| reader.join().ok())
         .unwrap_or_default();
     interrupt::check()?;
+    let partial = |code| program == CopyProgram::Rsync && RSYNC_PARTIAL.contains(&code);
     match waited {
-        Some(status) if status.success() => Ok(cpu),
+        Some(status) if status.success() => Ok((cpu, None)),
+        Some(status) if status.code().is_some_and(partial) => Ok((
+            cpu,
+            Some(format!(
+                "{program} -a left files out ({status}): {}",
+                last_words(&said)
+            )),
+        )),
         ended => Err(Error::Destination {
             path: dst.to_path_buf(),
             problem: format!(
