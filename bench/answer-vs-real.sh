@@ -37,7 +37,7 @@ export XDG_DATA_HOME=$WORK/data
 # Seconds of `PROGRAM -a` of TREE into DEST, to the end of sync -f.
 real_copy() {
     local program=$1 tree=$2 dest=$3 target=$3/real-copy
-    local start end
+    local start
     start=$(date +%s.%N)
     if [[ $program == rsync ]]; then
         rsync -a "$tree/" "$target/"
@@ -45,13 +45,12 @@ real_copy() {
         cp -a "$tree" "$target"
     fi
     sync -f "$dest"
-    end=$(date +%s.%N)
+    python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):.2f}')" "$start"
     rm -rf "$target"
     sync -f "$dest"
-    echo "$end - $start" | bc
 }
 
-printf '%-10s %-28s %-6s %-17s %9s %9s %6s %s\n' dest tree tool printed expected real ratio inside
+printf '%-10s %-28s %-6s %-17s %9s %9s %6s %-6s %s\n' dest tree tool printed expected real ratio inside "each real copy (load average)"
 for dest in $DESTS; do
     case $dest in
         slow-disk) args=(--rate 35) ;;
@@ -68,16 +67,18 @@ for dest in $DESTS; do
         for program in cp rsync; do
             times=()
             for _ in $(seq "$REAL_RUNS"); do times+=("$(real_copy "$program" "$tree" "$mnt")"); done
-            python3 - "$WORK/run.json" "$dest" "$tree" "$program" "${times[@]}" <<'PY'
+            load=$(cut -d' ' -f1 /proc/loadavg)
+            python3 - "$WORK/run.json" "$dest" "$tree" "$program" "$load" "${times[@]}" <<'PY'
 import json, statistics, sys
-doc, dest, tree, program, *times = sys.argv[1:]
+doc, dest, tree, program, load, *times = sys.argv[1:]
 tool = "plain-copy" if program == "cp" else program
 answer = json.load(open(doc))["answer"]
 first = next(t for t in answer["tools"] if t["tool"] == tool)["first_seconds"]
 real = statistics.median(float(t) for t in times)
 inside = "yes" if first["low"] <= real <= first["high"] else "NO"
 print(f"{dest:10} {tree:28} {program:6} {first['low']:7.2f}-{first['high']:<8.2f} "
-      f"{first['expected']:9.2f} {real:9.2f} {real / first['expected']:6.2f} {inside}")
+      f"{first['expected']:9.2f} {real:9.2f} {real / first['expected']:6.2f} {inside:6} "
+      f"{' '.join(times)} ({load})")
 PY
         done
     done
