@@ -5,8 +5,9 @@
 //! interval, a cache drains over several. Points are averaged in consecutive batches of `b`,
 //! `b` growing until the lag-1 autocorrelation of the batch means (pooled over the
 //! repetitions, each around its own mean, corrected for the bias of short series) is at most
-//! [`MAX_LAG1`]; what correlation is left widens the variance by `(1 + r) / (1 - r)` (an AR(1)
-//! series' factor). The spread is relative to each repetition's own mean, so repetitions at
+//! [`MAX_LAG1`]; what correlation is left scales the variance by `(1 + r) / (1 - r)` (an AR(1)
+//! series' factor, down to `r = -0.5` for the anti-correlation of counting completions per
+//! interval). The spread is relative to each repetition's own mean, so repetitions at
 //! different levels pool their noise, not their levels.
 //!
 //! The within-series noise says how well each repetition's figure is known; the figures'
@@ -20,10 +21,18 @@ use super::steady;
 
 /// The most lag-1 autocorrelation the batch means may keep before the batches grow.
 pub const MAX_LAG1: f64 = 0.1;
-/// The fewest degrees of freedom (batches less repetitions) an estimate needs.
-pub const MIN_DF: usize = 4;
+/// The fewest degrees of freedom (batches less repetitions) an estimate needs. Fewer points
+/// say more about how requests fall into intervals than about the rate: a 1.5 s block
+/// repetition has five 0.25 s points of about six 1 MiB requests each at 26 MB/s, each point
+/// ±16% by where one request lands, while the repetitions' figures agreed to 0.3%
+/// (docs/json.md).
+pub const MIN_DF: usize = 16;
 /// The most correlation the variance is widened for: beyond it the batches are too few to say.
 const MAX_INFLATED_LAG1: f64 = 0.9;
+/// The most negative correlation the variance is narrowed for. Counting completions per
+/// interval makes neighbours anti-correlated (the request one interval gets, the next misses),
+/// which a long series' mean averages out; no more than an AR(1) at -0.5 is credited.
+const MIN_CREDITED_LAG1: f64 = -0.5;
 
 /// How the batches came out: their length and how well they pinned the figures' mean.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -123,7 +132,7 @@ pub fn estimate(figures: &[f64], series: &[&[f64]]) -> Option<BatchEstimate> {
         }
     }
     let (batch, df, deviations, lag1) = chosen?;
-    let r = lag1.clamp(0.0, MAX_INFLATED_LAG1);
+    let r = lag1.clamp(MIN_CREDITED_LAG1, MAX_INFLATED_LAG1);
     let relative_variance = deviations.iter().flatten().map(|d| d * d).sum::<f64>() / df as f64
         * (1.0 + r)
         / (1.0 - r);

@@ -100,9 +100,11 @@ fn short_or_single_series_give_no_estimate() {
     assert!(estimate(&[26.0, 26.0], &[&short, &short[..2]]).is_none());
     assert!(estimate(&[26.0], &[&[26.0; 40]]).is_none());
     assert!(estimate(&[26.0, 26.0], &[&[26.0; 40]]).is_none());
-    let flat = [26.0; 6];
+    let five = [26.0; 5];
+    assert!(estimate(&[26.0, 26.0], &[&five, &five]).is_none(), "8 df");
+    let flat = [26.0; 10];
     let e = estimate(&[26.0, 26.0], &[&flat, &flat]).unwrap();
-    assert_eq!((e.df, e.standard_error), (10, 0.0));
+    assert_eq!((e.df, e.standard_error), (18, 0.0));
 }
 
 /// The steady part leaves out the first interval and what came before a cliff.
