@@ -293,7 +293,12 @@ impl Schedule {
         if self.items[i].single {
             return (done > 0).then_some(StopReason::Count);
         }
-        decide(self.repeats, (done, precision), spent_s + next_s, allowance_s)
+        decide(
+            self.repeats,
+            (done, precision),
+            spent_s + next_s,
+            allowance_s,
+        )
     }
 }
 

@@ -7,8 +7,7 @@ use crate::engine::EngineKind;
 use crate::error::Result;
 use crate::interrupt;
 use crate::results::{
-    Details, FileSetInfo, Method, Repetition, StopReason, TestResult, TestResultParts,
-    precision_of,
+    Details, FileSetInfo, Method, Repetition, StopReason, TestResult, TestResultParts, precision_of,
 };
 use crate::results::{Warning, WarningKind};
 use crate::settings::{Repeats, defs};

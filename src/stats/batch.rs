@@ -133,9 +133,8 @@ pub fn estimate(figures: &[f64], series: &[&[f64]]) -> Option<BatchEstimate> {
     }
     let (batch, df, deviations, lag1) = chosen?;
     let r = lag1.clamp(MIN_CREDITED_LAG1, MAX_INFLATED_LAG1);
-    let relative_variance = deviations.iter().flatten().map(|d| d * d).sum::<f64>() / df as f64
-        * (1.0 + r)
-        / (1.0 - r);
+    let relative_variance =
+        deviations.iter().flatten().map(|d| d * d).sum::<f64>() / df as f64 * (1.0 + r) / (1.0 - r);
     // Each figure known to its own series' noise; their mean to the sum over n^2.
     let within = figures
         .iter()

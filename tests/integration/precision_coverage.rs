@@ -17,8 +17,14 @@ use crate::testbed_checks::{MB, MIB, dd_write};
 /// The rates the disk is held at, MB/s, and the figures measured at each.
 const CASES: &[(f64, &str)] = &[
     (5.0, "seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1"),
-    (26.0, "seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,tm-check:50MB"),
-    (40.0, "seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,tm-check:50MB"),
+    (
+        26.0,
+        "seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,tm-check:50MB",
+    ),
+    (
+        40.0,
+        "seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,tm-check:50MB",
+    ),
     (
         100.0,
         "seq-write:SEQ1M-Q1T1,seq-write:SEQ1M-Q8T1,tm-check:50MB,seq-write:20-100MB",

@@ -71,7 +71,10 @@ fn the_interval_widens_with_autocorrelation() {
         let reps: Vec<Vec<f64>> = (0..3).map(|r| ar1(100.0, 5.0, phi, 240, 7 + r)).collect();
         let (h, e) = batched(&reps);
         let naive = classic(&reps.concat());
-        eprintln!("phi {phi}: {h:.4} (batch {}, lag1 {:.2}); naive {naive:.4}", e.batch, e.lag1);
+        eprintln!(
+            "phi {phi}: {h:.4} (batch {}, lag1 {:.2}); naive {naive:.4}",
+            e.batch, e.lag1
+        );
         if phi == 0.8 {
             assert!(e.batch > 1, "{e:?}");
             assert!(h > 2.0 * naive, "{h} vs {naive}");
