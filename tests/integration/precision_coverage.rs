@@ -1,6 +1,7 @@
 //! The stated precision holds: on the testbed's disk held at 5, 26, 40 and 100 MB/s, the 95%
 //! interval each write figure states (median ± `precision`) contains the disk's true rate, as
-//! dd measures it at that setting, in at least 90% of the results.
+//! dd measures it at that setting (up to what the testbed's burst adds to a short transfer), in
+//! at least 90% of the results.
 //!
 //! The figures are the write figures whose truth dd can measure: sequential writes of 1 MiB
 //! blocks (the truth: dd's O_DIRECT write of `DD_SECONDS` of traffic), Time Machine's one big
@@ -55,6 +56,12 @@ fn dd_files(mount: &std::path::Path, sizes: &[u64]) -> f64 {
     rates.iter().sum::<f64>() / rates.len() as f64
 }
 
+/// Seconds of traffic the testbed's token bucket holds, full at the start of each transfer
+/// (BURSTINESS in scripts/testbed): a transfer of B bytes at rate R may end as if B - burst had
+/// moved at R, so a half-second repetition may run up to 10% above the disk's rate and still be
+/// the testbed's truth.
+const BURST_S: f64 = 0.05;
+
 /// The least share of stated intervals that must hold the truth (they are 95% intervals).
 const COVERAGE: f64 = 0.9;
 
@@ -80,17 +87,28 @@ fn stated_intervals_hold_the_true_rate() {
         assert_eq!(results.len(), tests.split(',').count(), "{tests}");
         for r in results {
             let sizes = file_sizes(r["variant"].as_str().unwrap());
-            let truth = if sizes.is_empty() {
-                throttle
+            // The truth, and how far above it the testbed's burst lets the fastest repetition run.
+            let (truth, above) = if sizes.is_empty() {
+                let bytes = r["repetitions"]
+                    .as_array()
+                    .expect("repetitions")
+                    .iter()
+                    .map(|rep| num(&rep["bytes"]))
+                    .fold(f64::INFINITY, f64::min);
+                let burst = BURST_S * throttle * MB;
+                (throttle, throttle * bytes / (bytes - burst).max(burst))
             } else {
-                dd_files(tb.mount(), sizes)
+                // dd's files each begin with the same full bucket as destbench's.
+                let truth = dd_files(tb.mount(), sizes);
+                (truth, truth)
             };
             let median = num(&r["median"]);
             let precision = num(&r["precision"]);
-            let covered = (median - truth).abs() <= precision * median;
+            let (low, high) = (median * (1.0 - precision), median * (1.0 + precision));
+            let covered = low <= above && truth <= high;
             held += usize::from(covered);
             lines.push(format!(
-                "{rate:>5} MB/s (dd {truth:6.2}): {} {:12} {median:7.2} ±{:4.1}% ({}, {} reps) {}",
+                "{rate:>5} MB/s (dd {truth:6.2}, burst to {above:6.2}): {} {:12} {median:7.2} ±{:4.1}% ({}, {} reps) {}",
                 r["test"].as_str().unwrap(),
                 r["variant"].as_str().unwrap(),
                 precision * 100.0,
