@@ -97,6 +97,21 @@ mod tests {
         assert!((h - 0.031_13).abs() < 1e-4, "{h}");
     }
 
+    /// Long series give batch means; short ones, or none, the figures' own interval.
+    #[test]
+    fn the_method_follows_what_the_series_can_say() {
+        let figures = [26.0, 26.1];
+        let long: Vec<f64> = (0..40).map(|i| 26.0 + 0.2 * f64::from(i % 3)).collect();
+        let from_long = of(&figures, Some(&[&long, &long])).unwrap();
+        assert_eq!(from_long.method, PrecisionMethod::BatchMeans);
+        let short = [26.0; 5];
+        let from_short = of(&figures, Some(&[&short, &short])).unwrap();
+        assert_eq!(from_short.method, PrecisionMethod::Repetitions);
+        assert_eq!(of(&figures, None), Some(from_short));
+        assert!(from_long.half_width < from_short.half_width);
+        assert_eq!(of(&[26.0], Some(&[&long])), None);
+    }
+
     #[test]
     fn more_samples_of_the_same_spread_narrow_it() {
         let three = median_half_width(&[99.0, 100.0, 101.0]).unwrap();
