@@ -197,6 +197,8 @@ fn per_client(own: &[f64]) -> PerClient {
 fn aggregate_result(own: &TestResult, agg: &Aggregate) -> TestResult {
     let samples: Vec<f64> = agg.repetitions.iter().map(|r| r.rate).collect();
     let summary = stats::summarize(&samples);
+    // Each client's series is its own: the aggregate knows only its repetitions' figures.
+    let precision = stats::precision::of(&samples, None);
     let ops: Vec<f64> = agg
         .repetitions
         .iter()
@@ -211,7 +213,8 @@ fn aggregate_result(own: &TestResult, agg: &Aggregate) -> TestResult {
         max: summary.as_ref().map_or(0.0, |s| s.max),
         mean: summary.as_ref().map_or(0.0, |s| s.mean),
         cv: summary.as_ref().map_or(0.0, |s| s.cv),
-        precision: stats::precision::median_half_width(&samples),
+        precision: precision.map(|p| p.half_width),
+        precision_method: precision.map(|p| p.method),
         ops_per_s_median: if ops.is_empty() {
             0.0
         } else {

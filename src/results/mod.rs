@@ -37,7 +37,7 @@ pub use details::{
 pub use priority::{Blocker, PriorityEffect};
 pub use result::{
     FileSetInfo, FileSizes, Method, OpKind, Repetition, RepetitionRecord, TestResult,
-    TestResultParts, Unit,
+    TestResultParts, Unit, precision_of,
 };
 pub use stopping::{AdaptiveSettings, StopReason};
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};

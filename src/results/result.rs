@@ -10,6 +10,7 @@ use super::lenient;
 use super::stopping::StopReason;
 use super::{Warning, WarningKind};
 use crate::engine::EngineKind;
+use crate::stats::precision::{self, Precision, PrecisionMethod};
 use crate::stats::{self, LatencyHistogram, LatencySummary, ThroughputSeries};
 use crate::workload::{TestId, Workload};
 
@@ -261,6 +262,14 @@ pub struct TestResult {
     /// (`stats::precision`); None below two repetitions and in older documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<f64>,
+    /// What `precision` was computed from; None without a precision, and in documents written
+    /// before it was recorded (their precision is the repetitions').
+    #[serde(
+        default,
+        deserialize_with = "lenient::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub precision_method: Option<PrecisionMethod>,
     /// Why the repetitions stopped; None in older documents (a fixed count).
     #[serde(
         default,
@@ -333,6 +342,7 @@ impl TestResult {
             .map(Repetition::ops_per_s)
             .collect();
         let summary = stats::summarize(&samples)?;
+        let precision = precision_of(&parts.workload, &parts.repetitions);
         let ops_per_s = stats::summarize(&iops)?;
         let mut warnings = parts.warnings;
         if summary.cv > stats::NOISY_CV {
@@ -364,7 +374,8 @@ impl TestResult {
             max: summary.max,
             mean: summary.mean,
             cv: summary.cv,
-            precision: stats::precision::median_half_width(&samples),
+            precision: precision.map(|p| p.half_width),
+            precision_method: precision.map(|p| p.method),
             stopped: parts.stopped,
             samples,
             ops_per_s_median: ops_per_s.median,
@@ -394,6 +405,33 @@ impl TestResult {
                 .total_cmp(&(b.rate - self.median).abs())
         })
     }
+}
+
+/// How well the median of `repetitions` of `workload` is known: from their throughput series
+/// where the figure is the rate of the bytes its series counts (block, whole-file and
+/// many-file tests), else from the figures alone (file sets, whose figure is per pass;
+/// metadata; the single-run tests).
+pub fn precision_of(workload: &Workload, repetitions: &[Repetition]) -> Option<Precision> {
+    let figures: Vec<f64> = repetitions.iter().map(|r| r.rate).collect();
+    let streamed = matches!(
+        workload,
+        Workload::Block { .. } | Workload::WholeFiles { .. } | Workload::ManyFiles { .. }
+    );
+    if !streamed {
+        return precision::of(&figures, None);
+    }
+    let complete: Vec<Vec<f64>> = repetitions
+        .iter()
+        .map(|r| {
+            let mut rates = r.series.rates_mb_s(r.elapsed);
+            if r.series.last_is_partial(r.elapsed) {
+                rates.pop();
+            }
+            rates
+        })
+        .collect();
+    let series: Vec<&[f64]> = complete.iter().map(Vec::as_slice).collect();
+    precision::of(&figures, Some(&series))
 }
 
 /// The warning for repetitions that drift in one direction over their order (significant by

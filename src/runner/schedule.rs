@@ -11,7 +11,6 @@
 
 use crate::results::StopReason;
 use crate::settings::{Repeats, RunPlan};
-use crate::stats::precision;
 use crate::workload::Variant;
 
 use super::eta::{Cost, Eta};
@@ -280,41 +279,46 @@ impl Schedule {
         self.budget_s
     }
 
-    /// Whether variant `i` stops after the repetitions whose figures are `samples`, having
-    /// spent `spent_s` of its `allowance_s`, its next repetition predicted at `next_s`.
+    /// Whether variant `i` stops after `done` repetitions whose median is known to `precision`
+    /// (`results::precision_of`), having spent `spent_s` of its `allowance_s`, its next
+    /// repetition predicted at `next_s`.
     pub fn stop(
         &self,
         i: usize,
-        samples: &[f64],
+        (done, precision): (usize, Option<f64>),
         spent_s: f64,
         next_s: f64,
         allowance_s: Option<f64>,
     ) -> Option<StopReason> {
         if self.items[i].single {
-            return (!samples.is_empty()).then_some(StopReason::Count);
+            return (done > 0).then_some(StopReason::Count);
         }
-        decide(self.repeats, samples, spent_s + next_s, allowance_s)
+        decide(
+            self.repeats,
+            (done, precision),
+            spent_s + next_s,
+            allowance_s,
+        )
     }
 }
 
 /// The stopping rule: `--runs N` stops at N; the adaptive rule never before its least
-/// repetitions, then once the median is precise, else at its most repetitions or once the next
-/// repetition would end after the variant's allowance (`would_spend_s` is the time spent with
-/// it).
+/// repetitions, then once the median is precise (its 95% half-width, a fraction of it, within
+/// the profile's), else at its most repetitions or once the next repetition would end after
+/// the variant's allowance (`would_spend_s` is the time spent with it). `n` repetitions ran.
 pub(super) fn decide(
     repeats: Repeats,
-    samples: &[f64],
+    (n, precision): (usize, Option<f64>),
     would_spend_s: f64,
     allowance_s: Option<f64>,
 ) -> Option<StopReason> {
-    let n = samples.len();
     match repeats {
         Repeats::Exactly(count) => (n >= count).then_some(StopReason::Count),
         Repeats::UntilPrecise(a) => {
             if n < a.min_runs {
                 return None;
             }
-            if precision::median_half_width(samples).is_some_and(|h| h <= a.precision) {
+            if precision.is_some_and(|h| h <= a.precision) {
                 return Some(StopReason::Precise);
             }
             let over = allowance_s.is_some_and(|allowed| would_spend_s > allowed);
@@ -329,6 +333,18 @@ mod tests {
 
     use super::*;
     use crate::settings::Adaptive;
+    use crate::stats::precision;
+
+    /// The rule on repetitions whose precision is their figures' (no series).
+    fn decide(
+        repeats: Repeats,
+        samples: &[f64],
+        would_spend_s: f64,
+        allowance_s: Option<f64>,
+    ) -> Option<StopReason> {
+        let known = precision::median_half_width(samples);
+        super::decide(repeats, (samples.len(), known), would_spend_s, allowance_s)
+    }
 
     const RULE: Repeats = Repeats::UntilPrecise(Adaptive {
         min_runs: 2,

@@ -7,11 +7,11 @@ use crate::engine::EngineKind;
 use crate::error::Result;
 use crate::interrupt;
 use crate::results::{
-    Details, FileSetInfo, Method, Repetition, StopReason, TestResult, TestResultParts,
+    Details, FileSetInfo, Method, Repetition, StopReason, TestResult, TestResultParts, precision_of,
 };
 use crate::results::{Warning, WarningKind};
 use crate::settings::{Repeats, defs};
-use crate::stats::{LatencyHistogram, precision};
+use crate::stats::LatencyHistogram;
 use crate::workload::{Variant, Workload};
 
 use super::eta::Cost;
@@ -112,7 +112,7 @@ impl Gathered {
         self.warnings
             .extend(short_sample(plan, variant, &self.repetitions));
         self.warnings
-            .extend(imprecise(plan, &self.repetitions, self.stopped));
+            .extend(imprecise(plan, variant, &self.repetitions, self.stopped));
         let mut result = TestResult::from_parts(TestResultParts {
             test: variant.test,
             workload: variant.workload.clone(),
@@ -187,10 +187,12 @@ fn repeat(
         if let Some(took) = tracker.close() {
             schedule.took(index, took);
         }
-        let samples: Vec<f64> = job.gathered.repetitions.iter().map(|r| r.rate).collect();
+        let reps = &job.gathered.repetitions;
+        let known = precision_of(&variant.workload, reps).map(|p| p.half_width);
         let spent = tracker.now_s() - job.started;
         let next = schedule.next_rep_s(tracker.eta(), index);
-        if let Some(reason) = schedule.stop(index, &samples, spent, next, job.allowance) {
+        if let Some(reason) = schedule.stop(index, (reps.len(), known), spent, next, job.allowance)
+        {
             job.gathered.stopped = Some(reason);
             break;
         }
@@ -202,22 +204,22 @@ fn repeat(
 /// the profile's precision: its figure is shown, with how well it is known.
 fn imprecise(
     plan: &RunPlan,
+    variant: &Variant,
     repetitions: &[Repetition],
     stopped: Option<StopReason>,
 ) -> Option<Warning> {
     let (Some(StopReason::Budget), Repeats::UntilPrecise(rule)) = (stopped, plan.repeats) else {
         return None;
     };
-    let samples: Vec<f64> = repetitions.iter().map(|r| r.rate).collect();
-    let known = precision::median_half_width(&samples)
-        .map_or("not known (one repetition)".to_string(), |h| {
-            format!("known to ±{:.1}%", h * 100.0)
+    let known = precision_of(&variant.workload, repetitions)
+        .map_or("not known (one repetition)".to_string(), |p| {
+            format!("known to ±{:.1}%", p.half_width * 100.0)
         });
     Some(Warning::new(
         WarningKind::Imprecise,
         format!(
             "imprecise: its share of the time budget ran out after {} repetition(s) with the median {known}, not the ±{:.0}% aimed at ({} N repeats exactly N times)",
-            samples.len(),
+            repetitions.len(),
             rule.precision * 100.0,
             defs::RUNS
         ),

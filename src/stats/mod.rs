@@ -1,5 +1,6 @@
 //! Samples, summaries, latency percentiles and throughput over time. Pure code: no I/O, no clock.
 
+mod batch;
 mod compare;
 mod latency;
 pub mod precision;

@@ -1,7 +1,10 @@
 //! How well the repetitions know their median: the half-width of its 95% confidence interval,
-//! as a fraction of the median. Pure code.
+//! as a fraction of the median, and how it was found ([`PrecisionMethod`]). Pure code.
 //!
-//! The interval is the normal-theory one for a median: the sample median's standard error is
+//! Where each repetition has a throughput series that its figure is the rate of, the series
+//! say it ([`super::batch`]); elsewhere the figures alone do.
+//!
+//! The figures' interval is the normal-theory one for a median: the sample median's standard error is
 //! `sqrt(pi / 2) * s / sqrt(n)` for normal data (its asymptotic efficiency against the mean is
 //! 2/pi), taken with Student's t at `n - 1` degrees of freedom so that two or three repetitions
 //! pay for what they do not know. The distribution-free interval from order statistics would
@@ -13,6 +16,47 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The confidence of the interval.
 pub const CONFIDENCE: f64 = 0.95;
+
+/// What a result's precision was computed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PrecisionMethod {
+    /// The repetitions' figures alone: Student's t at `n - 1` degrees of freedom.
+    Repetitions,
+    /// Batch means of the repetitions' throughput series, pooled, never tighter than the
+    /// figures' own spread says ([`super::batch`]).
+    BatchMeans,
+}
+
+/// A median's 95% half-width (a fraction of the median) and how it was found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Precision {
+    pub half_width: f64,
+    pub method: PrecisionMethod,
+}
+
+/// The precision of the median of `figures`: from batch means over the steady parts when
+/// `series` holds, for every figure, the series (complete intervals) it is the rate of and they
+/// are long enough; else from the figures alone. None below two figures or for a median of
+/// zero.
+pub fn of(figures: &[f64], series: Option<&[&[f64]]>) -> Option<Precision> {
+    let median = super::summarize(figures)?.median;
+    let steady: Option<Vec<&[f64]>> =
+        series.map(|s| s.iter().map(|x| super::batch::steady_part(x)).collect());
+    let batched = steady
+        .and_then(|s| super::batch::estimate(figures, &s))
+        .and_then(|b| b.half_width(figures.len(), median, CONFIDENCE));
+    match batched {
+        Some(half_width) => Some(Precision {
+            half_width,
+            method: PrecisionMethod::BatchMeans,
+        }),
+        None => median_half_width(figures).map(|half_width| Precision {
+            half_width,
+            method: PrecisionMethod::Repetitions,
+        }),
+    }
+}
 
 /// Half-width of the 95% confidence interval of the median, as a fraction of the median; None
 /// below two samples (no spread can be estimated) or for a median of zero.
@@ -51,6 +95,21 @@ mod tests {
     fn half_width_by_hand() {
         let h = median_half_width(&[99.0, 100.0, 101.0]).unwrap();
         assert!((h - 0.031_13).abs() < 1e-4, "{h}");
+    }
+
+    /// Long series give batch means; short ones, or none, the figures' own interval.
+    #[test]
+    fn the_method_follows_what_the_series_can_say() {
+        let figures = [26.0, 26.1];
+        let long: Vec<f64> = (0..40).map(|i| 26.0 + 0.2 * f64::from(i % 3)).collect();
+        let from_long = of(&figures, Some(&[&long, &long])).unwrap();
+        assert_eq!(from_long.method, PrecisionMethod::BatchMeans);
+        let short = [26.0; 5];
+        let from_short = of(&figures, Some(&[&short, &short])).unwrap();
+        assert_eq!(from_short.method, PrecisionMethod::Repetitions);
+        assert_eq!(of(&figures, None), Some(from_short));
+        assert!(from_long.half_width < from_short.half_width);
+        assert_eq!(of(&[26.0], Some(&[&long])), None);
     }
 
     #[test]

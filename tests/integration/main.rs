@@ -27,6 +27,8 @@ mod html_report;
 mod lab;
 #[cfg(feature = "mpi")]
 mod mpi;
+#[cfg(target_os = "linux")]
+mod precision_coverage;
 #[cfg(unix)]
 mod run_files;
 mod run_input;

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use crate::support::assert_success;
 use crate::testbed::{self, Testbed};
 
-const MIB: u64 = 1 << 20;
+pub(crate) const MIB: u64 = 1 << 20;
 /// MB/s in the testbed's sense: 10^6 bytes per second.
-const MB: f64 = 1e6;
+pub(crate) const MB: f64 = 1e6;
 
 /// Runs `cmd`, killing it and panicking if it has not finished within `limit`: a hung I/O must
 /// fail the test, not stall the suite.
@@ -74,7 +74,7 @@ fn drop_caches() {
 
 /// dd's rate writing `count` MiB of zeros to `file` in 1 MiB blocks, with `flags` (more dd
 /// words, e.g. `oflag=direct`).
-fn dd_write(file: &Path, count: u64, flags: &str) -> f64 {
+pub(crate) fn dd_write(file: &Path, count: u64, flags: &str) -> f64 {
     let of = [arg("of", file)];
     let rest = format!("if=/dev/zero bs=1M count={count} {flags}");
     dd_rate(&words(&of, &rest), count * MIB)

@@ -185,6 +185,7 @@ fn side_result(o: &Options<'_>, read: bool) -> Option<TestResult> {
         cv: 0.0,
         samples: vec![rate],
         precision: None,
+        precision_method: None,
         stopped: None,
         ops_per_s_median: side.iops,
         op_kind: OpKind::Io,
