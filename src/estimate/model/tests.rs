@@ -118,10 +118,17 @@ fn slack_that_costs_nothing_is_left_out_and_overhead_gets_advice() {
     assert!(e.costs.slack_s_per_byte.abs() < 1e-15, "{:?}", e.costs);
     let truth = TRUE.seconds(2000, 20_000, 40_000_000, 40_000_000);
     assert!((e.predicted_seconds.expected / truth - 1.0).abs() < 1e-9);
+    // The share first, the tool's flag in the command to measure it with.
+    let said = &e.advice[0];
     assert!(
-        e.advice[0].contains("4 threads would take"),
-        "{:?}",
-        e.advice
+        said.contains("% of the time is per-file")
+            && !said.starts_with('-')
+            && said.contains("4 threads would take")
+            && said.contains(&format!(
+                "(measure it: {} parallel:4)",
+                crate::settings::defs::TOOL
+            )),
+        "{said}"
     );
 }
 
@@ -368,7 +375,7 @@ fn copies_far_apart_are_reported_as_an_unsteady_destination() {
 }
 
 /// The source's miniature is not fitted to: where its copies took longer than the model says,
-/// the tree's time beyond the copy's start is scaled by their mean ratio, the interval's ends
+/// the tree's time beyond the copy's start is scaled by their median ratio, the interval's ends
 /// by the fastest's and the slowest's; where they took what the model says, nothing changes.
 #[test]
 fn the_miniature_scales_the_time_the_model_gives_a_tree_of_its_shape() {
