@@ -17,15 +17,14 @@ use crate::tree::{self, Task};
 use crate::units::{format_bytes, human_duration};
 use crate::workload::Tool;
 
-use super::model::{CopyMeasurement, MINIATURE};
-use super::sets::{Sets, Shape};
+use super::model::CopyMeasurement;
+use super::sets::Sets;
 
 /// Each set is copied this many times (the spread gives the interval).
-pub(super) const ROUNDS: usize = 3;
+pub(super) const ROUNDS: usize = 2;
 
 /// Copies each calibration set to `target` with `tool`, [`ROUNDS`] times, the sets taking
-/// turns so a drift of the destination spreads over all of them; the miniature opens and closes
-/// every round (see [`round_order`]). Says first what it writes.
+/// turns so a drift of the destination spreads over all of them. Says first what it writes.
 pub fn calibrate(target: &Path, tool: &Tool, sets: &Sets) -> Result<Vec<CopyMeasurement>> {
     let scratch = Scratch::create(target)?;
     announce(target, tool, sets, &scratch);
@@ -43,11 +42,9 @@ pub fn calibrate(target: &Path, tool: &Tool, sets: &Sets) -> Result<Vec<CopyMeas
         })
         .collect();
     let mut copies = Vec::new();
-    for _ in 0..ROUNDS {
-        for i in round_order(sets) {
-            let (shape, path) = &sets.sets[i];
-            let m = &mut measurements[i];
-            let name = format!("{}-{}", shape.name, m.seconds.len());
+    for round in 0..ROUNDS {
+        for ((shape, path), m) in sets.sets.iter().zip(&mut measurements) {
+            let name = format!("{}-{round}", shape.name);
             let elapsed = time_copy(tool, path, &scratch, &name);
             copies.push(name);
             match elapsed {
@@ -63,41 +60,19 @@ pub fn calibrate(target: &Path, tool: &Tool, sets: &Sets) -> Result<Vec<CopyMeas
     Ok(measurements)
 }
 
-/// The sets' indexes in one round's order: the miniature (where there is one) first and last,
-/// the calibration sets between. The estimate is the miniature's time scaled to the tree, so
-/// its copies decide how well asks agree: on a share whose per-file cost swung by 2x within
-/// minutes (docs/estimate.md), copies spread over the whole calibration, and their median,
-/// repeat where two copies side by side did not.
-fn round_order(sets: &Sets) -> Vec<usize> {
-    let miniature = sets
-        .sets
-        .iter()
-        .position(|(shape, _)| shape.name == MINIATURE);
-    let others = (0..sets.sets.len()).filter(|&i| Some(i) != miniature);
-    miniature
-        .into_iter()
-        .chain(others)
-        .chain(miniature)
-        .collect()
-}
-
 /// Says on stderr what the calibration writes where, and about how long it takes.
 fn announce(target: &Path, tool: &Tool, sets: &Sets, scratch: &Scratch) {
-    let round: Vec<&Shape> = round_order(sets)
-        .into_iter()
-        .map(|i| &sets.sets[i].0)
-        .collect();
-    let per_round: u64 = round
+    let per_round = sets.bytes_per_round();
+    let files: u64 = sets
+        .sets
         .iter()
-        .map(|shape| shape.sizes.total_block_bytes())
+        .map(|(shape, _)| shape.sizes.total_files())
         .sum();
-    let files: u64 = round.iter().map(|shape| shape.sizes.total_files()).sum();
     let miniature = sets
         .miniature()
         .map(|shape| {
             format!(
-                " and {} of a miniature of the source ({} files in {} directories)",
-                2 * ROUNDS,
+                " and a miniature of the source ({} files in {} directories)",
                 shape.sizes.total_files(),
                 shape.dirs
             )

@@ -55,6 +55,17 @@ pub struct Sets {
 }
 
 impl Sets {
+    /// What a round of copies writes to the destination, in whole blocks: for the warning
+    /// before.
+    pub fn bytes_per_round(&self) -> u64 {
+        self.sets
+            .iter()
+            .map(|(shape, _)| shape.sizes.total_block_bytes())
+            .sum()
+    }
+}
+
+impl Sets {
     /// The calibration sets, the miniature left out.
     pub fn calibration_sets(&self) -> usize {
         self.sets

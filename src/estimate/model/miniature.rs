@@ -25,8 +25,8 @@ pub struct MiniatureCheck {
     pub model_seconds: f64,
     /// The miniature's copies.
     pub seconds: Vec<f64>,
-    /// Measured over modelled, beyond the copy's start: the median of the copies' ratios (a
-    /// copy slowed by a burst of the machine's load moves it least), which scales the tree's time; and the copies' extremes, which scale the interval's ends.
+    /// Measured over modelled, beyond the copy's start: the mean of the copies' ratios, which
+    /// scales the tree's time; and the copies' extremes, which scale the interval's ends.
     pub ratio: f64,
     pub ratio_low: f64,
     pub ratio_high: f64,
@@ -57,7 +57,7 @@ pub(super) fn check(
         .iter()
         .map(|s| (s - costs.start_s).max(0.0) / scaled)
         .collect();
-    let ratio = crate::stats::median(&ratios);
+    let ratio = ratios.iter().sum::<f64>() / ratios.len() as f64;
     let share = m.files as f64 / tree_files.max(1) as f64;
     let likeness = scaled / (share * (tree_s - costs.start_s));
     let not_applied = if !(1.0 / LIKENESS..=LIKENESS).contains(&likeness) {

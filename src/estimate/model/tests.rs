@@ -375,7 +375,7 @@ fn copies_far_apart_are_reported_as_an_unsteady_destination() {
 }
 
 /// The source's miniature is not fitted to: where its copies took longer than the model says,
-/// the tree's time beyond the copy's start is scaled by their median ratio, the interval's ends
+/// the tree's time beyond the copy's start is scaled by their mean ratio, the interval's ends
 /// by the fastest's and the slowest's; where they took what the model says, nothing changes.
 #[test]
 fn the_miniature_scales_the_time_the_model_gives_a_tree_of_its_shape() {
