@@ -42,10 +42,10 @@ pub(super) fn advice(shares: &Shares, costs: &Costs) -> Vec<String> {
         let four = shares.start_s + shares.bandwidth_s.max(overhead / 4.0);
         out.push(format!(
             "{:.0}% of the time is per-file and per-directory overhead: 4 threads would take {} at best instead of {} (measure it: {} parallel:4), or pack small files into an archive",
-            crate::settings::defs::TOOL,
             100.0 * overhead / total,
             human(four),
-            human(total)
+            human(total),
+            crate::settings::defs::TOOL,
         ));
     }
     if shares.bandwidth_s / total >= ADVICE_SHARE {

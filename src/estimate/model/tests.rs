@@ -118,10 +118,17 @@ fn slack_that_costs_nothing_is_left_out_and_overhead_gets_advice() {
     assert!(e.costs.slack_s_per_byte.abs() < 1e-15, "{:?}", e.costs);
     let truth = TRUE.seconds(2000, 20_000, 40_000_000, 40_000_000);
     assert!((e.predicted_seconds.expected / truth - 1.0).abs() < 1e-9);
+    // The share first, the tool's flag in the command to measure it with.
+    let said = &e.advice[0];
     assert!(
-        e.advice[0].contains("4 threads would take"),
-        "{:?}",
-        e.advice
+        said.contains("% of the time is per-file")
+            && !said.starts_with('-')
+            && said.contains("4 threads would take")
+            && said.contains(&format!(
+                "(measure it: {} parallel:4)",
+                crate::settings::defs::TOOL
+            )),
+        "{said}"
     );
 }
 
