@@ -49,7 +49,7 @@ pub use windows::dir::{open_dir_in, read_dir, remove_dir_in, stat, stat_in};
 #[cfg(windows)]
 pub use windows::*;
 mod process;
-pub use process::{CpuClock, kill_group, machine_busy, own_process_group};
+pub use process::{CpuClock, Group, machine_busy, own_process_group};
 mod remove;
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
 mod std_ext;

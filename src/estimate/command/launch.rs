@@ -105,6 +105,7 @@ impl Launch<'_> {
                 self.line()
             ))
         })?;
+        let group = platform::Group::of(&child);
         let start = Instant::now();
         let status = loop {
             let waited = child
@@ -114,7 +115,7 @@ impl Launch<'_> {
                 break status;
             }
             if interrupt::signalled() || start.elapsed() > self.timeout {
-                let _ = platform::kill_group(&mut child);
+                let _ = group.kill(&mut child);
                 let _ = child.wait();
                 interrupt::check()?;
                 return Err(Error::Tool(format!(
