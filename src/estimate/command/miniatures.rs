@@ -226,6 +226,29 @@ mod tests {
         assert_eq!((0..5).filter(|&i| taken(i, 1.0)).count(), 5);
     }
 
+    /// A small tree is taken whole: its files, and its symlinks as links to the same targets
+    /// (a dangling one too). Unix: Windows lets only some users make symlinks.
+    #[cfg(unix)]
+    #[test]
+    fn a_miniature_holds_the_source_s_symlinks() {
+        let (source, area) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let dir = source.path().join("man1");
+        fs::create_dir(&dir).unwrap();
+        for i in 0..6 {
+            fs::write(dir.join(format!("f{i}")), vec![b'x'; 100 * i]).unwrap();
+        }
+        platform::symlink(Path::new("f1"), &dir.join("link")).unwrap();
+        platform::symlink(Path::new("../gone"), &source.path().join("dangling")).unwrap();
+        let survey = crate::tree::survey::survey(source.path(), 1, false).unwrap();
+        let minis = make(source.path(), &survey, area.path()).unwrap();
+        let m = &minis[0];
+        assert_eq!((m.files, m.links, m.share), (6, 2, 1.0));
+        let link = |name: &str| fs::read_link(m.root.join(name)).unwrap();
+        assert_eq!(link("man1/link"), Path::new("f1"));
+        assert_eq!(link("dangling"), Path::new("../gone"));
+        assert_eq!(fs::read(m.root.join("man1/f3")).unwrap().len(), 300);
+    }
+
     /// The largest share keeps to both budgets, and a small tree is taken whole.
     #[test]
     fn the_largest_share_keeps_to_the_budgets() {
