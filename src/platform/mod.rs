@@ -49,7 +49,7 @@ pub use windows::dir::{open_dir_in, read_dir, remove_dir_in, stat, stat_in};
 #[cfg(windows)]
 pub use windows::*;
 mod process;
-pub use process::{CpuClock, machine_busy, own_process_group, program_exists, wait_unless};
+pub use process::{CpuClock, Group, machine_busy, own_process_group, program_exists, wait_unless};
 mod remove;
 pub use remove::{Removed, measure_contents, remove_contents, remove_tree};
 mod std_ext;

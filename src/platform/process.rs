@@ -1,6 +1,7 @@
 //! A program destbench runs and times (a backup tool under `estimate --tool`): started in a
-//! process group of its own, so a hung tool is stopped with what it started; and the CPU time
-//! it used, which says whether its own work or what it waits on sets its pace.
+//! process group of its own (a Job Object on Windows), so a hung tool is stopped with what it
+//! started; and the CPU time it used, which says whether its own work or what it waits on sets
+//! its pace.
 
 use std::io;
 use std::process::{Child, Command, ExitStatus};
@@ -16,7 +17,7 @@ pub fn program_exists(program: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|d| found(&d)))
 }
 
-/// Starts `command`'s program in a process group of its own (Unix; Windows: as it is).
+/// Starts `command`'s program in a process group of its own (Unix; Windows: see [`Group`]).
 pub fn own_process_group(command: &mut Command) {
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(command, 0);
@@ -24,25 +25,53 @@ pub fn own_process_group(command: &mut Command) {
     let _ = command;
 }
 
-/// Kills `child` and, on Unix, everything in its process group (see [`own_process_group`]).
-pub fn kill_group(child: &mut Child) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        let pid = rustix::process::Pid::from_child(child);
-        rustix::process::kill_process_group(pid, rustix::process::Signal::KILL)
-            .map_err(io::Error::from)
-    }
+/// A started program with what it starts: on Unix its process group (see
+/// [`own_process_group`]); on Windows a Job Object it joins once started.
+pub struct Group {
     #[cfg(windows)]
-    child.kill()
+    job: Option<super::windows::Job>,
+}
+
+impl Group {
+    /// The group of `child`, started with [`own_process_group`]. On Windows a job that cannot
+    /// be made (an old system's nested job) leaves the child alone: [`Group::kill`] then ends
+    /// the child only.
+    pub fn of(child: &Child) -> Group {
+        #[cfg(unix)]
+        {
+            let _ = child;
+            Group {}
+        }
+        #[cfg(windows)]
+        Group {
+            job: super::windows::Job::holding(child).ok(),
+        }
+    }
+
+    /// Kills `child` and everything in its group.
+    pub fn kill(&self, child: &mut Child) -> io::Result<()> {
+        #[cfg(unix)]
+        {
+            let pid = rustix::process::Pid::from_child(child);
+            rustix::process::kill_process_group(pid, rustix::process::Signal::KILL)
+                .map_err(io::Error::from)
+        }
+        #[cfg(windows)]
+        match &self.job {
+            Some(job) => job.terminate().or_else(|_| child.kill()),
+            None => child.kill(),
+        }
+    }
 }
 
 /// How often a waited-for child is checked on: its time is known to this much.
 const POLL: Duration = Duration::from_millis(2);
 
 /// Waits for `child`, checking every few milliseconds whether `stop` says to stop it; then kills
-/// it with its process group (see [`own_process_group`]) and returns None.
+/// it with its `group` and returns None.
 pub fn wait_unless(
     child: &mut Child,
+    group: &Group,
     mut stop: impl FnMut() -> bool,
 ) -> io::Result<Option<ExitStatus>> {
     loop {
@@ -50,7 +79,7 @@ pub fn wait_unless(
             return Ok(Some(status));
         }
         if stop() {
-            let _ = kill_group(child);
+            let _ = group.kill(child);
             let _ = child.wait();
             return Ok(None);
         }

@@ -78,6 +78,7 @@ fn copy_with(
     let mut child = command
         .spawn()
         .map_err(|e| Error::io(format!("running {program}"), e))?;
+    let group = platform::Group::of(&child);
     // Read on a thread of its own: a program that says much must never block on a full pipe.
     let stderr = child.stderr.take().map(|mut pipe| {
         std::thread::spawn(move || {
@@ -86,7 +87,7 @@ fn copy_with(
             text
         })
     });
-    let waited = platform::wait_unless(&mut child, || interrupt::check().is_err())
+    let waited = platform::wait_unless(&mut child, &group, || interrupt::check().is_err())
         .map_err(|e| Error::io(format!("waiting for {program}"), e))?;
     let cpu = clock.used(&child);
     let said = stderr

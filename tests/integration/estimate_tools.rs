@@ -1,12 +1,14 @@
 //! `destbench estimate --tool` with a backup program: a user's own command whose time is
 //! known, a failing and a hanging one, the presets (restic, borg, rclone) on a temp
-//! destination, and a tool held back by its own work (borg compressing hard).
+//! destination, a tool held back by its own work (borg compressing hard) and one held back by
+//! the destination (rclone over the testbed's 100 Mbit/s share).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::support::{destbench, entries, exits, have_program, num, run_json, skip, test_tmpdir};
+use crate::testbed::Testbed;
 
 /// `files` files of 1-20 kB of text (compressible, as most real files are) in a few
 /// directories.
@@ -292,6 +294,46 @@ fn borg_compressing_hard_names_itself_the_limit() {
     eprintln!("borg lzma,9: {limit}");
     assert!(limit["side"] == "tool" || limit["side"] == "cpu", "{limit}");
     assert_no_leftovers(dest.path());
+}
+
+/// rclone copying a few MB of random bytes over the testbed's 100 Mbit/s share: the link, not
+/// rclone's work, sets the pace, so the destination is named. The largest miniature's runs
+/// are never faster than its bytes at the link's 12.5 MB/s (the destination really bounds
+/// them), and rclone kept less than one core busy.
+#[test]
+fn rclone_over_a_slow_share_names_the_destination() {
+    if !have_program("rclone") {
+        skip("needs rclone installed (Debian: rclone)");
+        return;
+    }
+    let Some(tb) = Testbed::up("nas", &["--link", "100mbit"]) else {
+        return;
+    };
+    let tree = tempdir();
+    let mut rng = fastrand::Rng::with_seed(39);
+    for i in 0..8 {
+        let data: Vec<u8> = (0..1_500_000).map(|_| rng.u8(..)).collect();
+        std::fs::write(tree.path().join(format!("f{i}.bin")), data).unwrap();
+    }
+    let doc = estimate(tree.path(), tb.mount(), "rclone", &[]);
+    let c = &doc["commands"][0];
+    let limit = &c["limit"];
+    eprintln!(
+        "rclone over 100 Mbit/s: {} limit {limit}",
+        c["predicted_seconds"]
+    );
+    assert_eq!(limit["side"], "destination", "{limit}");
+    assert!(num(&limit["cores_used"]) < 1.0, "{limit}");
+    let runs = c["runs"].as_array().unwrap();
+    let largest = runs.iter().map(|r| num(&r["share"])).fold(0.0, f64::max);
+    for r in runs.iter().filter(|r| num(&r["share"]) == largest) {
+        let at_link = num(&r["bytes"]) / 12.5e6;
+        assert!(
+            num(&r["seconds"]) >= at_link,
+            "{r} faster than the link ({at_link:.2} s)"
+        );
+    }
+    assert!(entries(tb.mount()).is_empty(), "{:?}", entries(tb.mount()));
 }
 
 fn tempdir() -> tempfile::TempDir {

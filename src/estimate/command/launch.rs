@@ -103,8 +103,9 @@ impl Launch<'_> {
                 self.line()
             ))
         })?;
+        let group = platform::Group::of(&child);
         let start = Instant::now();
-        let waited = platform::wait_unless(&mut child, || {
+        let waited = platform::wait_unless(&mut child, &group, || {
             interrupt::signalled() || start.elapsed() > self.timeout
         })
         .map_err(|e| Error::io(format!("waiting for {}", self.words[0]), e))?;

@@ -2,9 +2,15 @@
 //! source's compressibility, duplicates and size mix. Each takes a share of the files of every
 //! size class of the survey, evenly along the walk (systematic sampling: the i-th file of a
 //! class is taken when its running share passes a whole number), at its path relative to the
-//! source, so its directories are the source's; symlinks and special files are left out (no
-//! data). The largest is the biggest share within [`BUDGET`] times the copy tools' miniature
-//! budget (files and bytes); the others half and a quarter of it, so the fit sees the time grow.
+//! source, so its directories are the source's; the same share of its symlinks, copied as
+//! links to the same targets (a backup tool stores each one, or skips it with a notice: work
+//! per link either way); special files are left out. The largest is the biggest share within
+//! [`BUDGET`] times the copy tools' miniature budget (files and bytes); the others half and a
+//! quarter of it, so the fit sees the time grow.
+//!
+//! A first backup reads its source cold, the miniatures were just written: [`cool`] drops
+//! their pages from the cache before each timed run (and, as root, the machine's caches, so
+//! their inodes and directories are read from the disk too, as the source's are).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,7 +18,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::estimate::miniature::{MAX_BYTES, MAX_FILES};
 use crate::interrupt;
-use crate::platform;
+use crate::platform::{self, AsHandleRef};
 use crate::tree::size_classes::CLASS_BOUNDS;
 use crate::tree::survey::Survey;
 
@@ -30,6 +36,7 @@ pub struct Miniature {
     pub root: PathBuf,
     pub files: u64,
     pub bytes: u64,
+    pub links: u64,
     /// The mean of its files' and bytes' shares of the source's (alike by construction).
     pub share: f64,
 }
@@ -61,6 +68,7 @@ pub fn make(source: &Path, survey: &Survey, area: &Path) -> Result<Vec<Miniature
             root: area.join(format!("miniature-{k}")),
             files: 0,
             bytes: 0,
+            links: 0,
             share: 0.0,
         })
         .collect();
@@ -69,7 +77,21 @@ pub fn make(source: &Path, survey: &Survey, area: &Path) -> Result<Vec<Miniature
             .map_err(|e| Error::io(format!("creating {}", m.root.display()), e))?;
     }
     let mut seen = [0u64; CLASS_BOUNDS.len() + 1];
-    walk(source, &mut |relative, size| {
+    let mut links = 0u64;
+    walk(source, &mut |relative, entry| {
+        let size = match entry {
+            Entry::File(size) => size,
+            Entry::Link => {
+                let i = links;
+                links += 1;
+                for (m, scale) in minis.iter_mut().zip(SCALES) {
+                    if taken(i, top * scale) && link_into(source, relative, &m.root)? {
+                        m.links += 1;
+                    }
+                }
+                return Ok(());
+            }
+        };
         let class = CLASS_BOUNDS
             .iter()
             .position(|&b| size < b)
@@ -95,30 +117,71 @@ pub fn make(source: &Path, survey: &Survey, area: &Path) -> Result<Vec<Miniature
     Ok(minis)
 }
 
+/// `root/relative` with its parent directories made: the error's context names the source's
+/// entry.
+fn place_in(
+    source: &Path,
+    relative: &Path,
+    root: &Path,
+) -> Result<(PathBuf, impl Fn(std::io::Error) -> Error)> {
+    let from = source.join(relative);
+    let io = move |e| Error::io(format!("copying {} into a miniature", from.display()), e);
+    let to = root.join(relative);
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).map_err(&io)?;
+    }
+    Ok((to, io))
+}
+
 /// Copies `source/relative` to `root/relative`, its directories made as needed.
 fn copy_into(source: &Path, relative: &Path, root: &Path) -> Result<()> {
-    let to = root.join(relative);
-    let io = |e| {
-        Error::io(
-            format!(
-                "copying {} into a miniature",
-                source.join(relative).display()
-            ),
-            e,
-        )
-    };
-    if let Some(parent) = to.parent() {
-        fs::create_dir_all(parent).map_err(io)?;
-    }
+    let (to, io) = place_in(source, relative, root)?;
     fs::copy(source.join(relative), &to).map_err(io)?;
     Ok(())
 }
 
-/// Calls `visit` with every regular file's path relative to `root` and size, in the order of a
+/// Makes `root/relative` a symlink to where `source/relative` points: whether it was made (a
+/// system that refuses symlinks to this user, as Windows may, gets none).
+fn link_into(source: &Path, relative: &Path, root: &Path) -> Result<bool> {
+    let (to, io) = place_in(source, relative, root)?;
+    let target = fs::read_link(source.join(relative)).map_err(io)?;
+    Ok(platform::symlink(&target, &to).is_ok())
+}
+
+/// Drops the miniature at `root` from the page cache (its data; as root, the machine's clean
+/// caches, its inodes and directories too), so the tool reads it cold as a first backup reads
+/// its source. Its files are flushed first: only clean pages leave the cache.
+pub fn cool(root: &Path) -> Result<()> {
+    walk(root, &mut |relative, entry| {
+        if let Entry::File(_) = entry {
+            let path = root.join(relative);
+            let file = fs::File::open(&path)
+                .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+            // A file left in the cache makes the run faster: an optimistic estimate, no error.
+            if file.sync_data().is_ok() {
+                let _ = platform::evict(file.handle_ref());
+            }
+        }
+        Ok(())
+    })?;
+    if platform::is_root() {
+        let _ = platform::drop_caches().and_then(|()| platform::drop_inode_caches());
+    }
+    Ok(())
+}
+
+/// What a walk found: a regular file of this size, or a symlink.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Entry {
+    File(u64),
+    Link,
+}
+
+/// Calls `visit` with every regular file's and symlink's path relative to `root`, in the order of a
 /// walk that follows no symlink and stays on `root`'s filesystem, directories sorted by name
 /// so the same tree gives the same miniatures. Unreadable directories are the survey's to
 /// report; the walk skips them.
-pub(super) fn walk(root: &Path, visit: &mut dyn FnMut(&Path, u64) -> Result<()>) -> Result<()> {
+pub(super) fn walk(root: &Path, visit: &mut dyn FnMut(&Path, Entry) -> Result<()>) -> Result<()> {
     let device = fs::symlink_metadata(root)
         .map_err(|e| Error::io(format!("reading {}", root.display()), e))
         .map(|meta| platform::device_of(&meta))?;
@@ -138,7 +201,9 @@ pub(super) fn walk(root: &Path, visit: &mut dyn FnMut(&Path, u64) -> Result<()>)
             if meta.is_dir() {
                 pending.push(relative);
             } else if meta.is_file() {
-                visit(&relative, meta.len())?;
+                visit(&relative, Entry::File(meta.len()))?;
+            } else if meta.is_symlink() {
+                visit(&relative, Entry::Link)?;
             }
         }
         interrupt::check()?;
@@ -159,6 +224,29 @@ mod tests {
         assert_eq!((0..3).filter(|&i| taken(i, 0.1)).count(), 0);
         assert_eq!((0..7).filter(|&i| taken(i, 0.1)).count(), 1);
         assert_eq!((0..5).filter(|&i| taken(i, 1.0)).count(), 5);
+    }
+
+    /// A small tree is taken whole: its files, and its symlinks as links to the same targets
+    /// (a dangling one too). Unix: Windows lets only some users make symlinks.
+    #[cfg(unix)]
+    #[test]
+    fn a_miniature_holds_the_source_s_symlinks() {
+        let (source, area) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let dir = source.path().join("man1");
+        fs::create_dir(&dir).unwrap();
+        for i in 0..6 {
+            fs::write(dir.join(format!("f{i}")), vec![b'x'; 100 * i]).unwrap();
+        }
+        platform::symlink(Path::new("f1"), &dir.join("link")).unwrap();
+        platform::symlink(Path::new("../gone"), &source.path().join("dangling")).unwrap();
+        let survey = crate::tree::survey::survey(source.path(), 1, false).unwrap();
+        let minis = make(source.path(), &survey, area.path()).unwrap();
+        let m = &minis[0];
+        assert_eq!((m.files, m.links, m.share), (6, 2, 1.0));
+        let link = |name: &str| fs::read_link(m.root.join(name)).unwrap();
+        assert_eq!(link("man1/link"), Path::new("f1"));
+        assert_eq!(link("dangling"), Path::new("../gone"));
+        assert_eq!(fs::read(m.root.join("man1/f3")).unwrap().len(), 300);
     }
 
     /// The largest share keeps to both budgets, and a small tree is taken whole.

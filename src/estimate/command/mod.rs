@@ -3,7 +3,8 @@
 //! destination, each run timed from a sync to the end of a sync of the destination
 //! (`launch`); the first backup fitted from them (`model::command`). Where the tool makes
 //! incremental backups, one more run into the largest miniature's repository after some of
-//! its files changed gives the second backup's time.
+//! its files changed gives the second backup's time. Each timed run reads its miniature cold
+//! (`miniatures::cool`), as a first backup reads its source.
 //!
 //! The miniatures, the tool's home (its cache and configuration) and its stderr live in a
 //! scratch directory beside the calibration sets' (`--source-dir`); the repositories in the
@@ -77,6 +78,7 @@ pub fn measure(
             if let Some((_, setup)) = &tool.setup {
                 place.launch(tool, setup, m, 1, settings).run()?;
             }
+            miniatures::cool(&m.root)?;
             let ran = place
                 .launch(tool, &tool.words, m, 1, settings)
                 .timed(&destination)?;
@@ -97,6 +99,7 @@ pub fn measure(
     let second = match (largest, minis.first()) {
         (Some(place), Some(m)) if tool.incremental && settings.changed > 0.0 => {
             let (changed_files, changed_bytes) = change(&m.root, settings.changed)?;
+            miniatures::cool(&m.root)?;
             let ran = place
                 .launch(tool, &tool.words, m, 2, settings)
                 .timed(&destination)?;
@@ -160,7 +163,10 @@ fn path_text(path: &Path) -> String {
 fn change(root: &Path, share: f64) -> Result<(u64, u64)> {
     let mut rng = fastrand::Rng::with_seed(39);
     let (mut i, mut files, mut bytes) = (0u64, 0u64, 0u64);
-    miniatures::walk(root, &mut |relative, size| {
+    miniatures::walk(root, &mut |relative, entry| {
+        let miniatures::Entry::File(size) = entry else {
+            return Ok(());
+        };
         if miniatures::taken(i, share) {
             let path = root.join(relative);
             let data: Vec<u8> = (0..size).map(|_| rng.u8(..)).collect();
@@ -179,7 +185,14 @@ fn change(root: &Path, share: f64) -> Result<(u64, u64)> {
 fn announce(target: &Path, tool: &CommandTool, minis: &[Miniature], destination: &Scratch) {
     let sizes: Vec<String> = minis
         .iter()
-        .map(|m| format!("{} files, {}", m.files, format_bytes(m.bytes)))
+        .map(|m| {
+            format!(
+                "{} files, {} symlinks, {}",
+                m.files,
+                m.links,
+                format_bytes(m.bytes)
+            )
+        })
         .collect();
     eprintln!(
         "estimate: running {tool} on {}: {} backups of miniatures of the source ({}), each into a fresh repository in {}{}",

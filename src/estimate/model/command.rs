@@ -9,7 +9,8 @@
 //! `start` is the tool's start and its repository's last writes and `whole` the source's
 //! work beyond them, and the first backup is `start + whole`. The interval: the fits to each
 //! miniature's fastest and slowest runs, widened to at least twice the fit's relative
-//! residual either side, as the copy tools' is.
+//! residual either side, as the copy tools' is. The miniatures are read cold, so the source's
+//! reading is in the runs; `--measure-source` only says whether it is the limit.
 
 use serde::Serialize;
 
@@ -163,7 +164,8 @@ pub fn estimate(
     };
     let source = source.map(|s| s.against(expected));
     Ok(CommandEstimate {
-        predicted_seconds: source.map_or(destination, |s| s.added_to(destination)),
+        // The runs read their miniatures cold: the source's reading is in them already.
+        predicted_seconds: destination,
         start_s,
         whole_s,
         residual,

@@ -4,6 +4,7 @@
 
 pub(super) mod dir;
 mod file;
+mod job;
 mod memory;
 mod nt;
 #[cfg(test)]
@@ -32,6 +33,7 @@ use windows_sys::Win32::System::Threading::{
 };
 
 pub use file::*;
+pub use job::Job;
 #[cfg(test)]
 pub use memory::is_huge;
 pub use memory::{map_huge, unmap_huge};
