@@ -301,3 +301,19 @@ fn rsync_gets_its_own_time_from_its_own_copies() {
         answer.words
     );
 }
+
+/// Over a network share another run of a copy strays further (its speed follows the CPU at both
+/// ends), so the range reaches 1.6 times the expected time there, 1.3 on a disk.
+#[test]
+fn a_share_widens_a_copys_range() {
+    let data = home(10_000_000_000, Some(100_000));
+    let on_disk = of(&run(None, 33.0, sets()), data.clone()).unwrap();
+    let mut share = run(None, 33.0, sets());
+    let chain = share.chain.as_mut().unwrap();
+    chain.root.children[0].kind = crate::probe::NodeKind::Server;
+    assert!(chain.is_network());
+    let on_share = of(&share, data).unwrap();
+    let high = |a: &Answer| a.tools[0].first_seconds.high / a.tools[0].first_seconds.expected;
+    assert!((high(&on_disk) - 1.3).abs() < 1e-9, "{}", high(&on_disk));
+    assert!((high(&on_share) - 1.6).abs() < 1e-9, "{}", high(&on_share));
+}
