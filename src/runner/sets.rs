@@ -6,13 +6,14 @@ use crate::engine::tree::Root;
 use crate::error::Result;
 use crate::platform;
 use crate::results::{FileSetInfo, Method, OpKind, Repetition, Unit};
-use crate::results::{Warning, WarningKind};
+use crate::results::{Untimed, Warning, WarningKind};
 use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
 use crate::workload::{FileOp, SetName};
 
 use super::sources::{PREP_THREADS, SourceSet, skipped};
 use super::test::{Rep, Shape, Test};
+use super::untimed::Work;
 use super::{Ctx, Measured, Progress, RunPlan};
 
 /// Residency above this after eviction means the eviction did not work.
@@ -25,15 +26,17 @@ fn prepare_copy(ctx: &Ctx<'_>, source: &SourceSet, name: &str) -> Result<Root> {
         dst: dst.clone(),
         durable_each: false,
     };
-    tree::run(
-        &task,
-        &source.root,
-        ctx.engines,
-        PREP_THREADS,
-        ctx.series_interval,
-        "preparing a copy",
-        &mut |_| {},
-    )?;
+    ctx.ledger.time(Untimed::Copy, source.info.bytes, || {
+        tree::run(
+            &task,
+            &source.root,
+            ctx.engines,
+            PREP_THREADS,
+            ctx.series_interval,
+            "preparing a copy",
+            &mut |_| {},
+        )
+    })?;
     Ok(dst)
 }
 
@@ -123,6 +126,34 @@ impl Test for FileSetTest {
         }
     }
 
+    /// A restore's copy verified once (evicted, then read against the source) and removed.
+    fn untimed_once(&self, plan: &RunPlan) -> Vec<Work> {
+        let bytes = self.space_needed(plan);
+        match self.job.op {
+            FileOp::Restore if plan.verify => vec![
+                (Untimed::Verify, bytes),
+                (Untimed::Evict, bytes),
+                (Untimed::Remove, bytes),
+            ],
+            FileOp::Restore => vec![(Untimed::Remove, bytes)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// A pass's copy removed, a restore's copy evicted, a delete's copy laid down.
+    fn untimed_each(&self, plan: &RunPlan) -> Vec<Work> {
+        let bytes = self.space_needed(plan);
+        match self.job.op {
+            FileOp::Copy { .. } => vec![(Untimed::Remove, bytes)],
+            FileOp::Restore => vec![(Untimed::Evict, bytes)],
+            FileOp::Delete => vec![(Untimed::Copy, bytes)],
+        }
+    }
+
+    fn source_set(&self) -> Option<SetName> {
+        Some(self.job.set)
+    }
+
     fn prepare(&mut self, rep: Rep<'_, '_>) -> Result<()> {
         if self.job.op == FileOp::Restore {
             let copy = prepare_restore(rep.ctx, rep.plan, self.job.set, rep.progress)?;
@@ -144,7 +175,7 @@ impl Test for FileSetTest {
 
     fn clean_up(&mut self, ctx: &mut Ctx<'_>) {
         if let Some(restore) = self.restore.take() {
-            tree::remove_all(&ctx.scratch.root(), &restore.name, ctx.engines);
+            remove(ctx, &restore.name, restore.bytes);
         }
     }
 }
@@ -154,6 +185,15 @@ pub(super) struct RestoreCopy {
     pub root: Root,
     /// Its name in the scratch directory, for its removal.
     pub name: String,
+    /// Its bytes, for the ledger of untimed work.
+    pub bytes: u64,
+}
+
+/// Removes a tree of the scratch directory, untimed (its `bytes` for the ledger).
+fn remove(ctx: &Ctx<'_>, name: &str, bytes: u64) {
+    ctx.ledger.time(Untimed::Remove, bytes, || {
+        tree::remove_all(&ctx.scratch.root(), name, ctx.engines)
+    });
 }
 
 fn prepare_restore(
@@ -162,12 +202,13 @@ fn prepare_restore(
     set: SetName,
     progress: &mut dyn Progress,
 ) -> Result<RestoreCopy> {
-    let source = ctx.sources.get(plan, set, progress)?;
+    let source = ctx.sources.get(plan, set, progress, &ctx.ledger)?;
     progress.update(&format!("copying the {set} set for the restore test"));
     let name = ctx.scratch.fresh_name("restore");
     Ok(RestoreCopy {
         root: prepare_copy(ctx, &source, &name)?,
         name,
+        bytes: source.info.bytes,
     })
 }
 
@@ -199,7 +240,7 @@ fn measure_file_set(
     restore: Option<&RestoreCopy>,
     progress: &mut dyn Progress,
 ) -> Result<Measured> {
-    let source = ctx.sources.get(plan, job.set, progress)?;
+    let source = ctx.sources.get(plan, job.set, progress, &ctx.ledger)?;
     let wall = std::time::Instant::now();
     let (mut total, method, mut warnings) = one_pass(ctx, job, rep, 0, restore, &source, progress)?;
     let mut passes = 1u64;
@@ -289,7 +330,7 @@ fn one_pass(
                 &mut tick,
             );
             // Untimed and synced: the copy goes before the next pass or repetition, success or not.
-            tree::remove_all(&scratch, &name, ctx.engines);
+            remove(ctx, &name, source.info.bytes);
             let outcome = outcome?;
             let warnings = skipped(&outcome, &source.info);
             let method = ctx.access.method(if cache_on {
@@ -301,7 +342,7 @@ fn one_pass(
         }
         FileOp::Restore => {
             let copy = &restore.expect("restore copy prepared").root;
-            let (method, mut warnings) = evict(ctx, copy)?;
+            let (method, mut warnings) = evict(ctx, copy, source.info.bytes)?;
             let outcome = tree::run(
                 &Task::Read,
                 copy,
@@ -326,18 +367,20 @@ fn one_pass(
                 &format!("deleting the {set} set"),
                 &mut tick,
             );
-            tree::remove_all(&ctx.scratch.root(), &name, ctx.engines);
+            remove(ctx, &name, 0);
             Ok((outcome?, ctx.access.method(Method::Syncfs), Vec::new()))
         }
     }
 }
 
 /// Evicts a copied tree before a timed read; says how well that worked.
-fn evict(ctx: &Ctx<'_>, root: &Root) -> Result<(Method, Vec<Warning>)> {
+fn evict(ctx: &Ctx<'_>, root: &Root, root_bytes: u64) -> Result<(Method, Vec<Warning>)> {
     if !ctx.access.real_io {
         return Ok((Method::Null, Vec::new()));
     }
-    let resident = tree::evict(root, ctx.engines)?;
+    let resident = ctx.ledger.time(Untimed::Evict, root_bytes, || {
+        tree::evict(root, ctx.engines)
+    })?;
     match resident {
         Some(r) if r <= RESIDENT_LIMIT => Ok((Method::Evict, Vec::new())),
         None => Ok((Method::Evict, Vec::new())),
@@ -362,20 +405,22 @@ fn evict(ctx: &Ctx<'_>, root: &Root) -> Result<(Method, Vec<Warning>)> {
 /// Compares the copy with its source (untimed), after evicting the copy so the device's data is
 /// what gets checked. Returns the data-integrity failure, if any.
 fn verify(ctx: &Ctx<'_>, copy: &Root, source: &SourceSet) -> Result<Option<String>> {
-    let _ = evict(ctx, copy)?;
+    let _ = evict(ctx, copy, source.info.bytes)?;
     let task = Task::Verify {
         source: source.root.clone(),
     };
     let source = &source.info;
-    let outcome = tree::run(
-        &task,
-        copy,
-        ctx.engines,
-        PREP_THREADS,
-        ctx.series_interval,
-        "verifying the copy",
-        &mut |_| {},
-    )?;
+    let outcome = ctx.ledger.time(Untimed::Verify, source.bytes, || {
+        tree::run(
+            &task,
+            copy,
+            ctx.engines,
+            PREP_THREADS,
+            ctx.series_interval,
+            "verifying the copy",
+            &mut |_| {},
+        )
+    })?;
     let missing = source.files.saturating_sub(outcome.files);
     if outcome.mismatches.count == 0 && missing == 0 {
         return Ok(None);
