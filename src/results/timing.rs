@@ -35,8 +35,12 @@ pub enum Untimed {
 }
 
 impl Untimed {
-    pub fn as_str(self) -> &'static str {
-        self.into()
+    /// Whether it writes or reads the bytes it handles (not just their metadata or cache).
+    pub fn moves_bytes(self) -> bool {
+        matches!(
+            self,
+            Untimed::TestFile | Untimed::Generate | Untimed::Copy | Untimed::Verify
+        )
     }
 }
 

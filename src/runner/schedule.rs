@@ -413,18 +413,18 @@ mod tests {
     }
 
     /// Untimed work is in each variant's weight: the least work counts it, and a variant's
-    /// allowance is its weight's share of the budget left (90 s, 1 s in): 2 s, 22 s, 2 s.
+    /// allowance is its weight's share of the budget left (90 s, 1 s in): 2 s, 12 s, 2 s.
     #[test]
     fn the_budget_plans_the_untimed_work() {
         let mut s = three_variants();
-        s.items[1].once = vec![(Untimed::Generate, 1_000_000_000)];
+        s.items[1].once = vec![(Untimed::Copy, 1_000_000_000)];
         let eta = Eta::default();
-        assert_eq!(s.least_from(&eta, 0), 3.0 * 2.0 + 20.0, "1 GB at 50 MB/s");
-        assert_eq!(s.untimed_from(&eta, 0)[Untimed::Generate as usize], 20.0);
+        assert_eq!(s.least_from(&eta, 0), 3.0 * 2.0 + 10.0, "1 GB at 100 MB/s");
+        assert_eq!(s.untimed_from(&eta, 0)[Untimed::Copy as usize], 10.0);
         let mut later = eta.clone();
         later.catch_up(1.0);
-        assert_eq!(s.allowance(&later, 0), Some(89.0 * 2.0 / 26.0));
-        assert_eq!(s.allowance(&later, 1), Some(89.0 * 22.0 / 24.0));
+        assert_eq!(s.allowance(&later, 0), Some(89.0 * 2.0 / 16.0));
+        assert_eq!(s.allowance(&later, 1), Some(89.0 * 12.0 / 14.0));
     }
 
     /// A variant not yet repeated is predicted as its test's variants went against their plan.
