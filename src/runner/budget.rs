@@ -35,6 +35,10 @@ pub(super) fn stretched(
     Some(Warning::new(WarningKind::Stretched, message))
 }
 
+/// How far over the budget a forecast of the least work may be and still be called fitting:
+/// default runs on /var/tmp forecast 93-94 s mid-run and ended at 88-90 s.
+const FORECAST_NOISE: f64 = 0.05;
+
 /// Whether the least work fits the budget.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Fit {
@@ -44,10 +48,10 @@ pub(super) enum Fit {
 }
 
 /// Whether `least_s` more seconds of work, `now_s` into the run, end within `budget_s`, the
-/// run's end ([`schedule::FINISH_S`]) included.
+/// run's end ([`schedule::FINISH_S`]) included, or within [`FORECAST_NOISE`] over it.
 pub(super) fn fit(budget_s: f64, now_s: f64, least_s: f64) -> Fit {
     let needs = now_s + least_s + schedule::FINISH_S;
-    if needs <= budget_s {
+    if needs <= budget_s * (1.0 + FORECAST_NOISE) {
         Fit::Fits
     } else {
         Fit::Stretched(needs)
@@ -93,6 +97,11 @@ mod tests {
         let finish = schedule::FINISH_S;
         assert_eq!(fit(90.0, 10.0, 70.0), Fit::Fits);
         assert_eq!(fit(90.0, 10.0, 90.0 - 10.0 - finish), Fit::Fits);
+        assert_eq!(
+            fit(90.0, 10.0, 94.5 - 10.0 - finish),
+            Fit::Fits,
+            "within 5%"
+        );
         assert_eq!(fit(90.0, 10.0, 85.0), Fit::Stretched(95.0 + finish));
     }
 }
