@@ -194,6 +194,21 @@ impl Eta {
     }
 }
 
+/// The rate of untimed work on trees of files before its kind has shown its own, bytes/s (None:
+/// the test file, a stream at the destination's rate): as the `backup` profile's sets went on
+/// this project's 2-core VM (/var/tmp, 2026-11-27, a loaded machine), where its test file went at
+/// gigabytes a second.
+fn tree_prior(kind: Untimed) -> Option<f64> {
+    Some(match kind {
+        Untimed::TestFile => return None,
+        Untimed::Generate => 60e6,
+        Untimed::Copy => 150e6,
+        Untimed::Remove => 240e6,
+        Untimed::Verify => 450e6,
+        Untimed::Evict => 1.7e9,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,19 +290,4 @@ mod tests {
         assert_eq!(eta.remaining_after(0.5), 6.5);
         assert_eq!(eta.remaining_after(9.0), 5.0);
     }
-}
-
-/// The rate of untimed work on trees of files before its kind has shown its own, bytes/s (None:
-/// the test file, a stream at the destination's rate): as the `backup` profile's sets went on
-/// this project's 2-core VM (/var/tmp, 2026-11-27, a loaded machine), where its test file went at
-/// gigabytes a second.
-fn tree_prior(kind: Untimed) -> Option<f64> {
-    Some(match kind {
-        Untimed::TestFile => return None,
-        Untimed::Generate => 60e6,
-        Untimed::Copy => 150e6,
-        Untimed::Remove => 240e6,
-        Untimed::Verify => 450e6,
-        Untimed::Evict => 1.7e9,
-    })
 }
