@@ -68,7 +68,9 @@ for i in range(1, repeat + 1):
                   f"({(predicted / end_s - 1) * 100:+.0f}%)")
     for w in doc["warnings"]:
         if w["kind"] == "stretched":
-            print("  stretched: " + w["message"])
+            at = t.get("stretched_at_s")
+            when = f" (said at {at:.1f} s)" if at is not None else ""
+            print(f"  stretched{when}: " + w["message"])
     for f in doc["failures"]:
         print(f"  failed: {f['test']} {f['variant']}: {f['error']}")
     if repeat == 1:

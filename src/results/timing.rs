@@ -78,6 +78,8 @@ pub struct TimeAccount {
     pub spent_s: f64,
     /// The ETA's whole length at each step's start: `[elapsed_s, predicted_total_s]`.
     pub predictions: Vec<[f64; 2]>,
+    /// When the run said it was `stretched`, on its clock (none: it was not).
+    pub stretched_at_s: Option<f64>,
 }
 
 impl TimeAccount {

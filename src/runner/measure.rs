@@ -51,7 +51,13 @@ pub(super) fn measure(
     if !foreseen {
         warnings.extend(budget::overran(plan, &schedule, tracker.eta()));
     }
-    let time = planned.account(&schedule, &tracker, &results, &ctx.ledger);
+    let time = planned.account(
+        tracker.first_note_s(),
+        &schedule,
+        &tracker,
+        &results,
+        &ctx.ledger,
+    );
     Ok((results, failures, time))
 }
 

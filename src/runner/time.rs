@@ -31,6 +31,7 @@ impl Planned {
     /// the untimed work (`ledger`) took.
     pub fn account(
         self,
+        stretched_at_s: Option<f64>,
         schedule: &Schedule,
         tracker: &Tracker<'_>,
         results: &[TestResult],
@@ -62,6 +63,7 @@ impl Planned {
             untimed,
             spent_s: tracker.eta().elapsed_s(),
             predictions: tracker.predictions().to_vec(),
+            stretched_at_s,
         }
     }
 }

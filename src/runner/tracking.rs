@@ -26,6 +26,8 @@ pub(super) struct Tracker<'p> {
     ledger: Rc<Ledger>,
     /// The ETA's whole length at each step's start: `[elapsed_s, predicted_total_s]`.
     predictions: Vec<[f64; 2]>,
+    /// When the run first said something before going on (that it is stretched).
+    first_note_s: Option<f64>,
 }
 
 impl<'p> Tracker<'p> {
@@ -48,6 +50,7 @@ impl<'p> Tracker<'p> {
             step: None,
             ledger,
             predictions: Vec::new(),
+            first_note_s: None,
         }
     }
 
@@ -119,7 +122,14 @@ impl<'p> Tracker<'p> {
 
     /// Says something before the run goes on.
     pub fn note(&mut self, message: &str) {
+        let now = self.now_s();
+        self.first_note_s.get_or_insert(now);
         self.display.note(message);
+    }
+
+    /// When the run first said something before going on, on its clock.
+    pub fn first_note_s(&self) -> Option<f64> {
+        self.first_note_s
     }
 
     pub fn finish(&mut self) {
