@@ -14,6 +14,7 @@ mod lenient;
 mod priority;
 mod result;
 mod stopping;
+mod timing;
 mod verdict;
 mod warning;
 
@@ -40,6 +41,7 @@ pub use result::{
     TestResultParts, Unit, precision_of,
 };
 pub use stopping::{AdaptiveSettings, StopReason};
+pub use timing::{Spent, TimeAccount, Untimed, UntimedLine};
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
 pub use warning::{Warning, WarningKind};
 
@@ -181,6 +183,13 @@ pub struct RunReport {
     /// run had no figure to answer with, and in documents written before it).
     #[serde(deserialize_with = "lenient::option")]
     pub answer: Option<Answer>,
+    /// How the run spent its time against its budget's plan (absent in imported documents and
+    /// in those written before it).
+    #[serde(
+        deserialize_with = "lenient::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub time: Option<TimeAccount>,
     /// Clients that measured at once (MPI ranks); absent for one client.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clients: Option<usize>,

@@ -9,12 +9,22 @@
 //! destination moved the bytes of the steps that move bytes (a slow disk takes longer). The
 //! remaining time is the runner's plan of the steps left, each predicted with both corrections.
 
+use strum::VariantArray;
+
+use crate::results::{Spent, Untimed};
+
+use super::untimed::Work;
+
 /// The rate assumed for steps that move bytes before any has been timed, bytes/s: an ordinary
 /// disk's; the first step that moves bytes (the block tests' file) replaces it.
 const PRIOR_RATE: f64 = 100e6;
 /// A step that moves bytes teaches the rate only when it took this much longer than its timed
 /// floor: one that only lasted its minimum time moved its bytes faster than it shows.
 const MOVED_NOT_FLOORED: f64 = 1.5;
+
+/// An untimed kind teaches its own rate once it has taken this long: before, the rate the
+/// destination moved bytes at stands for it.
+const UNTIMED_TAUGHT_S: f64 = 0.05;
 
 /// What a step is planned to cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -55,6 +65,8 @@ pub struct Eta {
     timed: Ratio,
     /// Bytes moved over seconds taken, of the finished steps that move bytes.
     moved: Ratio,
+    /// Each kind of untimed work so far (`untimed::Ledger`), in `Untimed::VARIANTS`' order.
+    untimed: [Spent; Untimed::VARIANTS.len()],
 }
 
 impl Eta {
@@ -105,6 +117,42 @@ impl Eta {
         cost.seconds.max(cost.bytes as f64 / rate)
     }
 
+    /// The seconds untimed `work` is predicted to take: each kind at the rate it has shown,
+    /// else at the rate the destination moved bytes at.
+    pub(super) fn predict_untimed(&self, work: &[Work]) -> f64 {
+        let taught = |kind: Untimed| {
+            let seen = self.untimed[kind as usize];
+            (seen.seconds >= UNTIMED_TAUGHT_S && seen.bytes > 0).then_some(seen)
+        };
+        // How fast the tree work seen so far went against its kinds' priors: the other kinds
+        // are predicted at their priors times that.
+        let (prior_s, seen_s) = Untimed::VARIANTS
+            .iter()
+            .filter_map(|&k| Some((tree_prior(k)?, taught(k)?)))
+            .fold((0.0, 0.0), |(p, t), (prior, seen)| {
+                (p + seen.bytes as f64 / prior, t + seen.seconds)
+            });
+        let scale = if seen_s > 0.0 { prior_s / seen_s } else { 1.0 };
+        let moved = self.moved.value().unwrap_or(PRIOR_RATE);
+        work.iter()
+            .map(|&(kind, bytes)| {
+                let rate = match (taught(kind), tree_prior(kind)) {
+                    (Some(seen), _) => seen.bytes as f64 / seen.seconds,
+                    (None, None) => moved,
+                    // Work that writes or reads the bytes goes no faster than the destination.
+                    (None, Some(prior)) if kind.moves_bytes() => (prior * scale).min(moved),
+                    (None, Some(prior)) => prior * scale,
+                };
+                bytes as f64 / rate
+            })
+            .sum()
+    }
+
+    /// What each kind of untimed work has taken so far.
+    pub(super) fn set_untimed(&mut self, spent: [Spent; Untimed::VARIANTS.len()]) {
+        self.untimed = spent;
+    }
+
     /// A step predicted at `current_s` begins; `after_s` is what the steps after it are
     /// predicted to take.
     pub(super) fn begin(&mut self, current_s: f64, after_s: f64) {
@@ -118,12 +166,19 @@ impl Eta {
         self.current_s = 0.0;
     }
 
-    /// The step under way, planned at `cost`, took `actual_s`.
-    pub(super) fn finished(&mut self, cost: Cost, actual_s: f64) {
+    /// The step under way, planned at `cost`, took `actual_s`, of which `untimed_s` was untimed
+    /// work (predicted on its own, so not learned from here).
+    pub(super) fn finished(&mut self, cost: Cost, actual_s: f64, untimed_s: f64) {
         self.elapsed_s += actual_s;
         self.remaining_s = (self.remaining_s - self.current_s).max(0.0);
         self.current_s = 0.0;
-        self.learn(cost, actual_s);
+        self.learn(cost, (actual_s - untimed_s).max(0.0));
+    }
+
+    /// The run's clock reads `now_s`: time between steps (a variant's clean-up) counts as
+    /// elapsed.
+    pub(super) fn catch_up(&mut self, now_s: f64) {
+        self.elapsed_s = self.elapsed_s.max(now_s);
     }
 
     /// Work of `cost` took `actual_s`: the corrections learn from it (a part of a step, timed
@@ -139,9 +194,51 @@ impl Eta {
     }
 }
 
+/// The rate of untimed work on trees of files before its kind has shown its own, bytes/s (None:
+/// the test file, a stream at the destination's rate): as the `backup` profile's sets went on
+/// this project's 2-core VM (/var/tmp, 2026-11-27, a loaded machine), where its test file went at
+/// gigabytes a second.
+fn tree_prior(kind: Untimed) -> Option<f64> {
+    Some(match kind {
+        Untimed::TestFile => return None,
+        Untimed::Generate => 60e6,
+        Untimed::Copy => 150e6,
+        Untimed::Remove => 240e6,
+        Untimed::Verify => 450e6,
+        Untimed::Evict => 1.7e9,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn untimed_work_is_predicted_at_its_own_rate_once_seen() {
+        let mut eta = Eta::default();
+        let copy = [(Untimed::Copy, 200_000_000)];
+        assert_eq!(
+            eta.predict_untimed(&copy),
+            2.0,
+            "no faster than the prior rate"
+        );
+        let mut spent = [Spent::default(); Untimed::VARIANTS.len()];
+        spent[Untimed::Copy as usize] = Spent {
+            seconds: 1.0,
+            bytes: 10_000_000,
+        };
+        spent[Untimed::Remove as usize] = Spent {
+            seconds: 0.01,
+            bytes: 10_000_000,
+        };
+        eta.set_untimed(spent);
+        assert_eq!(eta.predict_untimed(&copy), 20.0, "10 MB/s, learned");
+        let remove = eta.predict_untimed(&[(Untimed::Remove, 100_000_000)]);
+        assert!(
+            (remove - 6.25).abs() < 1e-9,
+            "too short to teach: its prior, 240 MB/s, slowed as copies were (150 to 10): {remove}"
+        );
+    }
 
     const TIMED: Cost = Cost {
         seconds: 2.0,
@@ -153,7 +250,7 @@ mod tests {
         let mut eta = Eta::default();
         eta.begin(eta.predict(TIMED), 3.0 * 2.0);
         assert_eq!(eta.total_s(), 8.0);
-        eta.finished(TIMED, 1.0);
+        eta.finished(TIMED, 1.0, 0.0);
         assert_eq!(eta.predict(TIMED), 1.0, "half the plan, learned");
         eta.begin(eta.predict(TIMED), 2.0 * eta.predict(TIMED));
         assert_eq!(
@@ -172,13 +269,13 @@ mod tests {
         };
         assert_eq!(eta.predict(file), 0.5, "the prior rate");
         eta.begin(eta.predict(file), 0.0);
-        eta.finished(file, 10.0);
+        eta.finished(file, 10.0, 0.0);
         assert_eq!(eta.predict(file), 10.0, "5 MB/s, learned");
         let floored = Cost {
             seconds: 1.0,
             bytes: 1_000_000,
         };
-        eta.finished(floored, 1.2);
+        eta.finished(floored, 1.2, 0.0);
         assert_eq!(
             eta.predict(file),
             10.0,

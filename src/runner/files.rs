@@ -8,7 +8,7 @@ use crate::engine::{Completion, Engine, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
-use crate::results::{Method, OpKind};
+use crate::results::{Method, OpKind, Untimed};
 use crate::units;
 use crate::workload::Direction;
 
@@ -172,6 +172,7 @@ fn prepare_read_files(ctx: &mut Ctx<'_>, sizes: &[u64], block: usize) -> Result<
         .map_err(|e| Error::io("setting up I/O buffers", e))?;
     fill_buffers(ctx, engine.as_mut(), WHOLE_FILE_DEPTH);
     let mut recorder = Recorder::new(engine.now(), Duration::from_secs(1));
+    let start = std::time::Instant::now();
     for (index, &size) in sizes.iter().enumerate() {
         write_file(
             ctx,
@@ -182,6 +183,8 @@ fn prepare_read_files(ctx: &mut Ctx<'_>, sizes: &[u64], block: usize) -> Result<
             &mut recorder,
         )?;
     }
+    let took = start.elapsed().as_secs_f64();
+    ctx.ledger.add(Untimed::Copy, took, sizes.iter().sum());
     Ok(())
 }
 

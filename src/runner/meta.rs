@@ -9,7 +9,7 @@ use crate::engine::tree::{Dir, TreeEngine};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
-use crate::results::{FileSetInfo, FileSizes, Method, OpKind, Unit};
+use crate::results::{FileSetInfo, FileSizes, Method, OpKind, Unit, Untimed};
 use crate::results::{Warning, WarningKind};
 use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::tree::{self, Outcome};
@@ -51,7 +51,9 @@ fn measure_meta(ctx: &mut Ctx<'_>, op: MetaOp, count: usize, rep: usize) -> Resu
         .open_root(&dir)
         .map_err(|e| Error::io(format!("opening {}", dir.path().display()), e))
         .and_then(|handle| meta_ops(ctx, engine.as_mut(), (&handle, &dir.path()), op, count));
-    tree::remove_all(&scratch, &name, ctx.engines);
+    ctx.ledger.time(Untimed::Remove, 0, || {
+        tree::remove_all(&scratch, &name, ctx.engines)
+    });
     let timed = outcome?;
     let info = FileSetInfo {
         name: format!("{count} empty files"),

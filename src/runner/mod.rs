@@ -3,13 +3,17 @@
 mod access;
 mod block;
 mod budget;
+mod costs;
 mod eta;
 mod files;
 mod hook;
 mod kinds;
+mod measure;
 mod meta;
 mod order;
 mod plan;
+mod prepared;
+mod program_copies;
 mod progress;
 mod schedule;
 mod sets;
@@ -18,12 +22,15 @@ mod stream;
 mod sustained;
 mod test;
 mod throttled;
+mod time;
 mod tm_backup;
 mod tm_beside;
 mod tracking;
+mod untimed;
 mod variant;
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::rc::Rc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use crate::settings::RunPlan;
 pub use access::Access;
@@ -45,10 +52,8 @@ use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
 use crate::stats::LatencyHistogram;
 use crate::units;
-use crate::workload::{DataStamper, Variant, Workload};
+use crate::workload::{DataStamper, Variant};
 use schedule::Schedule;
-use tracking::Tracker;
-use variant::run_variant;
 
 /// What one repetition measured.
 struct Measured {
@@ -108,6 +113,8 @@ struct Ctx<'a> {
     chain: Option<&'a Chain>,
     /// Around each repetition: nothing alone, the other clients' barrier under MPI.
     hook: &'a dyn RepetitionHook,
+    /// The untimed work, timed as the tests do it.
+    ledger: Rc<untimed::Ledger>,
 }
 
 impl Ctx<'_> {
@@ -130,7 +137,7 @@ impl Ctx<'_> {
 /// shows it beside each profile): the first plan the progress bar's ETA starts from, with every
 /// variant taken as runnable.
 pub fn planned_total_s(plan: &RunPlan) -> f64 {
-    first_plan_s(plan, &Schedule::new(plan, |_| true), &eta::Eta::default())
+    measure::first_plan_s(plan, &Schedule::new(plan, |_| true), &eta::Eta::default())
 }
 
 /// Runs the plan. Returns Err only for what stops the whole run (bad destination, no space,
@@ -157,6 +164,7 @@ pub fn run_with(
         plan
     };
     let started = SystemTime::now();
+    let wall = Instant::now();
     let (engines, scratch) = prepare(plan, chain.as_ref(), hook)?;
     let access = access::detect(
         &scratch,
@@ -176,9 +184,10 @@ pub fn run_with(
         sources: sources::Sources::default(),
         chain: chain.as_ref(),
         hook,
+        ledger: Rc::default(),
     };
-    let wall = std::time::Instant::now();
-    let (results, failures) = measure(&mut ctx, plan, progress, &mut warnings)?;
+    let (results, failures, time) =
+        measure::measure(&mut ctx, plan, progress, &mut warnings, wall)?;
     interrupt::check()?;
     if !failures.is_empty() {
         warnings.push(Warning::new(
@@ -198,6 +207,7 @@ pub fn run_with(
         duration_s: wall.elapsed().as_secs_f64(),
         access: access.info(),
         warnings,
+        time: Some(time),
         ..document(plan, chain, results, failures)
     })
 }
@@ -220,38 +230,6 @@ fn prepare(
         plan::check_space(plan)?;
     }
     Ok((engines, scratch))
-}
-
-/// The block tests' file and every variant, timed for the ETA; the budget's warnings (the run
-/// stretched, foreseen or not) go to `warnings`.
-fn measure(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    progress: &mut dyn Progress,
-    warnings: &mut Vec<Warning>,
-) -> Result<(Vec<TestResult>, Vec<TestFailure>)> {
-    let capabilities = ctx.engines.capabilities();
-    let mut schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
-    let mut tracker = Tracker::new(progress, !capabilities.real_io);
-    tracker.begin(first_plan_s(plan, &schedule, tracker.eta()));
-    let mut stretch = None;
-    let block_file_problem = prepare_block_file(ctx, plan, &schedule, &mut tracker, &mut stretch)?;
-    if stretch.is_none() {
-        stretch = budget::stretched(plan, &schedule, &mut tracker, eta::Cost::default());
-    }
-    let foreseen = stretch.is_some();
-    warnings.extend(stretch);
-    let measured = run_variants(ctx, plan, block_file_problem, &mut schedule, &mut tracker)?;
-    tracker.finish();
-    if !foreseen {
-        warnings.extend(budget::overran(plan, &schedule, tracker.eta()));
-    }
-    Ok(measured)
-}
-
-/// The run's first plan, in seconds: every variant's predicted time and the block file's.
-fn first_plan_s(plan: &RunPlan, schedule: &Schedule, eta: &eta::Eta) -> f64 {
-    schedule.predicted_from(eta, schedule.start(eta, 0)) + eta.predict(block_file_cost(plan))
 }
 
 /// The plan with its repetitions and block durations fixed in advance, for a run beside other
@@ -354,112 +332,6 @@ fn warnings_before(plan: &RunPlan, engines: &EngineFactory, access: &Access) -> 
         ));
     }
     warnings
-}
-
-/// What writing the block tests' file costs: its bytes, none without block tests.
-fn block_file_cost(plan: &RunPlan) -> eta::Cost {
-    eta::Cost {
-        seconds: 0.0,
-        bytes: if plan.has_block_tests() {
-            plan.file_size
-        } else {
-            0
-        },
-    }
-}
-
-/// Writes the block tests' file when the plan has block tests. A failure to write it is
-/// returned as what the block tests will fail with (Err only when it ends the run).
-fn prepare_block_file(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    schedule: &Schedule,
-    tracker: &mut Tracker<'_>,
-    stretch: &mut Option<Warning>,
-) -> Result<Option<String>> {
-    if !plan.has_block_tests() {
-        return Ok(None);
-    }
-    let start = schedule.start(tracker.eta(), 0);
-    let file = tracker.eta().predict(block_file_cost(plan));
-    let after = schedule.predicted_from(tracker.eta(), start);
-    tracker.step(
-        &format!(
-            "preparing the {} test file",
-            units::format_bytes(plan.file_size)
-        ),
-        block_file_cost(plan),
-        (file, after),
-    );
-    // The file's first part tells whether the run fits its budget, before the rest is written.
-    let mut head = |bytes: u64, took: std::time::Duration| {
-        let written = eta::Cost {
-            seconds: 0.0,
-            bytes,
-        };
-        tracker.learn(written, took.as_secs_f64());
-        let rest = eta::Cost {
-            seconds: 0.0,
-            bytes: plan.file_size - bytes,
-        };
-        *stretch = budget::stretched(plan, schedule, tracker, rest);
-    };
-    let written = block::prepare_test_file(ctx, plan.file_size, &mut head);
-    if let Ok(took) = written {
-        tracker.advance(took.as_secs_f64());
-    }
-    // The file's time teaches the ETA the destination's rate before anything is measured.
-    tracker.close();
-    match written {
-        Ok(_) => Ok(None),
-        Err(e @ Error::Interrupted(_)) => Err(e),
-        Err(e) if ctx.hook.failures_end_run() => Err(e),
-        Err(e) => {
-            // A partial file would only take space from the tests that can still run.
-            ctx.remove_file(block::TEST_FILE);
-            Ok(Some(e.to_string()))
-        }
-    }
-}
-
-/// Runs every variant the engine can, in the plan's order: the results, and the variants that
-/// failed (Err only for what ends the run).
-fn run_variants(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    block_file_problem: Option<String>,
-    schedule: &mut Schedule,
-    tracker: &mut Tracker<'_>,
-) -> Result<(Vec<TestResult>, Vec<TestFailure>)> {
-    let capabilities = ctx.engines.capabilities();
-    let mut results = Vec::new();
-    let mut failures = Vec::new();
-    for (index, variant) in plan.variants.iter().enumerate() {
-        let fail = |error: String| TestFailure {
-            test: variant.test,
-            variant: variant.name.to_string(),
-            error,
-        };
-        if let (Workload::Block { .. }, Some(problem)) = (&variant.workload, &block_file_problem) {
-            failures.push(fail(format!(
-                "the test file could not be written: {problem}"
-            )));
-            continue;
-        }
-        if !can_run(capabilities, variant) {
-            continue;
-        }
-        match run_variant(ctx, plan, (index, variant), schedule, tracker) {
-            Ok((result, integrity)) => {
-                results.extend(result);
-                failures.extend(integrity.map(fail));
-            }
-            Err(e @ Error::Interrupted(_)) => return Err(e),
-            Err(e) if ctx.hook.failures_end_run() => return Err(e),
-            Err(e) => failures.push(fail(e.to_string())),
-        }
-    }
-    Ok((results, failures))
 }
 
 /// The settings the run document records.

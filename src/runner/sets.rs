@@ -3,44 +3,24 @@
 //! again onto its copy (an update). Sources stay in the page cache when they fit (see
 //! `sources`), so a copy measures the destination.
 
-use std::time::Duration;
-
-use crate::engine::EngineKind;
 use crate::engine::tree::Root;
 use crate::error::Result;
 use crate::platform;
 use crate::results::{FileSetInfo, Method, OpKind, Repetition, Unit};
-use crate::results::{Warning, WarningKind};
-use crate::stats::{LatencyHistogram, ThroughputSeries};
-use crate::tree::{self, Listed, Outcome, ProgramCopy, Skipped, Task};
+use crate::results::{Untimed, Warning, WarningKind};
+use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
-use crate::workload::{CopyProgram, FileOp, SetName};
+use crate::workload::{FileOp, SetName};
 
+use super::prepared::{self, PreparedCopy, prepare_copy, remove};
+use super::program_copies;
 use super::sources::{PREP_THREADS, SourceSet, skipped};
 use super::test::{Rep, Shape, Test};
+use super::untimed::Work;
 use super::{Ctx, Measured, Progress, RunPlan};
 
 /// Residency above this after eviction means the eviction did not work.
 const RESIDENT_LIMIT: f64 = 0.01;
-
-/// Copies `source` into a new directory of the scratch, untimed, durable.
-fn prepare_copy(ctx: &Ctx<'_>, source: &SourceSet, name: &str) -> Result<Root> {
-    let dst = tree::make_dir(&ctx.scratch.root(), name, ctx.engines)?;
-    let task = Task::Copy {
-        dst: dst.clone(),
-        durable_each: false,
-    };
-    tree::run(
-        &task,
-        &source.root,
-        ctx.engines,
-        PREP_THREADS,
-        ctx.series_interval,
-        "preparing a copy",
-        &mut |_| {},
-    )?;
-    Ok(dst)
-}
 
 /// A repetition of a tree task: its rate in `unit`, counts, series and latencies.
 pub(super) fn measured(
@@ -125,15 +105,46 @@ impl Test for FileSetTest {
         }
     }
 
+    /// A restore's copy verified once (evicted, then read against the source) and removed; an
+    /// update's copy made by its program and removed.
+    fn untimed_once(&self, plan: &RunPlan) -> Vec<Work> {
+        let bytes = self.space_needed(plan);
+        match self.job.op {
+            FileOp::UpdateWith(_) => vec![(Untimed::Copy, bytes), (Untimed::Remove, bytes)],
+            FileOp::Restore if plan.verify => vec![
+                (Untimed::Verify, bytes),
+                (Untimed::Evict, bytes),
+                (Untimed::Remove, bytes),
+            ],
+            FileOp::Restore => vec![(Untimed::Remove, bytes)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// A pass's copy removed, a restore's copy evicted, a delete's copy laid down.
+    fn untimed_each(&self, plan: &RunPlan) -> Vec<Work> {
+        let bytes = self.space_needed(plan);
+        match self.job.op {
+            FileOp::Copy { .. } | FileOp::CopyWith(_) => vec![(Untimed::Remove, bytes)],
+            FileOp::Restore => vec![(Untimed::Evict, bytes)],
+            FileOp::Delete => vec![(Untimed::Copy, bytes)],
+            FileOp::UpdateWith(_) => Vec::new(),
+        }
+    }
+
+    fn source_set(&self) -> Option<SetName> {
+        Some(self.job.set)
+    }
+
     fn prepare(&mut self, rep: Rep<'_, '_>) -> Result<()> {
         self.prepared = match self.job.op {
-            FileOp::Restore => Some(prepare_restore(
+            FileOp::Restore => Some(prepared::prepare_restore(
                 rep.ctx,
                 rep.plan,
                 self.job.set,
                 rep.progress,
             )?),
-            FileOp::UpdateWith(program) => Some(prepare_update(
+            FileOp::UpdateWith(program) => Some(prepared::prepare_update(
                 rep.ctx,
                 rep.plan,
                 (self.job.set, program),
@@ -156,54 +167,10 @@ impl Test for FileSetTest {
     }
 
     fn clean_up(&mut self, ctx: &mut Ctx<'_>) {
-        if let Some(restore) = self.prepared.take() {
-            tree::remove_all(&ctx.scratch.root(), &restore.name, ctx.engines);
+        if let Some(prepared) = self.prepared.take() {
+            remove(ctx, &prepared.name, prepared.bytes);
         }
     }
-}
-
-/// The copied set a restore variant reads or an update variant updates, made once for all its
-/// repetitions.
-pub(super) struct PreparedCopy {
-    pub root: Root,
-    /// Its name in the scratch directory, for its removal.
-    pub name: String,
-}
-
-fn prepare_restore(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    set: SetName,
-    progress: &mut dyn Progress,
-) -> Result<PreparedCopy> {
-    let source = ctx.sources.get(plan, set, progress)?;
-    progress.update(&format!("copying the {set} set for the restore test"));
-    let name = ctx.scratch.fresh_name("restore");
-    Ok(PreparedCopy {
-        root: prepare_copy(ctx, &source, &name)?,
-        name,
-    })
-}
-
-/// The program's own copy of the set, which its update variant then runs onto again.
-fn prepare_update(
-    ctx: &mut Ctx<'_>,
-    plan: &RunPlan,
-    (set, program): (SetName, CopyProgram),
-    progress: &mut dyn Progress,
-) -> Result<PreparedCopy> {
-    let source = ctx.sources.get(plan, set, progress)?;
-    progress.update(&format!(
-        "copying the {set} set with {program} for its update"
-    ));
-    let name = ctx.scratch.fresh_name(&format!("{program}-update"));
-    let root = tree::make_dir(&ctx.scratch.root(), &name, ctx.engines)?;
-    let dst = ctx.scratch.path().join(&name);
-    if let Err(e) = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd()) {
-        tree::remove_all(&ctx.scratch.root(), &name, ctx.engines);
-        return Err(e);
-    }
-    Ok(PreparedCopy { root, name })
 }
 
 /// What a repetition's figure counts: files for a delete and an update (they move no data),
@@ -243,7 +210,7 @@ fn measure_file_set(
     prepared: Option<&PreparedCopy>,
     progress: &mut dyn Progress,
 ) -> Result<Measured> {
-    let source = ctx.sources.get(plan, job.set, progress)?;
+    let source = ctx.sources.get(plan, job.set, progress, &ctx.ledger)?;
     let wall = std::time::Instant::now();
     let (mut total, method, mut warnings) =
         one_pass(ctx, job, rep, 0, prepared, &source, progress)?;
@@ -330,7 +297,7 @@ fn one_pass(
                 &mut tick,
             );
             // Untimed and synced: the copy goes before the next pass or repetition, success or not.
-            tree::remove_all(&scratch, &name, ctx.engines);
+            remove(ctx, &name, source.info.bytes);
             let outcome = outcome?;
             let warnings = skipped(&outcome, &source.info);
             let method = ctx.access.method(if cache_on {
@@ -341,29 +308,17 @@ fn one_pass(
             Ok((outcome, method, warnings))
         }
         FileOp::CopyWith(program) => {
-            let name = ctx.scratch.fresh_name(&format!("{program}-{rep}-{pass}"));
-            let scratch = ctx.scratch.root();
-            tree::make_dir(&scratch, &name, ctx.engines)?;
             progress.update(&format!("copying the {set} set with {program}"));
-            let dst = ctx.scratch.path().join(&name);
-            let copy = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd());
-            tree::remove_all(&scratch, &name, ctx.engines);
-            let copy = copy?;
-            let outcome = program_outcome(&source.info, &copy, ctx.series_interval);
-            Ok((outcome, ctx.access.method(Method::Syncfs), left_out(&copy)))
+            program_copies::copy_pass(ctx, program, (rep, pass), source)
         }
         FileOp::UpdateWith(program) => {
-            let copy = prepared.expect("the program's copy prepared");
             progress.update(&format!("{program} of the {set} set onto its copy"));
-            let dst = ctx.scratch.path().join(&copy.name);
-            let copy = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd())?;
-            let mut outcome = program_outcome(&source.info, &copy, ctx.series_interval);
-            outcome.bytes = 0;
-            Ok((outcome, ctx.access.method(Method::Syncfs), left_out(&copy)))
+            let copy = prepared.expect("the program's copy prepared");
+            program_copies::update_pass(ctx, program, copy, source)
         }
         FileOp::Restore => {
             let copy = &prepared.expect("restore copy prepared").root;
-            let (method, mut warnings) = evict(ctx, copy)?;
+            let (method, mut warnings) = evict(ctx, copy, source.info.bytes)?;
             let outcome = tree::run(
                 &Task::Read,
                 copy,
@@ -388,45 +343,20 @@ fn one_pass(
                 &format!("deleting the {set} set"),
                 &mut tick,
             );
-            tree::remove_all(&ctx.scratch.root(), &name, ctx.engines);
+            remove(ctx, &name, 0);
             Ok((outcome?, ctx.access.method(Method::Syncfs), Vec::new()))
         }
     }
 }
 
-/// What another program's copy of the set did, as a tree task's outcome: the set's files and
-/// bytes in the time it took, no series (the program reports none).
-fn program_outcome(set: &FileSetInfo, copy: &ProgramCopy, interval: Duration) -> Outcome {
-    Outcome {
-        files: set.files,
-        bytes: set.bytes,
-        dirs: 0,
-        special: Listed::default(),
-        unreadable: Listed::default(),
-        skipped: Skipped::default(),
-        mismatches: Listed::default(),
-        latency: LatencyHistogram::default(),
-        series: ThroughputSeries::new(interval),
-        elapsed: copy.elapsed,
-        cpu: copy.cpu.unwrap_or_default(),
-        engine: EngineKind::Program,
-    }
-}
-
-/// The warning of a program's copy that left files of the set out, where it did.
-fn left_out(copy: &ProgramCopy) -> Vec<Warning> {
-    copy.incomplete
-        .iter()
-        .map(|said| Warning::new(WarningKind::SkippedFiles, said.clone()))
-        .collect()
-}
-
 /// Evicts a copied tree before a timed read; says how well that worked.
-fn evict(ctx: &Ctx<'_>, root: &Root) -> Result<(Method, Vec<Warning>)> {
+fn evict(ctx: &Ctx<'_>, root: &Root, root_bytes: u64) -> Result<(Method, Vec<Warning>)> {
     if !ctx.access.real_io {
         return Ok((Method::Null, Vec::new()));
     }
-    let resident = tree::evict(root, ctx.engines)?;
+    let resident = ctx.ledger.time(Untimed::Evict, root_bytes, || {
+        tree::evict(root, ctx.engines)
+    })?;
     match resident {
         Some(r) if r <= RESIDENT_LIMIT => Ok((Method::Evict, Vec::new())),
         None => Ok((Method::Evict, Vec::new())),
@@ -451,20 +381,22 @@ fn evict(ctx: &Ctx<'_>, root: &Root) -> Result<(Method, Vec<Warning>)> {
 /// Compares the copy with its source (untimed), after evicting the copy so the device's data is
 /// what gets checked. Returns the data-integrity failure, if any.
 fn verify(ctx: &Ctx<'_>, copy: &Root, source: &SourceSet) -> Result<Option<String>> {
-    let _ = evict(ctx, copy)?;
+    let _ = evict(ctx, copy, source.info.bytes)?;
     let task = Task::Verify {
         source: source.root.clone(),
     };
     let source = &source.info;
-    let outcome = tree::run(
-        &task,
-        copy,
-        ctx.engines,
-        PREP_THREADS,
-        ctx.series_interval,
-        "verifying the copy",
-        &mut |_| {},
-    )?;
+    let outcome = ctx.ledger.time(Untimed::Verify, source.bytes, || {
+        tree::run(
+            &task,
+            copy,
+            ctx.engines,
+            PREP_THREADS,
+            ctx.series_interval,
+            "verifying the copy",
+            &mut |_| {},
+        )
+    })?;
     let missing = source.files.saturating_sub(outcome.files);
     if outcome.mismatches.count == 0 && missing == 0 {
         return Ok(None);

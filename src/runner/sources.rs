@@ -11,7 +11,7 @@ use crate::engine::EngineFactory;
 use crate::engine::tree::{Root, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 use crate::platform;
-use crate::results::{FileSetInfo, FileSizes};
+use crate::results::{FileSetInfo, FileSizes, Untimed};
 use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
 use crate::settings::defs;
@@ -19,6 +19,7 @@ use crate::tree::{self, Outcome, Task};
 use crate::workload::SetName;
 use crate::workload::fileset::{self, SetSpec};
 
+use super::untimed::Ledger;
 use super::{Progress, RunPlan};
 
 /// Threads used for untimed preparation reads and copies.
@@ -49,6 +50,7 @@ impl Sources {
         plan: &RunPlan,
         name: SetName,
         progress: &mut dyn Progress,
+        ledger: &Ledger,
     ) -> Result<SourceSet> {
         if let Some(set) = self.sets.get(&name) {
             return Ok(set.clone());
@@ -83,9 +85,12 @@ impl Sources {
                     size_cap: set.size_cap,
                     seed: plan.seed,
                 };
-                let summary = SystemTree::new()
-                    .open_root(&root)
-                    .and_then(|dir| fileset::generate_in(&spec, dir.fd()?))
+                let summary = ledger
+                    .time(Untimed::Generate, set.total_bytes, || {
+                        SystemTree::new()
+                            .open_root(&root)
+                            .and_then(|dir| fileset::generate_in(&spec, dir.fd()?))
+                    })
                     .map_err(|e| {
                         let at = root.path();
                         Error::io(

@@ -7,7 +7,9 @@
 use crate::error::Result;
 use crate::results::{OpKind, Unit};
 use crate::settings::RunPlan;
+use crate::workload::SetName;
 
+use super::untimed::Work;
 use super::{Ctx, Measured, Progress};
 
 /// What a test's result records of its I/O.
@@ -69,6 +71,24 @@ pub(super) trait Test {
     /// The bytes `prepare` writes before the first repetition (untimed, but it takes time).
     fn prepare_bytes(&self, _plan: &RunPlan) -> u64 {
         0
+    }
+
+    /// Untimed work the variant does once beyond its preparation (a copy verified, what
+    /// `prepare` made removed), which the budget plans.
+    fn untimed_once(&self, _plan: &RunPlan) -> Vec<Work> {
+        Vec::new()
+    }
+
+    /// Untimed work around each repetition (a copy to delete laid down, a copy removed, a
+    /// cache evicted), which the budget plans until the repetitions' own times are known.
+    fn untimed_each(&self, _plan: &RunPlan) -> Vec<Work> {
+        Vec::new()
+    }
+
+    /// The file set it reads as its source: the first variant to need a generated set pays for
+    /// generating it.
+    fn source_set(&self) -> Option<SetName> {
+        None
     }
 
     /// Untimed work before the first repetition.

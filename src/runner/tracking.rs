@@ -3,10 +3,12 @@
 //! is virtual: there the runner advances it by what the engine's clock says each step took, so
 //! that the ETA can be checked exactly.
 
+use std::rc::Rc;
 use std::time::Instant;
 
 use super::Progress;
 use super::eta::{Cost, Eta};
+use super::untimed::Ledger;
 
 enum Clock {
     Wall(Instant),
@@ -18,22 +20,47 @@ pub(super) struct Tracker<'p> {
     display: &'p mut dyn Progress,
     eta: Eta,
     clock: Clock,
-    /// The step under way: its cost and when it began.
-    step: Option<(Cost, f64)>,
+    /// The step under way: its cost, when it began and the untimed seconds the ledger held then.
+    step: Option<(Cost, f64, f64)>,
+    /// The untimed work the tests time.
+    ledger: Rc<Ledger>,
+    /// The ETA's whole length at each step's start: `[elapsed_s, predicted_total_s]`.
+    predictions: Vec<[f64; 2]>,
+    /// When the run first said something before going on (that it is stretched).
+    first_note_s: Option<f64>,
 }
 
 impl<'p> Tracker<'p> {
-    pub fn new(display: &'p mut dyn Progress, virtual_clock: bool) -> Self {
+    /// A tracker whose wall clock began at `start` (the run's, before its destination was
+    /// checked), reading the untimed work from `ledger`.
+    pub fn new(
+        display: &'p mut dyn Progress,
+        virtual_clock: bool,
+        start: Instant,
+        ledger: Rc<Ledger>,
+    ) -> Self {
         Tracker {
             display,
             eta: Eta::default(),
             clock: if virtual_clock {
                 Clock::Virtual(0.0)
             } else {
-                Clock::Wall(Instant::now())
+                Clock::Wall(start)
             },
             step: None,
+            ledger,
+            predictions: Vec::new(),
+            first_note_s: None,
         }
+    }
+
+    /// The ETA's whole length at each step's start so far: `[elapsed_s, predicted_total_s]`.
+    pub fn predictions(&self) -> &[[f64; 2]] {
+        &self.predictions
+    }
+
+    fn untimed_s(&self) -> f64 {
+        self.ledger.snapshot().iter().map(|s| s.seconds).sum()
     }
 
     pub fn now_s(&self) -> f64 {
@@ -74,26 +101,41 @@ impl<'p> Tracker<'p> {
     /// steps after it `after_s`.
     pub fn step(&mut self, message: &str, cost: Cost, (current_s, after_s): (f64, f64)) {
         self.close();
+        let now = self.now_s();
+        self.eta.catch_up(now);
         self.eta.begin(current_s, after_s);
-        self.step = Some((cost, self.now_s()));
+        self.predictions.push([now, self.eta.total_s()]);
+        self.step = Some((cost, now, self.untimed_s()));
         self.display.step(message, &self.eta);
     }
 
-    /// Ends the step under way (its time is learned from); the seconds it took.
+    /// Ends the step under way (its time is learned from, the untimed work in it apart); the
+    /// seconds it took.
     pub fn close(&mut self) -> Option<f64> {
-        let (cost, began) = self.step.take()?;
+        let (cost, began, untimed_then) = self.step.take()?;
         let took = self.now_s() - began;
-        self.eta.finished(cost, took);
+        self.eta
+            .finished(cost, took, self.untimed_s() - untimed_then);
+        self.eta.set_untimed(self.ledger.snapshot());
         Some(took)
     }
 
     /// Says something before the run goes on.
     pub fn note(&mut self, message: &str) {
+        let now = self.now_s();
+        self.first_note_s.get_or_insert(now);
         self.display.note(message);
+    }
+
+    /// When the run first said something before going on, on its clock.
+    pub fn first_note_s(&self) -> Option<f64> {
+        self.first_note_s
     }
 
     pub fn finish(&mut self) {
         self.close();
+        let now = self.now_s();
+        self.eta.catch_up(now);
         self.eta.end();
         self.display.finish(&self.eta);
     }

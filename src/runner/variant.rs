@@ -37,7 +37,7 @@ pub(super) fn run_variant(
     let started = tracker.now_s();
     let prepare = schedule.prepare(index);
     if prepare != Cost::default() {
-        let times = schedule.split(tracker.eta(), at, tracker.eta().predict(prepare));
+        let times = schedule.split(tracker.eta(), at, schedule.prepare_s(tracker.eta(), index));
         let message = format!("{} {} (preparing)", variant.test, variant.name);
         tracker.step(&message, prepare, times);
     }
@@ -174,6 +174,7 @@ fn repeat(
         let message = format!("{} {} ({}/{most})", variant.test, variant.name, rep + 1);
         tracker.step(&message, schedule.cost(index), times);
         ctx.hook.before(variant, rep)?;
+        let once_before = ctx.ledger.once_s();
         let measured = job.test.measure(Rep {
             ctx: &mut *ctx,
             plan,
@@ -185,7 +186,8 @@ fn repeat(
             .after(variant, rep, &measured.repetition, SystemTime::now())?;
         job.gathered.add(measured);
         if let Some(took) = tracker.close() {
-            schedule.took(index, took);
+            // Work done once (a set generated, a copy verified) is not the next repetition's.
+            schedule.took(index, took - (ctx.ledger.once_s() - once_before));
         }
         let reps = &job.gathered.repetitions;
         let known = precision_of(&variant.workload, reps).map(|p| p.half_width);

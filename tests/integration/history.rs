@@ -109,6 +109,8 @@ fn redact(value: &mut serde_json::Value, dir: &str) {
         "device_serial",
         "destbench_version",
         "peak_rss_bytes",
+        // The run's time account: wall-clock seconds of its untimed work.
+        "time",
         // The chain and the verdict describe this machine's disks and mounts; the answer its
         // home volume.
         "chain",

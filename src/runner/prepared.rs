@@ -1,0 +1,91 @@
+//! The copies a file-set test makes untimed in the scratch directory before it measures (a
+//! restore's copy to read back, a delete's copy to delete, an update's copy made by its own
+//! program) and their removal, each on the ledger of untimed work.
+
+use crate::engine::tree::Root;
+use crate::error::Result;
+use crate::results::Untimed;
+use crate::tree::{self, Task};
+use crate::workload::{CopyProgram, SetName};
+
+use super::sources::{PREP_THREADS, SourceSet};
+use super::{Ctx, Progress, RunPlan};
+
+/// Copies `source` into a new directory of the scratch, untimed, durable.
+pub(super) fn prepare_copy(ctx: &Ctx<'_>, source: &SourceSet, name: &str) -> Result<Root> {
+    let dst = tree::make_dir(&ctx.scratch.root(), name, ctx.engines)?;
+    let task = Task::Copy {
+        dst: dst.clone(),
+        durable_each: false,
+    };
+    ctx.ledger.time(Untimed::Copy, source.info.bytes, || {
+        tree::run(
+            &task,
+            &source.root,
+            ctx.engines,
+            PREP_THREADS,
+            ctx.series_interval,
+            "preparing a copy",
+            &mut |_| {},
+        )
+    })?;
+    Ok(dst)
+}
+
+/// The copied set a restore variant reads or an update variant updates, made once for all its
+/// repetitions.
+pub(super) struct PreparedCopy {
+    pub root: Root,
+    /// Its name in the scratch directory, for its removal.
+    pub name: String,
+    /// Its bytes, for the ledger of untimed work.
+    pub bytes: u64,
+}
+
+/// Removes a tree of the scratch directory, untimed (its `bytes` for the ledger).
+pub(super) fn remove(ctx: &Ctx<'_>, name: &str, bytes: u64) {
+    ctx.ledger.time(Untimed::Remove, bytes, || {
+        tree::remove_all(&ctx.scratch.root(), name, ctx.engines)
+    });
+}
+
+pub(super) fn prepare_restore(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    set: SetName,
+    progress: &mut dyn Progress,
+) -> Result<PreparedCopy> {
+    let source = ctx.sources.get(plan, set, progress, &ctx.ledger)?;
+    progress.update(&format!("copying the {set} set for the restore test"));
+    let name = ctx.scratch.fresh_name("restore");
+    Ok(PreparedCopy {
+        root: prepare_copy(ctx, &source, &name)?,
+        name,
+        bytes: source.info.bytes,
+    })
+}
+
+/// The program's own copy of the set, which its update variant then runs onto again.
+pub(super) fn prepare_update(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    (set, program): (SetName, CopyProgram),
+    progress: &mut dyn Progress,
+) -> Result<PreparedCopy> {
+    let source = ctx.sources.get(plan, set, progress, &ctx.ledger)?;
+    progress.update(&format!(
+        "copying the {set} set with {program} for its update"
+    ));
+    let name = ctx.scratch.fresh_name(&format!("{program}-update"));
+    let root = tree::make_dir(&ctx.scratch.root(), &name, ctx.engines)?;
+    let dst = ctx.scratch.path().join(&name);
+    let bytes = source.info.bytes;
+    let copied = ctx.ledger.time(Untimed::Copy, bytes, || {
+        tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd())
+    });
+    if let Err(e) = copied {
+        remove(ctx, &name, bytes);
+        return Err(e);
+    }
+    Ok(PreparedCopy { root, name, bytes })
+}
