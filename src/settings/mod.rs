@@ -77,7 +77,7 @@ impl RunPlan {
     /// The variants the profile runs on its own (its tests, file sets and thread counts): the
     /// work its time budget is for.
     pub fn profile_variants(&self) -> Vec<Variant> {
-        let suite = suite_options(&self.profile, &[], &[], false);
+        let suite = suite_options(&self.profile, &[], &[], false, self.engine);
         workload::select(workload::suite(&suite), &[], self.profile.tests).unwrap_or_default()
     }
 }
@@ -135,6 +135,7 @@ pub fn suite_options(
     sets: &[SetKind],
     threads: &[usize],
     source: bool,
+    engine: EngineChoice,
 ) -> SuiteOptions {
     let sets = if source {
         vec![SetName::Source]
@@ -155,12 +156,16 @@ pub fn suite_options(
             threads.to_vec()
         },
         meta_files: profile.meta_files,
-        programs: copy_programs(),
+        programs: copy_programs(engine),
     }
 }
 
-/// The copy programs the file sets are also copied with: rsync, where it is installed.
-fn copy_programs() -> Vec<CopyProgram> {
+/// The copy programs the file sets are also copied with: rsync, where it is installed, but not
+/// under the null engine (another program writes real files, which it stands for).
+fn copy_programs(engine: EngineChoice) -> Vec<CopyProgram> {
+    if matches!(engine, EngineChoice::Null(_)) {
+        return Vec::new();
+    }
     [CopyProgram::Rsync]
         .into_iter()
         .filter(|p| crate::platform::program_exists(p.program()))

@@ -12,7 +12,6 @@ use super::{
     Adaptive, Given, MAX_DURATION_S, MAX_RUNS, MAX_SUSTAINED_S, MAX_THREADS, MIN_FILE_SIZE, Origin,
     Repeats, RunOptions, RunPlan, SetPlan, suite_options,
 };
-use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
 use crate::units::format_bytes;
 use crate::workload::{self, Profile, SetName, SuiteOptions, Variant};
@@ -23,16 +22,13 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
     let file_size = file_size(o, &profile)?;
     let durations = durations(o, &profile)?;
     check_file_sets(o)?;
-    let mut suite = suite_options(
+    let suite = suite_options(
         &profile,
         list(&o.sets),
         list(&o.threads),
         o.source.is_some(),
+        o.engine,
     );
-    // Another program writes real files: the null engine stands for a destination it cannot.
-    if matches!(o.engine, EngineChoice::Null(_)) {
-        suite.programs.clear();
-    }
     let variants = variants(o, &profile, &suite)?;
     Ok(RunPlan {
         destination: o.destination.clone(),
