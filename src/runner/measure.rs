@@ -47,7 +47,8 @@ pub(super) fn measure(
     } = run;
     tracker.finish();
     let foreseen = stretch.is_some();
-    warnings.extend(stretch);
+    let took = tracker.eta().elapsed_s();
+    warnings.extend(stretch.filter(|_| budget::went_over(schedule.budget_s(), took)));
     if !foreseen {
         warnings.extend(budget::overran(plan, &schedule, tracker.eta()));
     }
