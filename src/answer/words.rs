@@ -6,13 +6,13 @@ use crate::results::{Answer, AnswerTool, DataKind, Range, RoutineUnit, ToolTimes
 use crate::units::{decimal_bytes as size, human_duration, thousands as count};
 
 /// The answer's sentences, in the order they are shown: the time of a first and a routine
-/// backup, its range and basis, what limits it and what would help, the other tools, and the
+/// backup, its range and basis, the other tools, what limits it and what would help, and the
 /// tests that would make it better.
 pub(super) fn sentences(answer: &Answer, verdict: Option<&Verdict>) -> Vec<String> {
     let headline = &answer.tools[0];
     let mut out = vec![first(answer, headline), range(headline)];
-    out.extend(limit(answer, verdict));
     out.extend(answer.tools[1..].iter().map(other_tool));
+    out.extend(limit(answer, verdict));
     out.extend(answer.missing.iter().map(|m| sentence(m)));
     out
 }
