@@ -101,13 +101,7 @@ fn time_copy(tool: &Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<D
             tree::timed_copy(program, src, &scratch.path().join(name), scratch.fd())?.elapsed
         }
         (&Tool::Parallel(threads), _) => {
-            let syncfs = || {
-                platform::syncfs(scratch.fd()).map_err(|e| Error::Destination {
-                    path: scratch.path().to_path_buf(),
-                    problem: format!("syncfs: {e}"),
-                })
-            };
-            syncfs()?;
+            scratch.syncfs()?;
             let start = Instant::now();
             let task = Task::Copy {
                 dst: dst_root,
@@ -124,7 +118,7 @@ fn time_copy(tool: &Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<D
                 "calibrating",
                 &mut |_| {},
             )?;
-            syncfs()?;
+            scratch.syncfs()?;
             start.elapsed()
         }
         _ => {

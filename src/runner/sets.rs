@@ -269,43 +269,11 @@ fn one_pass(
     source: &SourceSet,
     progress: &mut dyn Progress,
 ) -> Result<(Outcome, Method, Vec<Warning>)> {
-    let FileSetJob { op, set, threads } = job;
-    let label = format!("{set} set, {threads} thread(s)");
-    let mut tick = |live: &tree::Live| {
-        progress.update(&format!(
-            "{label}: {} files, {}",
-            live.files.load(std::sync::atomic::Ordering::Relaxed),
-            format_bytes(live.bytes.load(std::sync::atomic::Ordering::Relaxed))
-        ));
-    };
-    match op {
+    let set = job.set;
+    match job.op {
         FileOp::Copy { cache_on } => {
             let name = ctx.scratch.fresh_name(&format!("copy-{rep}-{pass}"));
-            let scratch = ctx.scratch.root();
-            let dst = tree::make_dir(&scratch, &name, ctx.engines)?;
-            let task = Task::Copy {
-                dst,
-                durable_each: !cache_on,
-            };
-            let outcome = tree::run(
-                &task,
-                &source.root,
-                ctx.engines,
-                threads,
-                ctx.series_interval,
-                &format!("copying the {set} set"),
-                &mut tick,
-            );
-            // Untimed and synced: the copy goes before the next pass or repetition, success or not.
-            remove(ctx, &name, source.info.bytes);
-            let outcome = outcome?;
-            let warnings = skipped(&outcome, &source.info);
-            let method = ctx.access.method(if cache_on {
-                Method::Syncfs
-            } else {
-                Method::FsyncEach
-            });
-            Ok((outcome, method, warnings))
+            copy_pass(ctx, (job, cache_on), &name, source, progress)
         }
         FileOp::CopyWith(program) => {
             progress.update(&format!("copying the {set} set with {program}"));
@@ -318,35 +286,103 @@ fn one_pass(
         }
         FileOp::Restore => {
             let copy = &prepared.expect("restore copy prepared").root;
-            let (method, mut warnings) = evict(ctx, copy, source.info.bytes)?;
-            let outcome = tree::run(
-                &Task::Read,
-                copy,
-                ctx.engines,
-                threads,
-                ctx.series_interval,
-                &format!("reading the {set} set back"),
-                &mut tick,
-            )?;
-            warnings.extend(skipped(&outcome, &source.info));
-            Ok((outcome, method, warnings))
+            restore_pass(ctx, job, copy, source, progress)
         }
         FileOp::Delete => {
             let name = ctx.scratch.fresh_name(&format!("delete-{rep}-{pass}"));
-            let copy = prepare_copy(ctx, source, &name)?;
-            let outcome = tree::run(
-                &Task::Delete,
-                &copy,
-                ctx.engines,
-                threads,
-                ctx.series_interval,
-                &format!("deleting the {set} set"),
-                &mut tick,
-            );
-            remove(ctx, &name, 0);
-            Ok((outcome?, ctx.access.method(Method::Syncfs), Vec::new()))
+            delete_pass(ctx, job, &name, source, progress)
         }
     }
+}
+
+/// The progress line of a pass over the set: files and bytes done so far.
+fn ticker(progress: &mut dyn Progress, job: FileSetJob) -> impl FnMut(&tree::Live) + '_ {
+    let label = format!("{} set, {} thread(s)", job.set, job.threads);
+    move |live: &tree::Live| {
+        progress.update(&format!(
+            "{label}: {} files, {}",
+            live.files.load(std::sync::atomic::Ordering::Relaxed),
+            format_bytes(live.bytes.load(std::sync::atomic::Ordering::Relaxed))
+        ));
+    }
+}
+
+/// destbench's own copy of the set into the fresh directory `name`, removed untimed after.
+fn copy_pass(
+    ctx: &mut Ctx<'_>,
+    (job, cache_on): (FileSetJob, bool),
+    name: &str,
+    source: &SourceSet,
+    progress: &mut dyn Progress,
+) -> Result<(Outcome, Method, Vec<Warning>)> {
+    let dst = tree::make_dir(&ctx.scratch.root(), name, ctx.engines)?;
+    let task = Task::Copy {
+        dst,
+        durable_each: !cache_on,
+    };
+    let outcome = tree::run(
+        &task,
+        &source.root,
+        ctx.engines,
+        job.threads,
+        ctx.series_interval,
+        &format!("copying the {} set", job.set),
+        &mut ticker(progress, job),
+    );
+    // Untimed and synced: the copy goes before the next pass or repetition, success or not.
+    remove(ctx, name, source.info.bytes);
+    let outcome = outcome?;
+    let warnings = skipped(&outcome, &source.info);
+    let method = ctx.access.method(if cache_on {
+        Method::Syncfs
+    } else {
+        Method::FsyncEach
+    });
+    Ok((outcome, method, warnings))
+}
+
+/// The prepared copy read back, after evicting it.
+fn restore_pass(
+    ctx: &mut Ctx<'_>,
+    job: FileSetJob,
+    copy: &Root,
+    source: &SourceSet,
+    progress: &mut dyn Progress,
+) -> Result<(Outcome, Method, Vec<Warning>)> {
+    let (method, mut warnings) = evict(ctx, copy, source.info.bytes)?;
+    let outcome = tree::run(
+        &Task::Read,
+        copy,
+        ctx.engines,
+        job.threads,
+        ctx.series_interval,
+        &format!("reading the {} set back", job.set),
+        &mut ticker(progress, job),
+    )?;
+    warnings.extend(skipped(&outcome, &source.info));
+    Ok((outcome, method, warnings))
+}
+
+/// A copy made untimed as `name`, then deleted, timed.
+fn delete_pass(
+    ctx: &mut Ctx<'_>,
+    job: FileSetJob,
+    name: &str,
+    source: &SourceSet,
+    progress: &mut dyn Progress,
+) -> Result<(Outcome, Method, Vec<Warning>)> {
+    let copy = prepare_copy(ctx, source, name)?;
+    let outcome = tree::run(
+        &Task::Delete,
+        &copy,
+        ctx.engines,
+        job.threads,
+        ctx.series_interval,
+        &format!("deleting the {} set", job.set),
+        &mut ticker(progress, job),
+    );
+    remove(ctx, name, 0);
+    Ok((outcome?, ctx.access.method(Method::Syncfs), Vec::new()))
 }
 
 /// Evicts a copied tree before a timed read; says how well that worked.

@@ -129,6 +129,15 @@ impl Scratch {
         &self.path
     }
 
+    /// Flushes the filesystem that holds the scratch directory (`syncfs`), as timed copies
+    /// begin and end.
+    pub fn syncfs(&self) -> Result<()> {
+        platform::syncfs(self.fd()).map_err(|e| Error::Destination {
+            path: self.path.clone(),
+            problem: format!("syncfs: {e}"),
+        })
+    }
+
     /// The scratch directory as the root of the trees made in it, reached from its descriptor.
     pub fn root(&self) -> Root {
         Root::of_fd(&self.path, self.fd.clone())

@@ -47,13 +47,7 @@ impl Launch<'_> {
 
     /// Runs it timed from a sync of `destination` before to the end of one after.
     pub fn timed(&self, destination: &Scratch) -> Result<Ran> {
-        let syncfs = || {
-            platform::syncfs(destination.fd()).map_err(|e| Error::Destination {
-                path: destination.path().to_path_buf(),
-                problem: format!("syncfs: {e}"),
-            })
-        };
-        syncfs()?;
+        destination.syncfs()?;
         let busy = platform::machine_busy();
         let start = Instant::now();
         let cpu = self.run_and_wait()?;
@@ -61,7 +55,7 @@ impl Launch<'_> {
         let busy = busy
             .zip(platform::machine_busy())
             .map(|(a, b)| (b - a).as_secs_f64());
-        syncfs()?;
+        destination.syncfs()?;
         Ok(Ran {
             seconds: start.elapsed().as_secs_f64(),
             tool_s,
