@@ -71,7 +71,7 @@ pub(super) fn prepare_test_file(
             Op::Write,
             FILL_DEPTH,
             next,
-            None,
+            &mut |_, _| true,
             Some(stamper),
             &mut recorder,
             &what,
@@ -168,6 +168,30 @@ fn steady(recorder: &Recorder, elapsed: Duration, min_time: Duration) -> bool {
         && steady::Flatness::of(&points[1..]).is_some_and(|f| f.is_flat())
 }
 
+/// Whether a repetition that began at `start` keeps its queue full at engine time `now`: until
+/// the block duration, or without `--duration` until its rate is steady (judged once per
+/// series interval; the queue stays full until then, as a CrystalDiskMark or fio run keeps it).
+fn open_until(
+    start: Duration,
+    plan: &RunPlan,
+    interval: Duration,
+) -> impl FnMut(Duration, &Recorder) -> bool + use<> {
+    let end = start + plan.block_duration;
+    let (until_steady, min_time) = (plan.block_until_steady, plan.min_time);
+    let mut judged = 0;
+    move |now, recorder| {
+        if now >= end {
+            return false;
+        }
+        let intervals = (now - start).as_nanos() / interval.as_nanos().max(1);
+        if !until_steady || intervals == judged {
+            return true;
+        }
+        judged = intervals;
+        !steady(recorder, now - start, min_time)
+    }
+}
+
 /// One timed repetition of a block variant.
 fn measure(ctx: &mut Ctx<'_>, job: &BlockTest, plan: &RunPlan, rep: usize) -> Result<Measured> {
     let mut engine = ctx.build_engine(job.depth)?;
@@ -204,36 +228,19 @@ fn measure(ctx: &mut Ctx<'_>, job: &BlockTest, plan: &RunPlan, rep: usize) -> Re
     let start = engine.now();
     let mut recorder = Recorder::new(start, ctx.series_interval);
     let op = if write { Op::Write } else { Op::Read };
-    let mut next = next;
-    let end = start + plan.block_duration;
-    // Without --duration the stream goes in segments of one series interval and stops once
-    // its rate is steady; a segment's drained queue costs an instant of an interval.
-    let segment = if plan.block_until_steady {
-        ctx.series_interval
-    } else {
-        plan.block_duration
-    };
-    let mut segment_end = start;
-    loop {
-        segment_end = (segment_end + segment).min(end);
-        let stamper = write.then_some(&mut *ctx.stamper);
-        stream::stream(
-            engine.as_mut(),
-            file,
-            op,
-            job.depth,
-            &mut next,
-            Some(segment_end),
-            stamper,
-            &mut recorder,
-            &what,
-        )?;
-        let now = engine.now();
-        let ran_dry = now < segment_end;
-        if ran_dry || now >= end || steady(&recorder, now - start, plan.min_time) {
-            break;
-        }
-    }
+    let mut open = open_until(start, plan, ctx.series_interval);
+    let stamper = write.then_some(&mut *ctx.stamper);
+    stream::stream(
+        engine.as_mut(),
+        file,
+        op,
+        job.depth,
+        next,
+        &mut open,
+        stamper,
+        &mut recorder,
+        &what,
+    )?;
     if write {
         stream::sync(engine.as_mut(), file, &what)?;
     }

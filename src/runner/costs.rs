@@ -4,7 +4,7 @@
 
 use crate::results::Untimed;
 use crate::settings::{Repeats, RunPlan};
-use crate::workload::{SetName, TestId, Variant};
+use crate::workload::{Direction, SetName, TestId, Variant, large_sequential};
 
 use super::eta::{Cost, Eta};
 use super::kinds::test_for;
@@ -22,12 +22,27 @@ pub(super) struct Item {
     pub each: Vec<Work>,
     /// A test that runs once whatever the plan (sustained, throttled).
     pub single: bool,
+    /// One of the run's headline figures ([`headline`]): it repeats until precise or its
+    /// most repetitions, past its share of the budget.
+    pub headline: bool,
     /// Its test: a variant not yet repeated is predicted as its siblings went.
     pub test: TestId,
     /// Seconds its finished repetitions took, and how many: its next one is predicted from
     /// them rather than from its cost.
     pub took_s: f64,
     pub took_reps: usize,
+}
+
+/// Whether `v` is one of `plan`'s headline figures: the first of the large sequential rates
+/// (`workload::large_sequential`) the plan has, write or read. The verdict judges by them and
+/// the history lists them; a few seconds more of a 1 MiB block test buys a figure to quote.
+fn headline(plan: &RunPlan, v: &Variant) -> bool {
+    [Direction::Write, Direction::Read].into_iter().any(|d| {
+        large_sequential(d)
+            .into_iter()
+            .find(|w| plan.variants.iter().any(|x| &x.workload == w))
+            .is_some_and(|w| w == v.workload)
+    })
 }
 
 impl Item {
@@ -60,6 +75,7 @@ impl Item {
             once,
             each: test.untimed_each(plan),
             single: v.test.single_run(),
+            headline: headline(plan, v),
             test: v.test,
             took_s: 0.0,
             took_reps: 0,
@@ -149,6 +165,7 @@ mod tests {
             once: vec![(Untimed::Verify, 300_000_000)],
             each: vec![(Untimed::Copy, 50_000_000)],
             single: false,
+            headline: false,
             test: TestId::SeqWrite,
             took_s: 0.0,
             took_reps: 0,

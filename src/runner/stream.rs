@@ -30,9 +30,15 @@ impl Recorder {
         }
     }
 
+    /// A request of `bytes` completed at `now` (engine time) after `latency`: its bytes are
+    /// spread over the time it was in flight. With several in flight, each interval holds the
+    /// shares of those it overlapped: counted at their completions instead, a queue of eight
+    /// that completes in clumps shows clumps.
     pub fn record(&mut self, now: Duration, bytes: u64, latency: Duration) {
+        let at = now.saturating_sub(self.start);
         self.latency.record(latency);
-        self.series.record(now.saturating_sub(self.start), bytes);
+        self.series
+            .record_span(at.saturating_sub(latency), at, bytes);
         self.bytes += bytes;
         self.ops += 1;
     }
@@ -48,8 +54,9 @@ pub struct Chunk {
 }
 
 /// Streams `op` over `file` with up to `depth` requests in flight. `next` yields the chunks; it is
-/// not called again once `deadline` (engine time) has passed. Write buffers are stamped before
-/// each request so every block written is unique.
+/// not called again once `open` (asked after each reap, with the engine's time and what was
+/// recorded so far) has said no more, and what is in flight then completes. Write buffers are stamped
+/// before each request so every block written is unique.
 #[allow(clippy::too_many_arguments)]
 pub fn stream(
     engine: &mut dyn Engine,
@@ -57,7 +64,7 @@ pub fn stream(
     op: Op,
     depth: usize,
     mut next: impl FnMut() -> Option<Chunk>,
-    deadline: Option<Duration>,
+    open: &mut dyn FnMut(Duration, &Recorder) -> bool,
     mut stamper: Option<&mut DataStamper>,
     recorder: &mut Recorder,
     what: &dyn Fn() -> String,
@@ -84,6 +91,7 @@ pub fn stream(
         in_flight += 1;
     }
     let mut done: Vec<Completion> = Vec::with_capacity(depth);
+    let mut closed = false;
     while in_flight > 0 {
         interrupt::check()?;
         done.clear();
@@ -91,7 +99,7 @@ pub fn stream(
             .reap(1, &mut done)
             .map_err(|e| Error::io(what(), e))?;
         let now = engine.now();
-        let open = deadline.is_none_or(|d| now < d);
+        closed = closed || !open(now, recorder);
         for completion in done.drain(..) {
             in_flight -= 1;
             let slot = completion.slot;
@@ -108,7 +116,7 @@ pub fn stream(
                 chunk.counted.min(transferred as u64),
                 completion.latency,
             );
-            if open && let Some(next_chunk) = next() {
+            if !closed && let Some(next_chunk) = next() {
                 submit(engine, slot, next_chunk)?;
                 issued[slot] = Some(next_chunk);
                 in_flight += 1;
@@ -131,4 +139,28 @@ pub fn sync(engine: &mut dyn Engine, file: FileId, what: &dyn Fn() -> String) ->
         .map_err(|e| Error::io(what(), e))?;
     completion.result.map_err(|e| Error::io(what(), e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each request's bytes land in the time it was in flight: two of 1 MB over 0-0.1 s and
+    /// 0.05-0.1 s, one of 5 MB over 0.1-0.6 s.
+    #[test]
+    fn a_request_moves_its_bytes_while_in_flight() {
+        let ms = Duration::from_millis;
+        let mut recorder = Recorder::new(ms(1000), ms(250));
+        recorder.record(ms(1100), 1_000_000, ms(100));
+        recorder.record(ms(1100), 1_000_000, ms(50));
+        recorder.record(ms(1600), 5_000_000, ms(500));
+        let rates = recorder.series.rates_mb_s(ms(750));
+        // 2 MB, then 1 MB per 0.1 s from 0.1 s: 2 + 1.5 MB, 2.5 MB, 1 MB.
+        let expected = [14.0, 10.0, 4.0];
+        assert_eq!(rates.len(), 3);
+        for (rate, want) in rates.iter().zip(expected) {
+            assert!((rate - want).abs() < 1e-6, "{rates:?}");
+        }
+        assert_eq!((recorder.bytes, recorder.ops), (7_000_000, 3));
+    }
 }

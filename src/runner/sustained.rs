@@ -188,7 +188,7 @@ fn write_until_steady(
             Op::Write,
             depth,
             next,
-            Some(deadline),
+            &mut |now, _| now < deadline,
             Some(stamper),
             &mut recorder,
             &what,

@@ -26,7 +26,7 @@ pub const MAX_LAG1: f64 = 0.1;
 /// repetition has five 0.25 s points of about six 1 MiB requests each at 26 MB/s, each point
 /// ±16% by where one request lands, while the repetitions' figures agreed to 0.3%
 /// (docs/json.md).
-pub const MIN_DF: usize = 16;
+pub const MIN_DF: usize = 6;
 /// The most correlation the variance is widened for: beyond it the batches are too few to say.
 const MAX_INFLATED_LAG1: f64 = 0.9;
 /// The most negative correlation the variance is narrowed for. Counting completions per

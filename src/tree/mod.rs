@@ -158,7 +158,8 @@ impl WorkerResult {
         self.files += 1;
         self.bytes += bytes;
         self.latency.record(latency);
-        self.series.record(at, bytes);
+        self.series
+            .record_span(at.saturating_sub(latency), at, bytes);
         live.files.fetch_add(1, Ordering::Relaxed);
         live.bytes.fetch_add(bytes, Ordering::Relaxed);
         Ok(())

@@ -103,8 +103,11 @@ fn short_or_single_series_give_no_estimate() {
     assert!(estimate(&[26.0, 26.0], &[&short, &short[..2]]).is_none());
     assert!(estimate(&[26.0], &[&[26.0; 40]]).is_none());
     assert!(estimate(&[26.0, 26.0], &[&[26.0; 40]]).is_none());
-    let five = [26.0; 5];
-    assert!(estimate(&[26.0, 26.0], &[&five, &five]).is_none(), "8 df");
+    let few = [26.0; MIN_DF / 2];
+    assert!(
+        estimate(&[26.0, 26.0], &[&few, &few]).is_none(),
+        "MIN_DF - 2 df"
+    );
     let flat = [26.0; 10];
     let e = estimate(&[26.0, 26.0], &[&flat, &flat]).unwrap();
     assert_eq!((e.df, e.standard_error), (18, 0.0));
