@@ -50,6 +50,13 @@ impl Headline {
     }
 }
 
+/// Whether `workload` is one of the headline's block figures, read or written: short
+/// repetitions (bounded by the block duration) that a run repeats until precise.
+pub fn is_headline_block(workload: &Workload) -> bool {
+    matches!(*workload, Workload::Block { pattern, block, depth, .. }
+        if HEADLINE_BLOCK.contains(&(pattern, block, depth)))
+}
+
 /// The block workload of a headline shape in one direction.
 fn block(direction: Direction, (pattern, block, depth): (Pattern, usize, usize)) -> Workload {
     Workload::Block {

@@ -2,9 +2,9 @@
 //! its preparation, and the untimed work it does once and around each repetition, until its
 //! repetitions' own times replace the plan.
 
-use crate::results::Untimed;
+use crate::results::{Untimed, is_headline_block};
 use crate::settings::{Repeats, RunPlan};
-use crate::workload::{Direction, SetName, TestId, Variant, large_sequential};
+use crate::workload::{SetName, TestId, Variant};
 
 use super::eta::{Cost, Eta};
 use super::kinds::test_for;
@@ -22,8 +22,9 @@ pub(super) struct Item {
     pub each: Vec<Work>,
     /// A test that runs once whatever the plan (sustained, throttled).
     pub single: bool,
-    /// One of the run's headline figures ([`headline`]): it repeats until precise or its
-    /// most repetitions, past its share of the budget.
+    /// One of the headline's block figures (`results::is_headline_block`): a few seconds more
+    /// of it buys a figure to quote, so it repeats until precise or its most repetitions, past
+    /// its share of the budget.
     pub headline: bool,
     /// Its test: a variant not yet repeated is predicted as its siblings went.
     pub test: TestId,
@@ -31,18 +32,6 @@ pub(super) struct Item {
     /// them rather than from its cost.
     pub took_s: f64,
     pub took_reps: usize,
-}
-
-/// Whether `v` is one of `plan`'s headline figures: the first of the large sequential rates
-/// (`workload::large_sequential`) the plan has, write or read. The verdict judges by them and
-/// the history lists them; a few seconds more of a 1 MiB block test buys a figure to quote.
-fn headline(plan: &RunPlan, v: &Variant) -> bool {
-    [Direction::Write, Direction::Read].into_iter().any(|d| {
-        large_sequential(d)
-            .into_iter()
-            .find(|w| plan.variants.iter().any(|x| &x.workload == w))
-            .is_some_and(|w| w == v.workload)
-    })
 }
 
 impl Item {
@@ -75,7 +64,7 @@ impl Item {
             once,
             each: test.untimed_each(plan),
             single: v.test.single_run(),
-            headline: headline(plan, v),
+            headline: is_headline_block(&v.workload),
             test: v.test,
             took_s: 0.0,
             took_reps: 0,

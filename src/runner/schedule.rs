@@ -296,7 +296,7 @@ impl Schedule {
         if item.single {
             return (done > 0).then_some(StopReason::Count);
         }
-        // A headline figure is not held to its allowance: the run's end may move a little.
+        // A headline block figure is not held to its allowance: the run's end may move a little.
         let allowance_s = allowance_s.filter(|_| !item.headline);
         decide(
             self.repeats,

@@ -18,11 +18,15 @@ mod words;
 #[cfg(test)]
 pub(crate) mod tests;
 
+use std::borrow::Cow;
+
 use crate::probe::{Ceiling, Chain, NodeKind, RemovalPolicy};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
 use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
 
-use crate::workload::{Direction, FileOp, SetKind, SetName, TestId, Workload, large_sequential};
+use crate::workload::{
+    Direction, FileOp, Pattern, SetKind, SetName, TRANSFER_SIZES, TestId, Workload,
+};
 
 /// A measured rate at or above this fraction of a link's practical ceiling is limited by it.
 pub const LIMITED_AT: f64 = 0.85;
@@ -30,6 +34,24 @@ pub const LIMITED_AT: f64 = 0.85;
 /// figures are approximate (±10% between enclosures and hosts), so only beyond that margin is
 /// the figure impossible for the link.
 pub const CACHE_MARGIN: f64 = 1.10;
+/// The large sequential rate, in order of preference: 1 MiB blocks eight in flight, then
+/// QuickBench's whole files of 20-100 MB.
+fn large_sequential(direction: Direction) -> [Workload; 2] {
+    [
+        Workload::Block {
+            direction,
+            pattern: Pattern::Sequential,
+            block: 1 << 20,
+            depth: 8,
+        },
+        Workload::WholeFiles {
+            direction,
+            sizes: Cow::Borrowed(TRANSFER_SIZES),
+            block: 1 << 20,
+        },
+    ]
+}
+
 /// The preferred large sequential result of `test`.
 fn sequential(results: &[TestResult], test: TestId, direction: Direction) -> Option<&TestResult> {
     large_sequential(direction).into_iter().find_map(|w| {

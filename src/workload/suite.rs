@@ -44,25 +44,6 @@ const KIB4: usize = 4096;
 /// QuickBench's transfer sizes, decimal megabytes.
 pub const TRANSFER_SIZES: &[u64] = &[20_000_000, 40_000_000, 60_000_000, 80_000_000, 100_000_000];
 const TM_BIG_FILE: &[u64] = &[50_000_000];
-
-/// The large sequential rate, in order of preference: 1 MiB blocks eight in flight, then
-/// QuickBench's whole files of 20-100 MB. The run's headline figures, write and read: the
-/// verdict judges by them and they repeat until precise (`runner::schedule`).
-pub fn large_sequential(direction: Direction) -> [Workload; 2] {
-    [
-        Workload::Block {
-            direction,
-            pattern: Pattern::Sequential,
-            block: MIB,
-            depth: 8,
-        },
-        Workload::WholeFiles {
-            direction,
-            sizes: Cow::Borrowed(TRANSFER_SIZES),
-            block: MIB,
-        },
-    ]
-}
 /// Time Machine writes 4096-byte files in its 500-file check.
 pub const TM_SMALL_FILES: usize = 500;
 pub const TM_SMALL_SIZE: u64 = 4096;

@@ -167,7 +167,7 @@ fn budget_when_the_next_repetition_would_overrun_or_at_the_most() {
 }
 
 /// A headline figure past its allowance repeats on while imprecise, up to its most; the
-/// others stop. The plan's own headline is SEQ1M-Q8T1, write and read.
+/// others stop. The default plan's are the headline's four block shapes, write and read.
 #[test]
 fn a_headline_figure_repeats_past_its_allowance() {
     let mut schedule = three_variants();
@@ -190,5 +190,17 @@ fn a_headline_figure_repeats_past_its_allowance() {
         .filter(|(item, _)| item.headline)
         .map(|(_, v)| format!("{} {}", v.test, v.name))
         .collect();
-    assert_eq!(headlines, ["seq-write SEQ1M-Q8T1", "seq-read SEQ1M-Q8T1"]);
+    assert_eq!(
+        headlines,
+        [
+            "seq-write SEQ1M-Q1T1",
+            "seq-write SEQ1M-Q8T1",
+            "seq-read SEQ1M-Q1T1",
+            "seq-read SEQ1M-Q8T1",
+            "4k-write RND4K-Q1T1",
+            "4k-write RND4K-Q32T1",
+            "4k-read RND4K-Q1T1",
+            "4k-read RND4K-Q32T1"
+        ]
+    );
 }
