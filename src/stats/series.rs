@@ -1,9 +1,9 @@
 //! Throughput over time: bytes moved per fixed interval.
 //!
 //! A request's bytes can be counted at the instant it completes ([`ThroughputSeries::record`])
-//! or spread over the time since the completion before it ([`ThroughputSeries::record_span`]):
-//! the destination moved them in that time. Counted at an instant, an interval holding six
-//! 1 MiB requests is ±16% by where one request lands; spread, it holds what moved in it.
+//! or spread over the time it was in flight ([`ThroughputSeries::record_span`]). Counted at an
+//! instant, an interval holding six 1 MiB requests is ±16% by where one request lands; spread,
+//! it holds what moved in it.
 
 use std::time::Duration;
 
@@ -11,7 +11,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThroughputSeries {
     interval: Duration,
-    buckets: Vec<f64>,
+    buckets: Vec<u64>,
 }
 
 impl ThroughputSeries {
@@ -26,24 +26,28 @@ impl ThroughputSeries {
     /// Counts `bytes` completed at `at` (time since the test's start). A completion exactly on a
     /// boundary belongs to the interval it ends: its bytes moved before that instant.
     pub fn record(&mut self, at: Duration, bytes: u64) {
-        let index = self.index_of(at);
-        self.bucket(index, bytes as f64);
+        self.bucket(self.index_of(at), bytes);
     }
 
-    /// Counts `bytes` moved evenly from `from` to `to` (times since the test's start), each
-    /// interval the share of them its overlap with that span holds; an empty span is an
-    /// instant at `to`.
+    /// Counts `bytes` moved evenly from `from` to `to` (times since the test's start): each
+    /// interval the share of them its overlap with that span holds, whole bytes, the rounding
+    /// left in the last; an empty span is an instant at `to`.
     pub fn record_span(&mut self, from: Duration, to: Duration, bytes: u64) {
         if to <= from {
             return self.record(to, bytes);
         }
-        let span = (to - from).as_secs_f64();
-        let step = self.interval.as_secs_f64();
-        for index in self.index_of(from + Duration::from_nanos(1))..=self.index_of(to) {
-            let start = (step * index as f64).max(from.as_secs_f64());
-            let end = (step * (index + 1) as f64).min(to.as_secs_f64());
-            self.bucket(index, bytes as f64 * (end - start).max(0.0) / span);
+        let (from_ns, span) = (from.as_nanos(), (to - from).as_nanos());
+        let step = self.interval.as_nanos();
+        let last = self.index_of(to);
+        let mut given = 0;
+        for index in self.index_of(from + Duration::from_nanos(1))..last {
+            let end = step * (index as u128 + 1);
+            let start = (step * index as u128).max(from_ns);
+            let share = (u128::from(bytes) * (end - start) / span) as u64;
+            self.bucket(index, share);
+            given += share;
         }
+        self.bucket(last, bytes - given);
     }
 
     /// The interval an instant ends: one exactly on a boundary belongs to the interval before.
@@ -51,9 +55,9 @@ impl ThroughputSeries {
         (at.as_nanos().saturating_sub(1) / self.interval.as_nanos()) as usize
     }
 
-    fn bucket(&mut self, index: usize, bytes: f64) {
+    fn bucket(&mut self, index: usize, bytes: u64) {
         if self.buckets.len() <= index {
-            self.buckets.resize(index + 1, 0.0);
+            self.buckets.resize(index + 1, 0);
         }
         self.buckets[index] += bytes;
     }
@@ -73,7 +77,7 @@ impl ThroughputSeries {
                 let start = step * i as f64;
                 let width = (total.as_secs_f64() - start).clamp(0.0, step);
                 let width = if width > 0.0 { width } else { step };
-                bytes / width / 1e6
+                bytes as f64 / width / 1e6
             })
             .collect()
     }
@@ -104,9 +108,8 @@ impl ThroughputSeries {
             // The last interval ends with the series, never before it begins.
             let begins = interval_end - self.interval + Duration::from_nanos(1);
             let end = interval_end.min(other_total).max(begins);
-            if bytes > 0.0 {
-                let index = self.index_of(offset + end);
-                self.bucket(index, bytes);
+            if bytes > 0 {
+                self.record(offset + end, bytes);
             }
         }
     }
@@ -120,7 +123,7 @@ impl std::ops::AddAssign<&ThroughputSeries> for ThroughputSeries {
             "series of different intervals"
         );
         if self.buckets.len() < other.buckets.len() {
-            self.buckets.resize(other.buckets.len(), 0.0);
+            self.buckets.resize(other.buckets.len(), 0);
         }
         for (mine, theirs) in self.buckets.iter_mut().zip(&other.buckets) {
             *mine += theirs;
@@ -142,7 +145,7 @@ mod tests {
         b.record(Duration::from_millis(1400), 3_000_000);
         // b began 0.8 s after a: its first second ends at 1.8 s, its tail at 0.8 + 1.5 s.
         a.append(&b, Duration::from_millis(800), Duration::from_millis(1500));
-        assert_eq!(a.buckets, vec![1e6, 2e6, 3e6]);
+        assert_eq!(a.buckets, vec![1_000_000, 2_000_000, 3_000_000]);
     }
 
     #[test]
@@ -155,21 +158,20 @@ mod tests {
         assert_eq!(rates, vec![2.0, 2.0]);
     }
 
-    /// 3 MB over 0.5-2.0 s: a third in each of the intervals it crosses; the bytes are all
-    /// there, none at an instant.
+    /// 3 MB over 0.5-2.0 s: a third in each of the intervals it crosses, every byte counted.
     #[test]
     fn a_span_is_shared_by_the_intervals_it_crosses() {
         let ms = Duration::from_millis;
         let mut s = ThroughputSeries::new(ms(500));
         s.record_span(ms(500), ms(2000), 3_000_000);
-        assert_eq!(s.buckets.len(), 4);
-        assert_eq!(s.buckets[0], 0.0);
-        for b in &s.buckets[1..] {
-            assert!((b - 1e6).abs() < 1.0, "{:?}", s.buckets);
-        }
+        assert_eq!(s.buckets, vec![0, 1_000_000, 1_000_000, 1_000_000]);
+        s.record_span(ms(100), ms(400), 7);
+        s.record_span(ms(400), ms(1100), 10);
+        assert_eq!(s.buckets.iter().sum::<u64>(), 3_000_017);
+        assert_eq!(s.buckets[..3], [7 + 1, 1_000_000 + 7, 1_000_000 + 2]);
         let mut instant = ThroughputSeries::new(ms(500));
         instant.record_span(ms(700), ms(700), 10);
-        assert_eq!(instant.buckets, vec![0.0, 10.0]);
+        assert_eq!(instant.buckets, vec![0, 10]);
     }
 
     #[test]
