@@ -4,7 +4,9 @@
 //! did (its workload): the figures stay theirs, and every report shows the same ones.
 
 use super::{RunReport, TestResult};
-use crate::workload::{Direction, Pattern, SetKind, SetName, TestId, Workload};
+use crate::workload::{
+    Direction, Pattern, SetKind, SetName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, Workload,
+};
 
 const MIB: usize = 1 << 20;
 
@@ -50,11 +52,20 @@ impl Headline {
     }
 }
 
-/// Whether `workload` is one of the headline's block figures, read or written: short
-/// repetitions (bounded by the block duration) that a run repeats until precise.
-pub fn is_headline_block(workload: &Workload) -> bool {
-    matches!(*workload, Workload::Block { pattern, block, depth, .. }
-        if HEADLINE_BLOCK.contains(&(pattern, block, depth)))
+/// Whether `workload` is a headline figure whose repetitions are short, so that a run repeats
+/// it until precise: the block figures, read or written (a repetition is bounded by the block
+/// duration), and Time Machine's 500 small files (2 MB).
+pub fn repeats_until_precise(workload: &Workload) -> bool {
+    match *workload {
+        Workload::Block {
+            pattern,
+            block,
+            depth,
+            ..
+        } => HEADLINE_BLOCK.contains(&(pattern, block, depth)),
+        Workload::ManyFiles { count, size } => count == TM_SMALL_FILES && size == TM_SMALL_SIZE,
+        _ => false,
+    }
 }
 
 /// The block workload of a headline shape in one direction.

@@ -35,7 +35,7 @@ pub use details::{
     BandSizeFrom, CliffDetails, Details, PairRates, PlainCopy, Slowdown, SustainedDetails,
     SustainedStop, ThrottledDetails, TmBackupDetails, TmBesideReader, TmPhaseFigures,
 };
-pub use headline::is_headline_block;
+pub use headline::repeats_until_precise;
 pub use priority::{Blocker, PriorityEffect};
 pub use result::{
     FileSetInfo, FileSizes, Method, OpKind, Repetition, RepetitionRecord, TestResult,

@@ -2,7 +2,7 @@
 //! its preparation, and the untimed work it does once and around each repetition, until its
 //! repetitions' own times replace the plan.
 
-use crate::results::{Untimed, is_headline_block};
+use crate::results::{Untimed, repeats_until_precise};
 use crate::settings::{Repeats, RunPlan};
 use crate::workload::{SetName, TestId, Variant};
 
@@ -22,10 +22,10 @@ pub(super) struct Item {
     pub each: Vec<Work>,
     /// A test that runs once whatever the plan (sustained, throttled).
     pub single: bool,
-    /// One of the headline's block figures (`results::is_headline_block`): a few seconds more
-    /// of it buys a figure to quote, so it repeats until precise or its most repetitions, past
-    /// its share of the budget.
-    pub headline: bool,
+    /// A headline figure of short repetitions (`results::repeats_until_precise`): a few
+    /// seconds more of it buys a figure to quote, so it repeats until precise or its most
+    /// repetitions, past its share of the budget.
+    pub until_precise: bool,
     /// Its test: a variant not yet repeated is predicted as its siblings went.
     pub test: TestId,
     /// Seconds its finished repetitions took, and how many: its next one is predicted from
@@ -64,7 +64,7 @@ impl Item {
             once,
             each: test.untimed_each(plan),
             single: v.test.single_run(),
-            headline: is_headline_block(&v.workload),
+            until_precise: repeats_until_precise(&v.workload),
             test: v.test,
             took_s: 0.0,
             took_reps: 0,
@@ -154,7 +154,7 @@ mod tests {
             once: vec![(Untimed::Verify, 300_000_000)],
             each: vec![(Untimed::Copy, 50_000_000)],
             single: false,
-            headline: false,
+            until_precise: false,
             test: TestId::SeqWrite,
             took_s: 0.0,
             took_reps: 0,

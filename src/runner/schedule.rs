@@ -296,8 +296,8 @@ impl Schedule {
         if item.single {
             return (done > 0).then_some(StopReason::Count);
         }
-        // A headline block figure is not held to its allowance: the run's end may move a little.
-        let allowance_s = allowance_s.filter(|_| !item.headline);
+        // A short headline figure is not held to its allowance: the run's end may move a little.
+        let allowance_s = allowance_s.filter(|_| !item.until_precise);
         decide(
             self.repeats,
             (done, precision),

@@ -33,7 +33,7 @@ fn three_variants() -> Schedule {
         once: Vec::new(),
         each: Vec::new(),
         single: false,
-        headline: false,
+        until_precise: false,
         test: crate::workload::TestId::SeqWrite,
         took_s: 0.0,
         took_reps: 0,
@@ -166,12 +166,13 @@ fn budget_when_the_next_repetition_would_overrun_or_at_the_most() {
     assert_eq!(decide(RULE, &most, 0.0, None), Some(StopReason::Budget));
 }
 
-/// A headline figure past its allowance repeats on while imprecise, up to its most; the
-/// others stop. The default plan's are the headline's four block shapes, write and read.
+/// A short headline figure past its allowance repeats on while imprecise, up to its most; the
+/// others stop. The default plan's are the headline's four block shapes, write and read, and
+/// Time Machine's 500 small files.
 #[test]
-fn a_headline_figure_repeats_past_its_allowance() {
+fn a_short_headline_figure_repeats_past_its_allowance() {
     let mut schedule = three_variants();
-    schedule.items[1].headline = true;
+    schedule.items[1].until_precise = true;
     let imprecise = (3, Some(0.1));
     assert_eq!(
         schedule.stop(0, imprecise, 11.0, 1.0, Some(10.0)),
@@ -187,7 +188,7 @@ fn a_headline_figure_repeats_past_its_allowance() {
         .items
         .iter()
         .zip(&plan.variants)
-        .filter(|(item, _)| item.headline)
+        .filter(|(item, _)| item.until_precise)
         .map(|(_, v)| format!("{} {}", v.test, v.name))
         .collect();
     assert_eq!(
@@ -200,7 +201,8 @@ fn a_headline_figure_repeats_past_its_allowance() {
             "4k-write RND4K-Q1T1",
             "4k-write RND4K-Q32T1",
             "4k-read RND4K-Q1T1",
-            "4k-read RND4K-Q32T1"
+            "4k-read RND4K-Q32T1",
+            "tm-check 500x4KB"
         ]
     );
 }
