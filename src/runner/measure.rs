@@ -25,13 +25,16 @@ pub(super) fn measure(
     wall: Instant,
 ) -> Result<(Vec<TestResult>, Vec<TestFailure>, TimeAccount)> {
     let capabilities = ctx.engines.capabilities();
-    let schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
+    let mut schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
     let mut tracker = Tracker::new(progress, !capabilities.real_io, wall, ctx.ledger.clone());
     tracker.begin(first_plan_s(plan, &schedule, tracker.eta()));
     let mut stretch = None;
     let block_file_problem = prepare_block_file(ctx, plan, &schedule, &mut tracker, &mut stretch)?;
     if stretch.is_none() {
         stretch = budget::stretched(plan, &schedule, &mut tracker, eta::Cost::default(), 0);
+    }
+    if stretch.is_some() {
+        schedule.stretched();
     }
     let planned = time::Planned::at(tracker.now_s(), &schedule, tracker.eta());
     let mut run = Running {

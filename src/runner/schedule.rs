@@ -12,6 +12,7 @@
 use crate::results::StopReason;
 use crate::results::Untimed;
 use crate::settings::{Repeats, RunPlan};
+use crate::stats::precision;
 use crate::workload::Variant;
 use strum::VariantArray;
 
@@ -27,6 +28,8 @@ pub(super) struct Schedule {
     /// many, and the sum of the shares of that extra time each used.
     judged: f64,
     used: f64,
+    /// The run said before its tests that it will take longer than its budget.
+    stretched: bool,
 }
 
 /// Seconds kept from the budget for the run's end, which no step times: the scratch directory
@@ -103,7 +106,14 @@ impl Schedule {
             },
             judged: 0.0,
             used: 0.0,
+            stretched: false,
         }
+    }
+
+    /// The run said, before its tests, that it will take longer than its budget: its variants
+    /// then run their least repetitions, and the short headline figures may go past theirs.
+    pub fn stretched(&mut self) {
+        self.stretched = true;
     }
 
     /// What one repetition of variant `i` is planned to cost.
@@ -281,28 +291,37 @@ impl Schedule {
         self.budget_s
     }
 
-    /// Whether variant `i` stops after `done` repetitions whose median is known to `precision`
-    /// (`results::precision_of`), having spent `spent_s` of its `allowance_s`, its next
-    /// repetition predicted at `next_s`.
+    /// Whether variant `i` stops after repetitions of `figures` whose median is known to
+    /// `precision` (`results::precision_of`), having spent `spent_s` of its `allowance_s`, its
+    /// next repetition predicted at `next_s`.
     pub fn stop(
         &self,
         i: usize,
-        (done, precision): (usize, Option<f64>),
+        (figures, precision): (&[f64], Option<f64>),
         spent_s: f64,
         next_s: f64,
         allowance_s: Option<f64>,
     ) -> Option<StopReason> {
         let item = &self.items[i];
+        let done = figures.len();
         if item.single {
             return (done > 0).then_some(StopReason::Count);
         }
-        // A short headline figure is not held to its allowance: the run's end may move a little.
-        let allowance_s = allowance_s.filter(|_| !item.until_precise);
+        // In a run already stretched past its budget, where every variant has only its least,
+        // a short headline figure repeats on while its figures can still become precise.
+        let past_allowance = item.until_precise
+            && self.stretched
+            && match self.repeats {
+                Repeats::UntilPrecise(a) => {
+                    precision::within_reach(figures, a.precision, a.max_runs)
+                }
+                Repeats::Exactly(_) => false,
+            };
         decide(
             self.repeats,
             (done, precision),
             spent_s + next_s,
-            allowance_s,
+            allowance_s.filter(|_| !past_allowance),
         )
     }
 }

@@ -191,10 +191,10 @@ fn repeat(
         }
         let reps = &job.gathered.repetitions;
         let known = precision_of(&variant.workload, reps).map(|p| p.half_width);
+        let figures: Vec<f64> = reps.iter().map(|r| r.rate).collect();
         let spent = tracker.now_s() - job.started;
         let next = schedule.next_rep_s(tracker.eta(), index);
-        if let Some(reason) = schedule.stop(index, (reps.len(), known), spent, next, job.allowance)
-        {
+        if let Some(reason) = schedule.stop(index, (&figures, known), spent, next, job.allowance) {
             job.gathered.stopped = Some(reason);
             break;
         }

@@ -90,6 +90,27 @@ pub fn median_half_width(samples: &[f64], confidence: f64) -> Option<f64> {
     Some(t * standard_error / summary.median.abs())
 }
 
+/// Whether more repetitions like `figures`, at most `most` in all, can bring the figures' own
+/// interval (at 97.5%, as from three figures on) within `target`, a fraction of the median:
+/// with their spread as it is, `t(m-1) * sqrt(pi/2) * s / sqrt(m)` for some `m` up to `most`.
+/// Figures that scatter widely never get there, however many run.
+pub fn within_reach(figures: &[f64], target: f64, most: usize) -> bool {
+    let Some(summary) = super::summarize(figures) else {
+        return false;
+    };
+    if figures.len() < 2 || summary.median == 0.0 {
+        return false;
+    }
+    let spread = summary.stddev / summary.median.abs();
+    let confidence = 1.0 - (1.0 - CONFIDENCE) / 2.0;
+    (figures.len() + 1..=most.max(figures.len())).any(|m| {
+        StudentsT::new(0.0, 1.0, (m - 1) as f64).is_ok_and(|t| {
+            let t = t.inverse_cdf(0.5 + confidence / 2.0);
+            t * (std::f64::consts::PI / 2.0).sqrt() * spread / (m as f64).sqrt() <= target
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +166,16 @@ mod tests {
         assert_eq!(stated.method, PrecisionMethod::Repetitions);
         assert_eq!(Some(stated.half_width), median_half_width(&figures, 0.975));
         assert!(stated.half_width > median_half_width(&figures, CONFIDENCE).unwrap());
+    }
+
+    /// Two figures 0.7% apart reach ±2% within ten repetitions (t(3) at four: ±1.4%); two 20%
+    /// apart do not, nor do two within three.
+    #[test]
+    fn reach_follows_the_spread() {
+        assert!(within_reach(&[26.0, 26.26], 0.02, 10));
+        assert!(!within_reach(&[26.0, 26.26], 0.02, 2));
+        assert!(!within_reach(&[100.0, 120.0], 0.02, 10));
+        assert!(!within_reach(&[26.0], 0.02, 10));
     }
 
     #[test]
