@@ -48,7 +48,8 @@ cleanup() {
     rmdir "$STATE" 2>/dev/null || true
 }
 trap cleanup EXIT
-# `estimate --to` stores no run; a private history all the same.
+# `estimate` has no --no-history: it writes no run (it only reads stored ones, with --run);
+# a private data directory and history all the same.
 export XDG_DATA_HOME=$STATE/data DESTBENCH_DB=$STATE/data/history.sqlite
 
 now() { date +%s.%N; }

@@ -34,7 +34,7 @@ pub(super) fn measure(
         stretch = budget::stretched(plan, &schedule, &mut tracker, eta::Cost::default(), 0);
     }
     if stretch.is_some() {
-        schedule.stretched();
+        schedule.mark_stretched();
     }
     let planned = time::Planned::at(tracker.now_s(), &schedule, tracker.eta());
     let mut run = Running {

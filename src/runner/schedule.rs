@@ -112,7 +112,7 @@ impl Schedule {
 
     /// The run said, before its tests, that it will take longer than its budget: its variants
     /// then run their least repetitions, and the short headline figures may go past theirs.
-    pub fn stretched(&mut self) {
+    pub fn mark_stretched(&mut self) {
         self.stretched = true;
     }
 

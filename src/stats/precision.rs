@@ -78,16 +78,8 @@ pub fn of(figures: &[f64], series: Option<&[&[f64]]>) -> Option<Precision> {
 /// Half-width of the `confidence` interval of the median, as a fraction of the median; None
 /// below two samples (no spread can be estimated) or for a median of zero.
 pub fn median_half_width(samples: &[f64], confidence: f64) -> Option<f64> {
-    let n = samples.len();
-    let summary = super::summarize(samples)?;
-    if n < 2 || summary.median == 0.0 {
-        return None;
-    }
-    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
-        .ok()?
-        .inverse_cdf(0.5 + confidence / 2.0);
-    let standard_error = (std::f64::consts::PI / 2.0).sqrt() * summary.stddev / (n as f64).sqrt();
-    Some(t * standard_error / summary.median.abs())
+    let spread = relative_spread(samples)?;
+    half_width_of(spread, samples.len(), confidence)
 }
 
 /// Whether more repetitions like `figures`, at most `most` in all, can bring the figures' own
@@ -95,20 +87,28 @@ pub fn median_half_width(samples: &[f64], confidence: f64) -> Option<f64> {
 /// with their spread as it is, `t(m-1) * sqrt(pi/2) * s / sqrt(m)` for some `m` up to `most`.
 /// Figures that scatter widely never get there, however many run.
 pub fn within_reach(figures: &[f64], target: f64, most: usize) -> bool {
-    let Some(summary) = super::summarize(figures) else {
+    let Some(spread) = relative_spread(figures) else {
         return false;
     };
-    if figures.len() < 2 || summary.median == 0.0 {
-        return false;
-    }
-    let spread = summary.stddev / summary.median.abs();
     let confidence = 1.0 - (1.0 - CONFIDENCE) / 2.0;
-    (figures.len() + 1..=most.max(figures.len())).any(|m| {
-        StudentsT::new(0.0, 1.0, (m - 1) as f64).is_ok_and(|t| {
-            let t = t.inverse_cdf(0.5 + confidence / 2.0);
-            t * (std::f64::consts::PI / 2.0).sqrt() * spread / (m as f64).sqrt() <= target
-        })
-    })
+    (figures.len() + 1..=most)
+        .any(|m| half_width_of(spread, m, confidence).is_some_and(|h| h <= target))
+}
+
+/// The standard deviation of `samples` over their median; None below two samples or for a
+/// median of zero.
+fn relative_spread(samples: &[f64]) -> Option<f64> {
+    let summary = super::summarize(samples)?;
+    (samples.len() >= 2 && summary.median != 0.0).then(|| summary.stddev / summary.median.abs())
+}
+
+/// The median's half-width, a fraction of it, for `n` samples of relative spread `spread`:
+/// `t(n-1) * sqrt(pi/2) * spread / sqrt(n)`.
+fn half_width_of(spread: f64, n: usize, confidence: f64) -> Option<f64> {
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .ok()?
+        .inverse_cdf(0.5 + confidence / 2.0);
+    Some(t * (std::f64::consts::PI / 2.0).sqrt() * spread / (n as f64).sqrt())
 }
 
 #[cfg(test)]

@@ -179,7 +179,7 @@ fn a_short_headline_figure_repeats_past_its_allowance_in_a_stretched_run() {
     let imprecise = (&close[..], Some(0.1));
     let over = |s: &Schedule, i, figures| s.stop(i, figures, 11.0, 1.0, Some(10.0));
     assert_eq!(over(&schedule, 1, imprecise), Some(StopReason::Budget));
-    schedule.stretched();
+    schedule.mark_stretched();
     assert_eq!(over(&schedule, 0, imprecise), Some(StopReason::Budget));
     assert_eq!(over(&schedule, 1, imprecise), None);
     let scattered = [20.0, 26.0, 32.0];
