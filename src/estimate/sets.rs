@@ -87,10 +87,13 @@ impl Sets {
 /// the surveyed source where it has one.
 pub fn make_sets(source_dir: &Path, source: &Survey) -> Result<Sets> {
     let miniature = miniature::plan(
-        &source.histogram,
-        // The root exists at the destination already.
-        source.dirs.saturating_sub(1),
-        source.symlinks,
+        &miniature::Source {
+            histogram: &source.histogram,
+            // The root exists at the destination already.
+            dirs: source.dirs.saturating_sub(1),
+            symlinks: source.symlinks,
+            sample: &source.dir_sample,
+        },
         SEED,
     );
     let area = Scratch::create(source_dir)?;

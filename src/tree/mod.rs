@@ -14,6 +14,7 @@
 //! directories side by side (`destbench estimate` and a `--source`'s sizes); `size_classes` is what
 //! it keeps.
 
+pub mod dir_sample;
 mod dispatch;
 mod file;
 mod fine_sizes;

@@ -3,13 +3,13 @@
 //!
 //! Several threads share a stack of directories still to list; each lists one directory and
 //! `lstat`s its entries (through the directory entry, so `statx` relative to the open directory).
-//! Only the size histogram, the counters and the pending directories are kept: memory grows with
-//! the number of directories waiting to be listed, never with the number of files, so a
-//! million-file tree is surveyed in a few megabytes. Symlinks are never followed and every
-//! directory is opened from its parent's handle (`O_NOFOLLOW`), so a tree changed under the
-//! survey cannot lead it elsewhere; it stays on the root's filesystem unless asked to cross (as
-//! `find -xdev`); a directory that cannot be listed is counted and a few are named, and the
-//! survey goes on.
+//! Only the size histogram, the counters, the pending directories and a bounded sample of
+//! directories (`dir_sample`) are kept: memory grows with the number of directories waiting to
+//! be listed, never with the number of files, so a million-file tree is surveyed in a few
+//! megabytes. Symlinks are never followed and every directory is opened from its parent's
+//! handle (`O_NOFOLLOW`), so a tree changed under the survey cannot lead it elsewhere; it stays
+//! on the root's filesystem unless asked to cross (as `find -xdev`); a directory that cannot be
+//! listed is counted and a few are named, and the survey goes on.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -24,6 +24,7 @@ use crate::platform::AsHandleRef;
 use crate::platform::{self, FileKind, Handle};
 use crate::workload::fileset::FileSizes;
 
+use super::dir_sample::DirSample;
 use super::size_classes::SizeHistogram;
 use super::{Listed, Skipped, refuse_pseudo};
 
@@ -42,6 +43,8 @@ pub struct Survey {
     pub sizes: FileSizes,
     /// Directories listed (the root included).
     pub dirs: u64,
+    /// A sample of the directories with their files' sizes: how the tree groups its files.
+    pub dir_sample: DirSample,
     pub symlinks: u64,
     /// Sockets, FIFOs, devices: a backup skips them.
     pub special: u64,
@@ -67,6 +70,7 @@ impl Survey {
         }
         self.sizes.merge(&other.sizes);
         self.dirs += other.dirs;
+        self.dir_sample.merge(other.dir_sample);
         self.symlinks += other.symlinks;
         self.special += other.special;
         self.unreadable.merge(other.unreadable);
@@ -218,6 +222,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
     };
     survey.dirs += 1;
     let mut subdirs = Vec::new();
+    let mut sizes = Vec::new();
     for entry in entries {
         let entry = match entry {
             Ok(entry) => entry,
@@ -257,6 +262,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
             }
             FileKind::File => {
                 let size = size.unwrap_or(0);
+                sizes.push(size);
                 match inode {
                     // Counted once all threads are done: its other names may be anywhere.
                     Some(inode) => survey.linked.entry(inode).or_insert((size, 0)).1 += 1,
@@ -272,6 +278,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
             }
         }
     }
+    survey.dir_sample.offer(rel, sizes);
     subdirs
 }
 
@@ -317,6 +324,9 @@ mod tests {
             assert_eq!(s.histogram, expected, "{threads} threads");
             assert_eq!(s.hard_links, links, "{threads} threads");
             assert_eq!((s.dirs, s.symlinks, s.unreadable.count), (41, 1, 0));
+            // Every directory sampled (41 < the sample's bound), each with its files.
+            let files: u64 = s.dir_sample.dirs().map(|d| d.files).sum();
+            assert_eq!((s.dir_sample.dirs().count(), files), (41, 193));
         }
     }
 
