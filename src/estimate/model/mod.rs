@@ -32,7 +32,8 @@
 //! the estimate refuses rather than guess).
 //!
 //! The interval: the fits to each set's fastest and slowest copy, widened to at least twice
-//! the fit's relative residual (RMS over all repetitions) either side. The source's miniature
+//! the fit's relative residual (RMS over all repetitions) and the model's own error on real
+//! trees (`MODEL_ERROR`) either side. The source's miniature
 //! is not fitted to: it measures the model for the tree's shape (`miniature`). The source's
 //! own side, where it was measured, adds to the destination's (`source`).
 
@@ -55,6 +56,11 @@ use terms::{BLOCKS, BYTES, DIRS, FILES, Fit, SLACK, START, TERMS, features};
 
 /// How many relative residuals (RMS) the interval extends at least, either side.
 pub const RESIDUALS: f64 = 2.0;
+
+/// The model's own error on real trees, which the calibration's copies cannot show however
+/// steady they are: estimate over the real `cp -a` or `rsync -a` from 0.91 to 1.09 in
+/// docs/estimate.md's trials. The interval extends at least this far either side.
+pub const MODEL_ERROR: f64 = 0.10;
 
 /// The name of the set that is the source's miniature: measured against the model, never
 /// fitted to.
@@ -333,13 +339,15 @@ pub fn fit(copies: &[CopyMeasurement], what: &str) -> Result<Fitted, FitError> {
 
 impl Fitted {
     /// The time for the model's inputs `x` (see `terms::features`), with its range: the fastest
-    /// and slowest sets' fits, widened to [`RESIDUALS`] relative residuals either side.
+    /// and slowest sets' fits, widened to [`RESIDUALS`] relative residuals and at least
+    /// [`MODEL_ERROR`] either side.
     fn range(&self, x: &[f64]) -> Range {
         let expected = fit::predict(&self.fit.c, x);
+        let error = (RESIDUALS * self.residual).max(MODEL_ERROR);
         Range {
-            low: fit::predict(&self.fast, x).min(expected * (1.0 - RESIDUALS * self.residual)),
+            low: fit::predict(&self.fast, x).min(expected * (1.0 - error)),
             expected,
-            high: fit::predict(&self.slow, x).max(expected * (1.0 + RESIDUALS * self.residual)),
+            high: fit::predict(&self.slow, x).max(expected * (1.0 + error)),
         }
     }
 

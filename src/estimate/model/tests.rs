@@ -75,8 +75,15 @@ fn the_five_costs_are_recovered_and_applied_to_the_tree() {
     let truth = TRUE.seconds(700, 5352, bytes, block_bytes);
     let r = e.predicted_seconds;
     assert!((r.expected / truth - 1.0).abs() < 1e-9, "{r:?} vs {truth}");
-    // Exact measurements: no spread, no residual, so no width.
-    assert!((r.high - r.low) / truth < 1e-6, "{r:?}");
+    // Exact measurements: no spread, no residual, so the width is the model's own error.
+    assert!(
+        (r.low / (truth * (1.0 - MODEL_ERROR)) - 1.0).abs() < 1e-6,
+        "{r:?}"
+    );
+    assert!(
+        (r.high / (truth * (1.0 + MODEL_ERROR)) - 1.0).abs() < 1e-6,
+        "{r:?}"
+    );
     assert!((e.shares.total() / truth - 1.0).abs() < 1e-9);
     assert!((e.shares.directories_s - 700.0 * 0.003).abs() < 1e-6);
     assert!((e.shares.per_file_s - 5352.0 * 0.002).abs() < 1e-6);
@@ -411,11 +418,16 @@ fn the_miniature_scales_the_time_the_model_gives_a_tree_of_its_shape() {
         "{check:?}"
     );
     assert!((check.ratio - 1.15).abs() < 1e-9, "{check:?}");
-    let scaled = |r: f64| TRUE.start_s + r * (truth - TRUE.start_s);
+    let scaled = |t: f64, r: f64| TRUE.start_s + r * (t - TRUE.start_s);
     let p = slow.predicted_seconds;
-    assert!((p.expected / scaled(1.15) - 1.0).abs() < 1e-9, "{p:?}");
-    assert!((p.low / scaled(1.1) - 1.0).abs() < 1e-9, "{p:?}");
-    assert!((p.high / scaled(1.2) - 1.0).abs() < 1e-9, "{p:?}");
+    assert!(
+        (p.expected / scaled(truth, 1.15) - 1.0).abs() < 1e-9,
+        "{p:?}"
+    );
+    // The ends: the model's own error either side, scaled by the slowest and fastest copy.
+    let (low, high) = (truth * (1.0 - MODEL_ERROR), truth * (1.0 + MODEL_ERROR));
+    assert!((p.low / scaled(low, 1.1) - 1.0).abs() < 1e-9, "{p:?}");
+    assert!((p.high / scaled(high, 1.2) - 1.0).abs() < 1e-9, "{p:?}");
     assert!((slow.shares.total() / p.expected - 1.0).abs() < 1e-9);
     let class_sum: f64 = slow.classes.iter().map(|c| c.expected_seconds).sum();
     assert!((class_sum + TRUE.start_s + slow.shares.directories_s - p.expected).abs() < 1e-9);
