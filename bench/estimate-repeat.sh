@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Does `destbench estimate --to SHARE --tool cp` agree with itself? On the testbed's NAS (sshfs
+# Does `destbench estimate --to SHARE --tool TOOL` agree with itself? On the testbed's NAS (sshfs
 # over a 100 Mbit/s link), for each tree: ASKS estimates asked in a row as a user would (no pause
 # between; each meets the share as the last one left it), by each binary of BINS; then the real
 # `cp -a` and `rsync -a` of the tree (cold source, flush included, once each). Prints every ask
@@ -8,8 +8,9 @@
 # real cp -a (and rsync -a) lay inside the printed range. JSON of every ask is kept in OUT.
 #
 #   bench/estimate-repeat.sh TREE...   (env: BINS="after=path before=path" (default: this
-#       checkout's release build), ASKS=3, OUT=dir, PRIORITY=-10, SETTLE=70,
-#       TESTBED_PARENT=/dev/shm; needs root)
+#       checkout's release build), TOOLS="cp rsync" (default cp; each tool's asks against its
+#       own real copy), ASKS=3, OUT=dir, PRIORITY=-10, SETTLE=70, TESTBED_PARENT=/dev/shm;
+#       needs root)
 #
 # Trees used for docs/estimate.md (real folders of 10,000+ files, no symlinks: sshfs cannot set a
 # symlink's times, so cp -a fails on them): /root/.cargo/registry/src; and two made of this
@@ -85,11 +86,13 @@ n=0
 for tree in "$@"; do
     n=$((n + 1))
     for bin in $BINS; do
-        label=${bin%%=*}
-        for ((ask = 0; ask < ASKS; ask++)); do
-            read -r load _ </proc/loadavg
-            echo "$load" >"$OUT/tree$n-$label-$ask.load"
-            nice -n "$PRIORITY" "${bin#*=}" estimate "$tree" --to "$mount" --tool cp --json >"$OUT/tree$n-$label-$ask.json" 2>/dev/null
+        for tool in ${TOOLS:-cp}; do
+            label=${bin%%=*}-$tool
+            for ((ask = 0; ask < ASKS; ask++)); do
+                read -r load _ </proc/loadavg
+                echo "$load" >"$OUT/tree$n-$label-$ask.load"
+                nice -n "$PRIORITY" "${bin#*=}" estimate "$tree" --to "$mount" --tool "$tool" --json >"$OUT/tree$n-$label-$ask.json" 2>/dev/null
+            done
         done
     done
     cp_s=$(real_time cp "$tree" "$mount/real-cp")
@@ -101,10 +104,11 @@ for tree in "$@"; do
     sleep "${SETTLE:-70}"
 done
 echo "estimate-repeat: every ask's JSON in $OUT"
-python3 - "$OUT" "$BINS" <<'PY'
+python3 - "$OUT" "$BINS" "${TOOLS:-cp}" <<'PY'
 import glob, json, statistics, sys
-out, bins = sys.argv[1], [b.split("=")[0] for b in sys.argv[2].split()]
-print(f"{'tree':<28} {'binary':<7} {'asks: expected [range] (s)':<66} {'spread':>7} {'cp -a':>6} {'in':>4} {'rsync -a':>8} {'in':>4}  miniature copies (s), load")
+out, tools = sys.argv[1], sys.argv[3].split()
+bins = [b.split("=")[0] + "-" + t for b in sys.argv[2].split() for t in tools]
+print(f"{'tree':<28} {'binary-tool':<12} {'asks: expected [range] (s)':<66} {'spread':>7} {'cp -a':>6} {'in':>4} {'rsync -a':>8} {'in':>4}  miniature copies (s), load")
 for real in sorted(glob.glob(f"{out}/tree*.real")):
     tree, cp, rs = open(real).read().split()
     cp, rs = float(cp), float(rs)
@@ -123,5 +127,5 @@ for real in sorted(glob.glob(f"{out}/tree*.real")):
         inside = lambda t: sum(p["low"] <= t <= p["high"] for p, _, _ in asks)
         shown = " ".join(f"{p['expected']:.1f} [{p['low']:.1f}-{p['high']:.1f}]" for p, _, _ in asks)
         minis = "; ".join("/".join(f"{s:.1f}" for s in m) + f" @{l}" for _, m, l in asks)
-        print(f"{tree:<28} {label:<7} {shown:<66} {100 * spread:6.1f}% {cp:6.1f} {inside(cp)}/{len(asks)} {rs:8.1f} {inside(rs)}/{len(asks)}  {minis}")
+        print(f"{tree:<28} {label:<12} {shown:<66} {100 * spread:6.1f}% {cp:6.1f} {inside(cp)}/{len(asks)} {rs:8.1f} {inside(rs)}/{len(asks)}  {minis}")
 PY
