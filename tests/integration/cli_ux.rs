@@ -278,10 +278,14 @@ fn leftovers_of_a_killed_run_are_the_first_warning() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    // A scratch directory counts as ours once its marker is in: killed between the two (a
+    // race CI's load once won), it would be no leftover to name.
     let scratch = || {
-        crate::support::entries(dir.path())
-            .iter()
-            .any(|e| e.starts_with(".destbench-"))
+        crate::support::entries(dir.path()).iter().any(|e| {
+            e.starts_with(".destbench-")
+                && std::fs::metadata(dir.path().join(e).join(".destbench-marker"))
+                    .is_ok_and(|m| m.len() > 0)
+        })
     };
     let start = std::time::Instant::now();
     while !scratch() && start.elapsed().as_secs() < 30 {
@@ -289,7 +293,7 @@ fn leftovers_of_a_killed_run_are_the_first_warning() {
     }
     killed.kill().unwrap();
     killed.wait().unwrap();
-    assert!(scratch(), "the killed run left no scratch directory");
+    assert!(scratch(), "the killed run left no marked scratch directory");
     let text = backup_run_text_in(dir.path(), &[]);
     let warnings = warning_entries(&text);
     assert!(warnings.len() >= 2, "other warnings besides: {warnings:#?}");
