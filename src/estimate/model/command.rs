@@ -9,13 +9,13 @@
 //! `start` is the tool's start and its repository's last writes and `whole` the source's
 //! work beyond them, and the first backup is `start + whole`. The interval: the fits to each
 //! miniature's fastest and slowest runs, widened to at least twice the fit's relative
-//! residual either side, as the copy tools' is. The miniatures are read cold, so the source's
+//! residual and the model's own error on real trees either side, as the copy tools' is. The miniatures are read cold, so the source's
 //! reading is in the runs; `--measure-source` only says whether it is the limit.
 
 use serde::Serialize;
 
 use super::fit::{self, Sample};
-use super::{FitError, RESIDUALS, Range, SourceCost, SourceSide};
+use super::{FitError, MODEL_ERROR, RESIDUALS, Range, SourceCost, SourceSide};
 
 /// A tool that keeps this share of the cores it can use busy is held back by its own work.
 pub const BUSY: f64 = 0.75;
@@ -155,12 +155,11 @@ pub fn estimate(
     let residual = fit::relative_rms(&c, &samples);
     let at_whole = |fit: Option<(f64, f64)>| fit.map_or(start_s + whole_s, |(s, w)| s + w);
     let expected = start_s + whole_s;
+    let error = (RESIDUALS * residual).max(MODEL_ERROR);
     let destination = Range {
-        low: at_whole(fit_line(&extremes(runs, f64::min)))
-            .min(expected * (1.0 - RESIDUALS * residual)),
+        low: at_whole(fit_line(&extremes(runs, f64::min))).min(expected * (1.0 - error)),
         expected,
-        high: at_whole(fit_line(&extremes(runs, f64::max)))
-            .max(expected * (1.0 + RESIDUALS * residual)),
+        high: at_whole(fit_line(&extremes(runs, f64::max))).max(expected * (1.0 + error)),
     };
     let source = source.map(|s| s.against(expected));
     Ok(CommandEstimate {
@@ -244,12 +243,18 @@ mod tests {
             .collect()
     }
 
-    /// Exact runs give back the start and the whole; the range spans the runs' spread.
+    /// Exact runs give back the start and the whole, the range the model's error; runs that
+    /// disagree widen it to twice their spread.
     #[test]
     fn the_first_backup_is_the_start_and_the_whole_source() {
         let e = estimate(&runs(0.5, 20.0, 0.0, 0.2), 2, None, None, None).unwrap();
         assert!((e.start_s - 0.5).abs() < 1e-9 && (e.whole_s - 20.0).abs() < 1e-9);
-        assert!((e.predicted_seconds.expected - 20.5).abs() < 1e-9);
+        let p = e.predicted_seconds;
+        assert!((p.expected - 20.5).abs() < 1e-9);
+        // Exact runs still leave the model's own error on a real tree either side.
+        let floor = 20.5 * MODEL_ERROR;
+        assert!((p.low - (20.5 - floor)).abs() < 1e-9, "{p:?}");
+        assert!((p.high - (20.5 + floor)).abs() < 1e-9, "{p:?}");
         assert_eq!(e.limit.side, Side::Destination);
         let spread = estimate(&runs(0.5, 20.0, 0.1, 0.2), 2, None, None, None).unwrap();
         // The runs 10% either side: the fit's residual is 10%, and the range twice that.
