@@ -87,24 +87,28 @@ fn limit_line(tool: &CommandTool, l: &Limit) -> String {
     } else {
         format!("{} cores", l.cores)
     };
-    let used = |u: f64| format!("{tool} used {u:.1} of {cores}");
-    match (l.side, l.cores_used) {
-        (Side::Source, _) => {
-            "reading the source takes longer than the backup: the source is the limit here".into()
+    let used = l.cores_used.map_or_else(
+        || "the tool's CPU time is not known on this system".to_string(),
+        |u| format!("{tool} used {u:.1} of {cores}"),
+    );
+    let why = match l.side {
+        Side::Source => {
+            return "reading the source takes longer than the backup: the source is the limit here"
+                .into();
         }
-        (Side::Tool, Some(u)) => format!(
-            "{}: the tool's work, not the destination, is the limit here",
-            used(u)
+        Side::Tool => "the tool's work, not the destination, is the limit here".to_string(),
+        Side::Cpu => format!(
+            "other programs kept the machine's cores busy ({:.1} of {} in all): the shared CPU is the limit here, and the backup would be faster on an idle machine",
+            l.machine_cores_used.unwrap_or(0.0),
+            l.machine_cores
         ),
-        (_, Some(u)) => format!(
-            "{}: it waited on the destination (the miniatures are read from the page cache), which is the limit here",
-            used(u)
+        Side::Destination => "it waited on the destination, which is the limit here".to_string(),
+        Side::SourceOrDestination => format!(
+            "it waited on reading the source or writing the destination ({} says which)",
+            crate::settings::defs::MEASURE_SOURCE
         ),
-        (_, None) => {
-            "the tool's CPU time is not known on this system: the destination is taken as the limit"
-                .into()
-        }
-    }
+    };
+    format!("{used}: {why}")
 }
 
 /// The runs, by miniature.

@@ -121,8 +121,9 @@ fn a_users_own_tool_of_known_time_is_estimated() {
         num(&p["low"]) <= expected && expected <= num(&p["high"]),
         "{p}"
     );
+    // It waited, on neither side in truth; without the source measured, no side is named.
     assert!(num(&c["limit"]["cores_used"]) < 0.5, "{}", c["limit"]);
-    assert_eq!(c["limit"]["side"], "destination");
+    assert_eq!(c["limit"]["side"], "source-or-destination");
     assert!(
         c["second_backup"].is_null(),
         "a cmd: tool makes no incremental"
@@ -297,7 +298,8 @@ fn borg_compressing_hard_names_itself_the_limit() {
 }
 
 /// rclone copying a few MB of random bytes over the testbed's 100 Mbit/s share: the link, not
-/// rclone's work, sets the pace, so the destination is named. The largest miniature's runs
+/// rclone's work, sets the pace, and with the source measured faster the destination is
+/// named. The largest miniature's runs
 /// are never faster than its bytes at the link's 12.5 MB/s (the destination really bounds
 /// them), and rclone kept less than one core busy.
 #[test]
@@ -315,9 +317,10 @@ fn rclone_over_a_slow_share_names_the_destination() {
         let data: Vec<u8> = (0..1_500_000).map(|_| rng.u8(..)).collect();
         std::fs::write(tree.path().join(format!("f{i}.bin")), data).unwrap();
     }
-    let doc = estimate(tree.path(), tb.mount(), "rclone", &[]);
+    let doc = estimate(tree.path(), tb.mount(), "rclone", &["--measure-source"]);
     let c = &doc["commands"][0];
     let limit = &c["limit"];
+    assert_eq!(c["source"]["limits"], "destination", "{}", c["source"]);
     eprintln!(
         "rclone over 100 Mbit/s: {} limit {limit}",
         c["predicted_seconds"]

@@ -62,6 +62,10 @@ pub enum Side {
     Cpu,
     Destination,
     Source,
+    /// The tool waited on reading its source or writing the destination (it kept its cores
+    /// idle and the sync after it was short); which of the two, only `--measure-source` says.
+    #[serde(rename = "source-or-destination")]
+    SourceOrDestination,
 }
 
 /// The limiting side, and the CPU figures it was judged by.
@@ -178,7 +182,8 @@ pub fn estimate(
 /// where the sync after the tool took as long as the tool; else the tool where it kept
 /// [`BUSY`] of the cores it can use busy while it ran on the largest miniature, or the shared
 /// CPU where it kept [`CROWDED`] of them busy and the machine's cores were [`BUSY`]; else the
-/// destination. Its own wall time, not the sync's: a sync of a filesystem shared with other
+/// destination where the source was measured faster, the source or the destination where it
+/// was not. Its own wall time, not the sync's: a sync of a filesystem shared with other
 /// writers also waits on theirs.
 fn limit(
     runs: &[ToolRun],
@@ -206,8 +211,10 @@ fn limit(
         Side::Tool
     } else if busy(machine_cores_used, BUSY, machine_cores) && busy(cores_used, CROWDED, cores) {
         Side::Cpu
-    } else {
+    } else if source.is_some() {
         Side::Destination
+    } else {
+        Side::SourceOrDestination
     };
     Limit {
         side,
@@ -255,7 +262,7 @@ mod tests {
         let floor = 20.5 * MODEL_ERROR;
         assert!((p.low - (20.5 - floor)).abs() < 1e-9, "{p:?}");
         assert!((p.high - (20.5 + floor)).abs() < 1e-9, "{p:?}");
-        assert_eq!(e.limit.side, Side::Destination);
+        assert_eq!(e.limit.side, Side::SourceOrDestination);
         let spread = estimate(&runs(0.5, 20.0, 0.1, 0.2), 2, None, None, None).unwrap();
         // The runs 10% either side: the fit's residual is 10%, and the range twice that.
         let p = spread.predicted_seconds;
@@ -279,7 +286,7 @@ mod tests {
             Side::Tool
         );
         let side = estimate(&one, 2, None, None, None).unwrap().limit.side;
-        assert_eq!(side, Side::Destination);
+        assert_eq!(side, Side::SourceOrDestination);
         // Both cores busy, the tool's one of them: other programs kept it from the second.
         let mut crowded = one.clone();
         for r in &mut crowded {
@@ -287,6 +294,40 @@ mod tests {
         }
         let side = estimate(&crowded, 2, None, None, None).unwrap().limit.side;
         assert_eq!(side, Side::Cpu);
+    }
+
+    /// A tool that waited is held by the destination where the sync after it took as long, or
+    /// where the source was measured faster than the backup; by either side where neither
+    /// is known, and by the source where it was measured slower.
+    #[test]
+    fn a_waiting_tool_names_the_side_it_waited_on() {
+        let waiting = runs(0.5, 20.0, 0.0, 0.2);
+        let side =
+            |runs: &[ToolRun], source: Option<&SourceSide>| limit(runs, 2, None, source).side;
+        assert_eq!(side(&waiting, None), Side::SourceOrDestination);
+        let mut flushing = waiting.clone();
+        for r in &mut flushing {
+            r.tool_s = r.seconds / 2.0;
+        }
+        assert_eq!(side(&flushing, None), Side::Destination);
+        let cost = SourceCost {
+            files_sampled: 100,
+            bytes_sampled: 1 << 20,
+            per_file_s: 1e-4,
+            bytes_per_s: 1e8,
+            listing_s: None,
+            seconds: 2.0,
+        };
+        let faster = SourceSide {
+            cost,
+            limits: "destination",
+        };
+        assert_eq!(side(&waiting, Some(&faster)), Side::Destination);
+        let slower = SourceSide {
+            cost,
+            limits: "source",
+        };
+        assert_eq!(side(&waiting, Some(&slower)), Side::Source);
     }
 
     /// The second backup's time beyond the start scales with the source; runs that shrink
