@@ -299,9 +299,8 @@ fn borg_compressing_hard_names_itself_the_limit() {
 
 /// rclone copying a few MB of random bytes over the testbed's 100 Mbit/s share: the link, not
 /// rclone's work, sets the pace, and with the source measured faster the destination is
-/// named. The largest miniature's runs
-/// are never faster than its bytes at the link's 12.5 MB/s (the destination really bounds
-/// them), and rclone kept less than one core busy.
+/// named. The largest miniature's runs are never faster than its bytes at the link's 12.5 MB/s
+/// (the destination really bounds them), and rclone kept less than one core busy.
 #[test]
 fn rclone_over_a_slow_share_names_the_destination() {
     if !have_program("rclone") {

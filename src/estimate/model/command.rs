@@ -9,13 +9,14 @@
 //! `start` is the tool's start and its repository's last writes and `whole` the source's
 //! work beyond them, and the first backup is `start + whole`. The interval: the fits to each
 //! miniature's fastest and slowest runs, widened to at least twice the fit's relative
-//! residual and the model's own error on real trees either side, as the copy tools' is. The miniatures are read cold, so the source's
-//! reading is in the runs; `--measure-source` only says whether it is the limit.
+//! residual and the model's own error on real trees either side, as the copy tools' is. The
+//! miniatures are read cold, so the source's reading is in the runs; `--measure-source` only
+//! says whether it is the limit.
 
 use serde::Serialize;
 
 use super::fit::{self, Sample};
-use super::{FitError, MODEL_ERROR, RESIDUALS, Range, SourceCost, SourceSide};
+use super::{FitError, Range, SourceCost, SourceSide, widened};
 
 /// A tool that keeps this share of the cores it can use busy is held back by its own work.
 pub const BUSY: f64 = 0.75;
@@ -159,12 +160,14 @@ pub fn estimate(
     let residual = fit::relative_rms(&c, &samples);
     let at_whole = |fit: Option<(f64, f64)>| fit.map_or(start_s + whole_s, |(s, w)| s + w);
     let expected = start_s + whole_s;
-    let error = (RESIDUALS * residual).max(MODEL_ERROR);
-    let destination = Range {
-        low: at_whole(fit_line(&extremes(runs, f64::min))).min(expected * (1.0 - error)),
+    let destination = widened(
         expected,
-        high: at_whole(fit_line(&extremes(runs, f64::max))).max(expected * (1.0 + error)),
-    };
+        (
+            at_whole(fit_line(&extremes(runs, f64::min))),
+            at_whole(fit_line(&extremes(runs, f64::max))),
+        ),
+        residual,
+    );
     let source = source.map(|s| s.against(expected));
     Ok(CommandEstimate {
         // The runs read their miniatures cold: the source's reading is in them already.
@@ -227,6 +230,7 @@ fn limit(
 
 #[cfg(test)]
 mod tests {
+    use super::super::MODEL_ERROR;
     use super::*;
 
     /// Runs of a tool that takes `start` + `whole` × share, each share twice, `spread` apart.

@@ -350,18 +350,28 @@ pub fn fit(copies: &[CopyMeasurement], what: &str) -> Result<Fitted, FitError> {
     })
 }
 
+/// The range around `expected` from the fastest and slowest fits' times (`fast`, `slow`),
+/// widened to [`RESIDUALS`] relative residuals and at least [`MODEL_ERROR`] either side: the
+/// copy tools' and the backup programs' alike.
+fn widened(expected: f64, (fast, slow): (f64, f64), residual: f64) -> Range {
+    let error = (RESIDUALS * residual).max(MODEL_ERROR);
+    Range {
+        low: fast.min(expected * (1.0 - error)),
+        expected,
+        high: slow.max(expected * (1.0 + error)),
+    }
+}
+
 impl Fitted {
     /// The time for the model's inputs `x` (see `terms::features`), with its range: the fastest
     /// and slowest sets' fits, widened to [`RESIDUALS`] relative residuals and at least
     /// [`MODEL_ERROR`] either side.
     fn range(&self, x: &[f64]) -> Range {
-        let expected = fit::predict(&self.fit.c, x);
-        let error = (RESIDUALS * self.residual).max(MODEL_ERROR);
-        Range {
-            low: fit::predict(&self.fast, x).min(expected * (1.0 - error)),
-            expected,
-            high: fit::predict(&self.slow, x).max(expected * (1.0 + error)),
-        }
+        widened(
+            fit::predict(&self.fit.c, x),
+            (fit::predict(&self.fast, x), fit::predict(&self.slow, x)),
+            self.residual,
+        )
     }
 
     /// The time to copy `files` files of `bytes` in all, where nothing more of their shape is
