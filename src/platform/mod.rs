@@ -48,6 +48,7 @@ use windows::dir;
 pub use windows::dir::{open_dir_in, read_dir, remove_dir_in, stat, stat_in};
 #[cfg(windows)]
 pub use windows::*;
+pub mod confine;
 mod process;
 pub use process::{CpuClock, Group, machine_busy, own_process_group, program_exists, wait_unless};
 mod remove;
