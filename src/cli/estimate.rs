@@ -71,6 +71,9 @@ pub struct EstimateArgs {
     #[arg(long = defs::MEASURE_SOURCE.long)]
     pub measure_source: bool,
 
+    #[arg(long = defs::UNCONFINED_PROGRAMS.long, help = defs::UNCONFINED_PROGRAMS.help())]
+    pub unconfined_programs: bool,
+
     /// Where the fresh measurement's file sets are generated (default: the temp directory).
     #[arg(long = defs::SOURCE_DIR.long)]
     pub source_dir: Option<PathBuf>,

@@ -81,6 +81,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_drop_caches: bool,
 
+    #[arg(long = defs::UNCONFINED_PROGRAMS.long, help = defs::UNCONFINED_PROGRAMS.help())]
+    pub unconfined_programs: bool,
+
     #[arg(long = defs::THREADS.long, help = defs::THREADS.help(), value_delimiter = ',',
           allow_negative_numbers = true, value_parser = positive)]
     pub threads: Vec<usize>,

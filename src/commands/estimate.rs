@@ -42,6 +42,7 @@ fn render(args: &EstimateArgs) -> Result<(String, bool)> {
         tool_settings: ToolSettings {
             timeout: Duration::from_secs_f64(args.tool_timeout),
             changed: args.changed / 100.0,
+            unconfined: args.unconfined_programs,
         },
     }
     .plan()?;

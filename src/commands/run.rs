@@ -244,6 +244,7 @@ fn flags(args: &RunArgs) -> RunOptions {
         label: args.label.clone(),
         force_buffered: args.buffered,
         allow_drop_caches: !args.no_drop_caches,
+        unconfined_programs: args.unconfined_programs,
         check_space: !args.no_space_check,
         threads: list(&args.threads),
         sets: list(&args.sets),

@@ -12,7 +12,9 @@ use crate::engine::{EngineChoice, EngineFactory};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
+use crate::platform::confine::Launcher;
 use crate::scratch::Scratch;
+use crate::settings::defs::{TOOL, UNCONFINED_PROGRAMS};
 use crate::tree::{self, Task};
 use crate::units::{format_bytes, human_duration};
 use crate::workload::Tool;
@@ -25,8 +27,17 @@ pub(super) const ROUNDS: usize = 2;
 
 /// Copies each calibration set to `target` with `tool`, [`ROUNDS`] times, the sets taking
 /// turns so a drift of the destination spreads over all of them. Says first what it writes.
-pub fn calibrate(target: &Path, tool: &Tool, sets: &Sets) -> Result<Vec<CopyMeasurement>> {
+pub fn calibrate(
+    target: &Path,
+    tool: &Tool,
+    sets: &Sets,
+    unconfined: bool,
+) -> Result<Vec<CopyMeasurement>> {
     let scratch = Scratch::create(target)?;
+    let launcher = match tool.copy_program() {
+        Some(_) => Some(programs_in(&scratch, &[], tool, unconfined)?),
+        None => None,
+    };
     announce(target, tool, sets, &scratch);
     let mut measurements: Vec<CopyMeasurement> = sets
         .sets
@@ -45,7 +56,7 @@ pub fn calibrate(target: &Path, tool: &Tool, sets: &Sets) -> Result<Vec<CopyMeas
     for round in 0..ROUNDS {
         for ((shape, path), m) in sets.sets.iter().zip(&mut measurements) {
             let name = format!("{}-{round}", shape.name);
-            let elapsed = time_copy(tool, path, &scratch, &name);
+            let elapsed = time_copy(tool, path, (&scratch, launcher.as_ref()), &name);
             copies.push(name);
             match elapsed {
                 Ok(elapsed) => m.seconds.push(elapsed.as_secs_f64()),
@@ -58,6 +69,22 @@ pub fn calibrate(target: &Path, tool: &Tool, sets: &Sets) -> Result<Vec<CopyMeas
     }
     remove_copies(&scratch, &copies)?;
     Ok(measurements)
+}
+
+/// How `tool`'s program is started in `scratch` (its writes confined to it and to `also`), or
+/// why it may not run there: a usage error naming the flag that runs it anyway.
+pub(super) fn programs_in(
+    scratch: &Scratch,
+    also: &[&Scratch],
+    tool: &dyn std::fmt::Display,
+    unconfined: bool,
+) -> Result<Launcher> {
+    scratch.launcher(also, unconfined).map_err(|why| {
+        Error::Tool(format!(
+            "{TOOL} {tool}: not run on {}: {why} ({UNCONFINED_PROGRAMS} runs it anyway)",
+            scratch.path().display()
+        ))
+    })
 }
 
 /// Says on stderr what the calibration writes where, and about how long it takes.
@@ -93,12 +120,18 @@ fn announce(target: &Path, tool: &Tool, sets: &Sets, scratch: &Scratch) {
 
 /// Copies `src` into a fresh directory `name` of `scratch` with `tool` and times it to the end
 /// of a syncfs of the destination. The copy stays: see [`remove_copies`].
-fn time_copy(tool: &Tool, src: &Path, scratch: &Scratch, name: &str) -> Result<Duration> {
+fn time_copy(
+    tool: &Tool,
+    src: &Path,
+    (scratch, launcher): (&Scratch, Option<&Launcher>),
+    name: &str,
+) -> Result<Duration> {
     let engines = EngineFactory::new(EngineChoice::Auto).map_err(Error::Usage)?;
     let dst_root = tree::make_dir(&scratch.root(), name, &engines)?;
-    let elapsed = match (tool, tool.copy_program()) {
-        (_, Some(program)) => {
-            tree::timed_copy(program, src, &scratch.path().join(name), scratch.fd())?.elapsed
+    let elapsed = match (tool, tool.copy_program().zip(launcher)) {
+        (_, Some((program, launcher))) => {
+            let dst = scratch.path().join(name);
+            tree::timed_copy(program, (src, &dst), scratch.fd(), launcher)?.elapsed
         }
         (&Tool::Parallel(threads), _) => {
             scratch.syncfs()?;

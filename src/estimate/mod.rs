@@ -196,8 +196,13 @@ impl Plan {
             .to
             .iter()
             .map(|target| {
-                let measurements = calibration::calibrate(target, &self.measured_tool, &sets)
-                    .map_err(EstimateError::Calibration)?;
+                let measurements = calibration::calibrate(
+                    target,
+                    &self.measured_tool,
+                    &sets,
+                    self.options.tool_settings.unconfined,
+                )
+                .map_err(EstimateError::Calibration)?;
                 Ok(Copies {
                     origin: Origin {
                         destination: target.display().to_string(),

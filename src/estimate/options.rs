@@ -125,6 +125,7 @@ mod tests {
             tool_settings: ToolSettings {
                 timeout: std::time::Duration::from_secs(60),
                 changed: 0.1,
+                unconfined: false,
             },
         }
     }

@@ -28,8 +28,11 @@ pub enum WarningKind {
     Failures,
     /// Files of the source set could not be read and were skipped.
     SkippedFiles,
-    /// Tests the engine cannot run were left out.
+    /// Tests the engine cannot run, or programs that may not run on the destination, were
+    /// left out.
     LeftOut,
+    /// Programs started on the destination ran without the system's confinement to the scratch.
+    Unconfined,
     /// The repetitions vary widely.
     LargeSpread,
     /// The repetitions drift one way over their order.
@@ -71,6 +74,7 @@ impl WarningKind {
             WarningKind::SkippedFiles => "skipped files",
             WarningKind::MemoryBacked => "memory",
             WarningKind::LeftOut => "left out",
+            WarningKind::Unconfined => "unconfined",
             WarningKind::NoUring => "io_uring",
             WarningKind::Failures => "failures",
             WarningKind::Stretched => "stretched",

@@ -12,7 +12,7 @@ use crate::workload::Workload;
 use super::schedule::Schedule;
 use super::tracking::Tracker;
 use super::variant::run_variant;
-use super::{Ctx, Progress, RunPlan, block, budget, can_run, eta, time};
+use super::{Ctx, Progress, RunPlan, block, budget, eta, time};
 
 /// The block tests' file and every variant, timed for the ETA from the run's start `wall`, and
 /// how the time went against the plan; the budget's warnings (the run stretched, foreseen or
@@ -25,7 +25,7 @@ pub(super) fn measure(
     wall: Instant,
 ) -> Result<(Vec<TestResult>, Vec<TestFailure>, TimeAccount)> {
     let capabilities = ctx.engines.capabilities();
-    let mut schedule = Schedule::new(plan, |i| can_run(capabilities, &plan.variants[i]));
+    let mut schedule = Schedule::new(plan, |i| ctx.can_run(&plan.variants[i]));
     let mut tracker = Tracker::new(progress, !capabilities.real_io, wall, ctx.ledger.clone());
     tracker.begin(first_plan_s(plan, &schedule, tracker.eta()));
     let mut stretch = None;
@@ -156,7 +156,6 @@ fn run_variants(
     block_file_problem: Option<String>,
     run: &mut Running<'_>,
 ) -> Result<(Vec<TestResult>, Vec<TestFailure>)> {
-    let capabilities = ctx.engines.capabilities();
     let mut results = Vec::new();
     let mut failures = Vec::new();
     for (index, variant) in plan.variants.iter().enumerate() {
@@ -171,7 +170,7 @@ fn run_variants(
             )));
             continue;
         }
-        if !can_run(capabilities, variant) {
+        if !ctx.can_run(variant) {
             continue;
         }
         let outcome = run_variant(

@@ -43,6 +43,7 @@ use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
+use crate::platform::confine::Launcher;
 use crate::probe::Chain;
 use crate::results::{
     AdaptiveSettings, Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport,
@@ -115,9 +116,25 @@ struct Ctx<'a> {
     hook: &'a dyn RepetitionHook,
     /// The untimed work, timed as the tests do it.
     ledger: Rc<untimed::Ledger>,
+    /// How rsync is started on the destination (confined to the scratch), or why it is not.
+    programs: &'a Programs,
 }
 
 impl Ctx<'_> {
+    /// Whether `variant` runs here: the engine does real I/O where it needs a device, and the
+    /// program it starts may run on this destination.
+    fn can_run(&self, variant: &Variant) -> bool {
+        can_run(self.engines.capabilities(), variant)
+            && (self.programs.is_ok() || variant.workload.program().is_none())
+    }
+
+    /// How a variant's program is started; an error where it may not run (never planned so).
+    fn launcher(&self) -> Result<&Launcher> {
+        self.programs
+            .as_ref()
+            .map_err(|why| Error::Usage(why.clone()))
+    }
+
     fn build_engine(&self, depth: usize) -> Result<Box<dyn Engine>> {
         self.engines
             .build(depth)
@@ -172,7 +189,9 @@ pub fn run_with(
         plan.force_buffered,
         plan.allow_drop_caches,
     );
+    let programs = scratch.launcher(&[], plan.unconfined_programs);
     let mut warnings = warnings_before(plan, &engines, &access);
+    warnings.extend(programs_warning(plan, &programs));
     let mut stamper = DataStamper::new(plan.seed);
     let mut ctx = Ctx {
         scratch: &scratch,
@@ -185,6 +204,7 @@ pub fn run_with(
         chain: chain.as_ref(),
         hook,
         ledger: Rc::default(),
+        programs: &programs,
     };
     let (results, failures, time) =
         measure::measure(&mut ctx, plan, progress, &mut warnings, wall)?;
@@ -363,3 +383,42 @@ fn settings(plan: &RunPlan) -> RunSettings {
 fn can_run(capabilities: Capabilities, variant: &Variant) -> bool {
     capabilities.real_io || !variant.test.needs_real_device()
 }
+
+/// Which copy programs the plan starts on the destination, each named once.
+fn programs_of(plan: &RunPlan) -> Vec<&'static str> {
+    let mut names: Vec<&str> = plan
+        .variants
+        .iter()
+        .filter_map(|v| v.workload.program())
+        .map(|p| p.program())
+        .collect();
+    names.dedup();
+    names
+}
+
+/// What the run says of the programs it starts on the destination: left out where they may
+/// not run (and why), or run unconfined (and why that is allowed).
+fn programs_warning(plan: &RunPlan, programs: &Programs) -> Option<Warning> {
+    let names = programs_of(plan);
+    if names.is_empty() {
+        return None;
+    }
+    let names = names.join(" and ");
+    match programs {
+        Ok(Launcher::Confined(_)) => None,
+        Ok(Launcher::Unconfined { why }) => Some(Warning::new(
+            WarningKind::Unconfined,
+            format!("{names} ran unconfined: {why}"),
+        )),
+        Err(why) => Some(Warning::new(
+            WarningKind::LeftOut,
+            format!(
+                "{names}'s copies were left out: {why} ({} runs them anyway)",
+                crate::settings::defs::UNCONFINED_PROGRAMS
+            ),
+        )),
+    }
+}
+
+/// How the programs a run starts on the destination are started, or why they may not be.
+type Programs = std::result::Result<Launcher, String>;

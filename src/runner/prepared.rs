@@ -80,8 +80,10 @@ pub(super) fn prepare_update(
     let root = tree::make_dir(&ctx.scratch.root(), &name, ctx.engines)?;
     let dst = ctx.scratch.path().join(&name);
     let bytes = source.info.bytes;
+    let launcher = ctx.launcher()?;
     let copied = ctx.ledger.time(Untimed::Copy, bytes, || {
-        tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd())
+        let src = source.root.path();
+        tree::timed_copy(program, (&src, &dst), ctx.scratch.fd(), launcher)
     });
     if let Err(e) = copied {
         remove(ctx, &name, bytes);

@@ -26,7 +26,12 @@ pub(super) fn copy_pass(
     let name = ctx.scratch.fresh_name(&format!("{program}-{rep}-{pass}"));
     tree::make_dir(&ctx.scratch.root(), &name, ctx.engines)?;
     let dst = ctx.scratch.path().join(&name);
-    let copy = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd());
+    let copy = tree::timed_copy(
+        program,
+        (&source.root.path(), &dst),
+        ctx.scratch.fd(),
+        ctx.launcher()?,
+    );
     remove(ctx, &name, source.info.bytes);
     let copy = copy?;
     let outcome = program_outcome(&source.info, &copy, ctx.series_interval);
@@ -42,7 +47,12 @@ pub(super) fn update_pass(
     source: &SourceSet,
 ) -> Result<(Outcome, Method, Vec<Warning>)> {
     let dst = ctx.scratch.path().join(&prepared.name);
-    let copy = tree::timed_copy(program, &source.root.path(), &dst, ctx.scratch.fd())?;
+    let copy = tree::timed_copy(
+        program,
+        (&source.root.path(), &dst),
+        ctx.scratch.fd(),
+        ctx.launcher()?,
+    )?;
     let mut outcome = program_outcome(&source.info, &copy, ctx.series_interval);
     outcome.bytes = 0;
     Ok((outcome, ctx.access.method(Method::Syncfs), left_out(&copy)))

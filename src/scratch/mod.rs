@@ -22,6 +22,7 @@ use crate::engine::tree::Root;
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform::AsHandleRef;
+use crate::platform::confine::{Launcher, Writable};
 use crate::platform::{self, Handle, HandleRef};
 
 /// The prefix of every scratch directory, so a leftover can be recognised.
@@ -136,6 +137,24 @@ impl Scratch {
             path: self.path.clone(),
             problem: format!("syncfs: {e}"),
         })
+    }
+
+    /// How the programs that write in this scratch directory (and in `also`'s) are started:
+    /// confined to them where the system can ([`platform::confine::launcher`]); Err says why
+    /// they may not run here.
+    pub fn launcher(
+        &self,
+        also: &[&Scratch],
+        run_anyway: bool,
+    ) -> std::result::Result<Launcher, String> {
+        let writable: Vec<Writable<'_>> = std::iter::once(self)
+            .chain(also.iter().copied())
+            .map(|s| Writable {
+                dir: s.fd(),
+                path: &s.path,
+            })
+            .collect();
+        platform::confine::launcher(&writable, run_anyway)
     }
 
     /// The scratch directory as the root of the trees made in it, reached from its descriptor.

@@ -251,6 +251,14 @@ pub const SETUP: Setting = flag("setup", "");
 pub const TOOL_TIMEOUT: Setting = flag("tool-timeout", "");
 pub const CHANGED: Setting = flag("changed", "");
 pub const MEASURE_SOURCE: Setting = flag("measure-source", "");
+/// Programs started on a destination (rsync, a backup tool) run there even where the system
+/// cannot confine them to the scratch and others can write along its path.
+pub const UNCONFINED_PROGRAMS: Setting = flag(
+    "unconfined-programs",
+    "Run rsync and the other programs a run starts on the destination even where this system \
+     cannot confine them to the scratch (no Landlock, no sandbox) and others can write along its \
+     path; by default they are left out there, with the reason",
+);
 
 /// The settings the config file can set, each under its key.
 #[cfg(test)]

@@ -49,6 +49,8 @@ pub struct RunPlan {
     pub force_buffered: bool,
     /// May drop the machine's page cache (root only) when per-file eviction fails.
     pub allow_drop_caches: bool,
+    /// Run rsync unconfined where the system cannot confine it (see `platform::confine`).
+    pub unconfined_programs: bool,
     /// Refuse to start when the destination reports less free space than the run needs.
     pub check_space: bool,
     /// The file sets of the file-level tests.

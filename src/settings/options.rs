@@ -33,6 +33,9 @@ pub struct RunOptions {
     pub force_buffered: bool,
     /// May drop the machine's page cache (off with `--no-drop-caches`).
     pub allow_drop_caches: bool,
+    /// Run the programs a run starts unconfined where the system cannot confine them
+    /// (`--unconfined-programs`).
+    pub unconfined_programs: bool,
     /// Refuse to start without the free space the run needs (off with `--no-space-check`).
     pub check_space: bool,
     /// `--threads`: `None` for the profile's.
@@ -69,6 +72,7 @@ impl Default for RunOptions {
             label: None,
             force_buffered: false,
             allow_drop_caches: true,
+            unconfined_programs: false,
             check_space: true,
             threads: None,
             sets: None,

@@ -41,6 +41,7 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
         engine: o.engine,
         force_buffered: o.force_buffered,
         allow_drop_caches: o.allow_drop_caches,
+        unconfined_programs: o.unconfined_programs,
         check_space: o.check_space,
         file_sets: file_sets(o, &profile, &suite.sets, file_size),
         source: o.source.clone(),

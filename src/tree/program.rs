@@ -1,15 +1,17 @@
 //! A tree copied by another program, as a backup tool runs it (`cp -a`, `rsync -a`): a child in
 //! a process group of its own, writing into a directory destbench made in its scratch, timed
 //! from a syncfs of the destination before to the end of one after, and stopped with what it
-//! started on Ctrl-C, SIGTERM or the page's Cancel.
+//! started on Ctrl-C, SIGTERM or the page's Cancel. It is started by the run's launcher, which
+//! confines it to the scratch: a write it was refused outside is an error, never a figure.
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::platform::confine::Launcher;
 use crate::platform::{self, CpuClock, HandleRef};
 use crate::workload::CopyProgram;
 
@@ -28,13 +30,14 @@ pub struct ProgramCopy {
     pub incomplete: Option<String>,
 }
 
-/// Copies `src`'s contents into the existing, empty directory `dst` with `program`, timed from a
-/// syncfs of `destination` (the filesystem holding `dst`) to the end of another.
+/// Copies `src`'s contents into the existing, empty directory `dst` with `program`, started by
+/// `launcher`, timed from a syncfs of `destination` (the filesystem holding `dst`) to the end
+/// of another.
 pub fn timed_copy(
     program: CopyProgram,
-    src: &Path,
-    dst: &Path,
+    (src, dst): (&Path, &Path),
     destination: HandleRef<'_>,
+    launcher: &Launcher,
 ) -> Result<ProgramCopy> {
     let syncfs = || {
         platform::syncfs(destination).map_err(|e| Error::Destination {
@@ -44,7 +47,7 @@ pub fn timed_copy(
     };
     syncfs()?;
     let start = Instant::now();
-    let (cpu, incomplete) = copy_with(program, src, dst)?;
+    let (cpu, incomplete) = copy_with(program, src, dst, launcher)?;
     syncfs()?;
     Ok(ProgramCopy {
         elapsed: start.elapsed(),
@@ -59,8 +62,11 @@ fn copy_with(
     program: CopyProgram,
     src: &Path,
     dst: &Path,
+    launcher: &Launcher,
 ) -> Result<(Option<Duration>, Option<String>)> {
-    let mut command = Command::new(program.program());
+    let mut command = launcher
+        .command(program.program())
+        .map_err(|e| Error::io(format!("confining {program}"), e))?;
     match program {
         CopyProgram::Cp => command.arg("-a").arg(src.join(".")).arg(dst),
         // A trailing slash: the directory's contents, not the directory itself.
@@ -95,7 +101,16 @@ fn copy_with(
         .unwrap_or_default();
     interrupt::check()?;
     let partial = |code| program == CopyProgram::Rsync && RSYNC_PARTIAL.contains(&code);
+    let refused = launcher.refused(&String::from_utf8_lossy(&said));
     match waited {
+        Some(status) if !status.success() && refused => Err(Error::Destination {
+            path: dst.to_path_buf(),
+            problem: format!(
+                "{program} tried to write outside the scratch: refused ({}): {}",
+                launcher.describe(),
+                last_words(&said)
+            ),
+        }),
         Some(status) if status.success() => Ok((cpu, None)),
         Some(status) if status.code().is_some_and(partial) => Ok((
             cpu,
@@ -134,11 +149,67 @@ fn last_words(stderr: &[u8]) -> String {
 mod tests {
     use super::*;
     use crate::platform::AsHandleRef;
+    use crate::platform::confine::Writable;
 
     fn tree_with_files(dir: &Path) {
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("a"), b"alpha").unwrap();
         std::fs::write(dir.join("sub/b"), vec![7u8; 10_000]).unwrap();
+    }
+
+    /// The run's launcher for programs writing beneath `dir` (open as `fd`).
+    fn confined_to(fd: &platform::Handle, dir: &Path) -> Launcher {
+        let writable = [Writable {
+            dir: fd.handle_ref(),
+            path: dir,
+        }];
+        platform::confine::launcher(&writable, false).unwrap()
+    }
+
+    #[test]
+    fn a_copy_led_out_of_the_scratch_is_refused_not_timed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (src, scratch, outside) = (
+            tmp.path().join("src"),
+            tmp.path().join("scratch"),
+            tmp.path().join("outside"),
+        );
+        if !platform::program_exists("rsync") {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "rsync must be installed in CI"
+            );
+            return;
+        }
+        tree_with_files(&src);
+        std::fs::create_dir(&scratch).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        // The copy's directory swapped for a link out, as another user of a share could.
+        let dst = scratch.join("rsync-0-0-1");
+        crate::platform::symlink(&outside, &dst).unwrap();
+        let fd = platform::open_dir(&scratch).unwrap();
+        let launcher = confined_to(&fd, &scratch);
+        if !matches!(launcher, Launcher::Confined(_)) {
+            assert!(
+                std::env::var_os("DESTBENCH_REQUIRE_ALL").is_none(),
+                "no confinement here"
+            );
+            return;
+        }
+        let e = timed_copy(CopyProgram::Rsync, (&src, &dst), fd.handle_ref(), &launcher)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            e.contains("rsync tried to write outside the scratch: refused"),
+            "{e}"
+        );
+        assert!(e.contains("Landlock"), "{e}");
+        assert_eq!(
+            std::fs::read_dir(&outside).unwrap().count(),
+            0,
+            "nothing written there"
+        );
     }
 
     #[test]
@@ -158,7 +229,8 @@ mod tests {
             let dst = tmp.path().join(format!("to-{program}"));
             std::fs::create_dir(&dst).unwrap();
             let fd = platform::open_dir(&dst).unwrap();
-            let copy = timed_copy(program, &src, &dst, fd.handle_ref()).unwrap();
+            let launcher = confined_to(&fd, &dst);
+            let copy = timed_copy(program, (&src, &dst), fd.handle_ref(), &launcher).unwrap();
             assert_eq!(std::fs::read(dst.join("a")).unwrap(), b"alpha", "{program}");
             assert_eq!(std::fs::read(dst.join("sub/b")).unwrap().len(), 10_000);
             assert!(copy.elapsed > Duration::ZERO);
@@ -171,7 +243,10 @@ mod tests {
         let missing = tmp.path().join("not-there");
         let dst = tmp.path().join("dst");
         std::fs::create_dir(&dst).unwrap();
-        let e = copy_with(CopyProgram::Cp, &missing, &dst)
+        let launcher = Launcher::Unconfined {
+            why: "a test".into(),
+        };
+        let e = copy_with(CopyProgram::Cp, &missing, &dst, &launcher)
             .unwrap_err()
             .to_string();
         assert!(

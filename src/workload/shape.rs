@@ -67,6 +67,17 @@ pub enum Workload {
 }
 
 impl Workload {
+    /// The program it starts on the destination, if it starts one.
+    pub fn program(&self) -> Option<CopyProgram> {
+        match self {
+            Workload::FileSet {
+                op: FileOp::CopyWith(program) | FileOp::UpdateWith(program),
+                ..
+            } => Some(*program),
+            _ => None,
+        }
+    }
+
     /// The variant's name, as `--tests`, the tables and the history show it.
     pub fn name(&self) -> String {
         match self {

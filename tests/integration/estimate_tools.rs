@@ -341,3 +341,70 @@ fn rclone_over_a_slow_share_names_the_destination() {
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
+
+/// A tool that tries to write outside the scratch is refused by the confinement, and says so:
+/// nothing is written there and no estimate is made of it.
+#[test]
+fn a_tool_writing_outside_the_scratch_is_refused() {
+    if !crate::support::landlock_or_skip() {
+        return;
+    }
+    let (tree, dest, outside) = (tempdir(), tempdir(), tempdir());
+    text_tree(tree.path(), 5);
+    let escaped = outside.path().join("escaped");
+    let tool = format!(
+        "cmd:sh -c 'mkdir \"$2\" && echo x > {}' sh {{src}} {{repo}}",
+        escaped.display()
+    );
+    let (_, stderr) = exits(&mut estimate_command(tree.path(), dest.path(), &tool), 1);
+    assert!(
+        stderr.contains("sh tried to write outside the scratch: refused")
+            && stderr.contains("Landlock"),
+        "{stderr}"
+    );
+    assert!(
+        entries(outside.path()).is_empty(),
+        "{:?}",
+        entries(outside.path())
+    );
+    assert_no_leftovers(dest.path());
+}
+
+/// Without confinement (simulated), a tool runs only where nobody else can write along the
+/// scratch's path, or with --unconfined-programs; each case says which.
+#[test]
+fn without_confinement_a_tool_runs_only_where_nobody_else_can_write() {
+    let (tree, top) = (tempdir(), tempdir());
+    text_tree(tree.path(), 5);
+    let open = top.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let tool = "cmd:cp -r {src} {repo}";
+    let unconfined = |dest: &Path, extra: &[&str]| {
+        let mut cmd = estimate_command(tree.path(), dest, tool);
+        cmd.env("DESTBENCH_NO_CONFINEMENT", "1").args(extra);
+        cmd
+    };
+    let (_, stderr) = exits(&mut unconfined(&open, &[]), 1);
+    assert!(
+        stderr.contains("not run on")
+            && stderr.contains("DESTBENCH_NO_CONFINEMENT is set")
+            && stderr.contains("open can be written by anyone")
+            && stderr.contains("--unconfined-programs runs it anyway"),
+        "{stderr}"
+    );
+    assert_no_leftovers(&open);
+    // It runs (whether 5 files make an estimate is not this test's matter).
+    for mut cmd in [
+        unconfined(&open, &["--unconfined-programs"]),
+        unconfined(top.path(), &[]),
+    ] {
+        let output = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("estimate: running cmd:cp") && !stderr.contains("not run on"),
+            "{stderr}"
+        );
+    }
+    assert_no_leftovers(&open);
+}

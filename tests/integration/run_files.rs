@@ -231,3 +231,71 @@ fn memory_does_not_grow_with_the_file_count() {
     );
     assert!(peaks[1] < 64.0 * 1048576.0, "peak RSS {peaks:?}");
 }
+
+/// rsync's copies run confined to the scratch by Landlock (no word about it); without
+/// confinement (simulated) they run only where nobody else can write along the scratch's path,
+/// saying so, and are left out elsewhere, with the reason and the flag that runs them anyway.
+#[test]
+fn rsync_runs_confined_or_only_where_nobody_else_can_write() {
+    if !crate::support::have_program("rsync") {
+        crate::support::skip("rsync is not installed");
+        return;
+    }
+    let top = tempfile::tempdir().unwrap();
+    let open = top.path().join("open");
+    fs::create_dir(&open).unwrap();
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).unwrap();
+    let flags = "--tests files-copy --sets small --set-size 1MB --threads 1 --runs 1 \
+                 --min-time 0 --no-verify --no-history --json";
+    let run = |dest: &Path, simulate: bool, extra: &str| -> serde_json::Value {
+        let mut cmd = destbench();
+        cmd.arg("run").arg(dest).args(flags.split_whitespace());
+        cmd.args(extra.split_whitespace());
+        if simulate {
+            cmd.env("DESTBENCH_NO_CONFINEMENT", "1");
+        }
+        let (output, _) = exits(&mut cmd, 0);
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let said = |doc: &serde_json::Value, kind: &str| -> Vec<String> {
+        let warnings = doc["warnings"].as_array().unwrap();
+        warnings
+            .iter()
+            .filter(|w| w["kind"] == kind && w["message"].as_str().unwrap().contains("rsync"))
+            .map(|w| w["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let with_rsync = |doc: &serde_json::Value| {
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["variant"].as_str().unwrap().contains("rsync"))
+            .count()
+    };
+    let confined = run(&open, false, "");
+    if crate::support::landlock_or_skip() {
+        assert_eq!(with_rsync(&confined), 2, "copy and update");
+        assert!(said(&confined, "unconfined").is_empty() && said(&confined, "left-out").is_empty());
+    }
+    let refused = run(&open, true, "");
+    assert_eq!(with_rsync(&refused), 0);
+    let left_out = said(&refused, "left-out").join(" ");
+    assert!(
+        left_out.contains("rsync's copies were left out: DESTBENCH_NO_CONFINEMENT is set")
+            && left_out.contains("open can be written by anyone")
+            && left_out.contains("--unconfined-programs runs them anyway"),
+        "{left_out}"
+    );
+    let anyway = run(&open, true, "--unconfined-programs");
+    assert_eq!(with_rsync(&anyway), 2);
+    assert!(said(&anyway, "unconfined")[0].contains("run anyway as asked"));
+    let private = run(top.path(), true, "");
+    assert_eq!(with_rsync(&private), 2);
+    let note = said(&private, "unconfined").join(" ");
+    assert!(
+        note.contains("nobody else can write along the scratch's path"),
+        "{note}"
+    );
+    assert!(entries(&open).is_empty() && entries(top.path()) == ["open"]);
+}

@@ -296,3 +296,23 @@ impl Drop for LoopExt4 {
         let _ = Command::new("umount").arg(self.mount()).status();
     }
 }
+
+/// Whether this kernel offers Landlock (its ABI version answers), which confines the programs a
+/// run starts; skips (or fails under CI) saying so where it does not.
+#[cfg(target_os = "linux")]
+pub fn landlock_or_skip() -> bool {
+    // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) only returns
+    // the ABI version or -1; it touches no memory.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    if abi < 1 {
+        skip("this kernel has no Landlock enabled");
+    }
+    abi >= 1
+}

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::platform::confine::Launcher;
 use crate::platform::{self, CpuClock};
 use crate::scratch::Scratch;
 use crate::workload::presets::{CommandTool, REMOVED, SECRETS, THROWAWAY_SECRET};
@@ -26,9 +27,13 @@ pub struct Launch<'a> {
     pub words: Vec<String>,
     /// The tool's HOME (its cache and configuration), a fresh folder of destbench's.
     pub home: &'a Path,
+    /// Its TMPDIR, inside the scratch: a confined tool can write nowhere else.
+    pub tmp: &'a Path,
     /// Where its stderr goes, for the error's last lines.
     pub stderr: &'a Path,
     pub timeout: Duration,
+    /// How it is started: confined to the scratch directories.
+    pub launcher: &'a Launcher,
 }
 
 /// A finished run: wall time with the syncs, the tool's own, its CPU time and the machine's.
@@ -65,7 +70,10 @@ impl Launch<'_> {
     }
 
     fn command(&self) -> Result<Command> {
-        let mut command = Command::new(&self.words[0]);
+        let mut command = self
+            .launcher
+            .command(&self.words[0])
+            .map_err(|e| Error::io(format!("confining {}", self.words[0]), e))?;
         command.args(&self.words[1..]);
         for name in REMOVED {
             command.env_remove(name);
@@ -74,6 +82,7 @@ impl Launch<'_> {
             command.env(name, THROWAWAY_SECRET);
         }
         command.env("HOME", self.home);
+        command.env("TMPDIR", self.tmp);
         command.envs(self.tool.env.iter().copied());
         let stderr = File::create(self.stderr)
             .map_err(|e| Error::io(format!("creating {}", self.stderr.display()), e))?;
@@ -115,6 +124,14 @@ impl Launch<'_> {
         let cpu = clock.used(&child);
         match status.code() {
             Some(code) if code >= 0 && code <= self.tool.max_success => Ok(cpu),
+            _ if self.launcher.refused(&self.stderr_text()) => Err(Error::Tool(format!(
+                "{TOOL} {}: {} tried to write outside the scratch: refused ({}): {}{}",
+                self.tool,
+                self.words[0],
+                self.launcher.describe(),
+                self.line(),
+                self.stderr_tail()
+            ))),
             _ => Err(Error::Tool(format!(
                 "{TOOL} {}: {} ended with {status}: {}{}",
                 self.tool,
@@ -131,15 +148,20 @@ impl Launch<'_> {
             .unwrap_or_else(|_| self.words.join(" "))
     }
 
-    /// The stderr's last lines, indented under the error; empty where it said nothing.
-    fn stderr_tail(&self) -> String {
+    /// The end of what it wrote to stderr (its last 8 KiB).
+    fn stderr_text(&self) -> String {
         let mut bytes = Vec::new();
         if let Ok(mut f) = File::open(self.stderr) {
             let len = f.metadata().map_or(0, |m| m.len());
             let _ = f.seek(SeekFrom::Start(len.saturating_sub(8192)));
             let _ = f.read_to_end(&mut bytes);
         }
-        let text = String::from_utf8_lossy(&bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// The stderr's last lines, indented under the error; empty where it said nothing.
+    fn stderr_tail(&self) -> String {
+        let text = self.stderr_text();
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         let tail = &lines[lines.len().saturating_sub(TAIL_LINES)..];
         if tail.is_empty() {

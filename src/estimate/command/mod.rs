@@ -25,19 +25,22 @@ use crate::units::format_bytes;
 use crate::workload::presets::CommandTool;
 
 use super::Origin;
-use super::calibration::ROUNDS;
+use super::calibration::{self, ROUNDS};
 use super::model::FitError;
 use super::model::command::{CommandEstimate, SecondRun, ToolRun};
+use crate::platform::confine::Launcher;
 use launch::Launch;
 use miniatures::Miniature;
 
-/// How a tool is run: the limit on one run, and the share of files changed before a second
-/// backup.
+/// How a tool is run: the limit on one run, the share of files changed before a second
+/// backup, and whether it runs where it cannot be confined to the scratch.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ToolSettings {
     pub timeout: Duration,
     /// 0 to 1; 0: no second backup.
     pub changed: f64,
+    /// `--unconfined-programs`: see `platform::confine::launcher`.
+    pub unconfined: bool,
 }
 
 /// One destination's runs of the tool, and its estimate or why there is none.
@@ -69,6 +72,14 @@ pub fn measure(
     let area = Scratch::create(area_dir)?;
     let minis = miniatures::make(source.0, source.1, area.path())?;
     let destination = Scratch::create(target)?;
+    let launcher = calibration::programs_in(&destination, &[&area], tool, settings.unconfined)?;
+    let tmp = area.path().join("tmp");
+    fs::create_dir(&tmp).map_err(|e| Error::io(format!("creating {}", tmp.display()), e))?;
+    let how = Run {
+        launcher: &launcher,
+        tmp: &tmp,
+        settings,
+    };
     announce(target, tool, &minis, &destination);
     let mut runs = Vec::new();
     let mut largest = None;
@@ -76,11 +87,11 @@ pub fn measure(
         for (k, m) in minis.iter().enumerate() {
             let place = Place::new(&destination, &area, &format!("{round}-{k}"))?;
             if let Some((_, setup)) = &tool.setup {
-                place.launch(tool, setup, m, 1, settings).run()?;
+                place.launch(tool, setup, m, 1, &how).run()?;
             }
             miniatures::cool(&m.root)?;
             let ran = place
-                .launch(tool, &tool.words, m, 1, settings)
+                .launch(tool, &tool.words, m, 1, &how)
                 .timed(&destination)?;
             runs.push(ToolRun {
                 share: m.share,
@@ -101,7 +112,7 @@ pub fn measure(
             let (changed_files, changed_bytes) = change(&m.root, settings.changed)?;
             miniatures::cool(&m.root)?;
             let ran = place
-                .launch(tool, &tool.words, m, 2, settings)
+                .launch(tool, &tool.words, m, 2, &how)
                 .timed(&destination)?;
             Some(SecondRun {
                 share: m.share,
@@ -113,6 +124,14 @@ pub fn measure(
         _ => None,
     };
     Ok(Measured { runs, second })
+}
+
+/// How every run of the tool is started: confined by `launcher`, its temporary files in `tmp`
+/// (beside the miniatures, inside the scratch), under `settings`.
+struct Run<'a> {
+    launcher: &'a Launcher,
+    tmp: &'a Path,
+    settings: ToolSettings,
 }
 
 /// Where one repository's runs happen: the repository in the destination's scratch (not made:
@@ -141,14 +160,16 @@ impl Place {
         words: &[String],
         m: &Miniature,
         number: usize,
-        settings: ToolSettings,
+        how: &Run<'a>,
     ) -> Launch<'a> {
         Launch {
             tool,
             words: CommandTool::fill(words, &path_text(&m.root), &path_text(&self.repo), number),
             home: &self.home,
+            tmp: how.tmp,
             stderr: &self.stderr,
-            timeout: settings.timeout,
+            timeout: how.settings.timeout,
+            launcher: how.launcher,
         }
     }
 }

@@ -12,8 +12,8 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use landlock::{
-    ABI, AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr,
+    ABI, AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr,
 };
 
 use super::Writable;
@@ -154,7 +154,11 @@ mod tests {
             .unwrap();
         assert!(status.success(), "{status}");
         assert_eq!(std::fs::read(inside.join("d/a")).unwrap(), b"a\n");
-        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written outside");
+        assert_eq!(
+            std::fs::read_dir(&outside).unwrap().count(),
+            0,
+            "nothing written outside"
+        );
         // destbench itself is not confined by its children's rules.
         std::fs::write(outside.join("ours"), b"x").unwrap();
     }

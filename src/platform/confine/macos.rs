@@ -55,7 +55,10 @@ pub fn confine(writable: &[Writable<'_>]) -> Result<(Rules, String), String> {
                 .map_err(|e| format!("the real path of {}: {e}", w.path.display()))
         })
         .collect::<Result<Vec<OsString>, String>>()?;
-    Ok((rules_for(&real), "the macOS sandbox (sandbox-exec)".to_string()))
+    Ok((
+        rules_for(&real),
+        "the macOS sandbox (sandbox-exec)".to_string(),
+    ))
 }
 
 /// `program`, started by the sandbox with `rules`.
@@ -82,20 +85,32 @@ mod tests {
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        assert_eq!(args[0..2], ["-D", "WRITABLE0=/private/var/folders/x/T/.destbench-1"]);
+        assert_eq!(
+            args[0..2],
+            ["-D", "WRITABLE0=/private/var/folders/x/T/.destbench-1"]
+        );
         assert_eq!(
             args[2..4],
-            ["-D", "WRITABLE1=/Volumes/Backup \"quoted\" (2)/.destbench-2"]
+            [
+                "-D",
+                "WRITABLE1=/Volumes/Backup \"quoted\" (2)/.destbench-2"
+            ]
         );
         assert_eq!(args[4], "-p");
         let profile = &args[5];
         assert_eq!(args.len(), 6);
-        assert!(!profile.contains("Volumes"), "no path in the profile's text");
+        assert!(
+            !profile.contains("Volumes"),
+            "no path in the profile's text"
+        );
         let deny = profile.find("(deny file-write*)").unwrap();
         let allow = profile
             .find("(allow file-write* (subpath (param \"WRITABLE0\")) (subpath (param \"WRITABLE1\")))")
             .unwrap();
-        assert!(deny < allow, "the later rule wins: allowed beneath, denied elsewhere");
+        assert!(
+            deny < allow,
+            "the later rule wins: allowed beneath, denied elsewhere"
+        );
         assert!(profile.starts_with("(version 1)\n(allow default)\n"));
         assert_eq!(profile.matches('(').count(), profile.matches(')').count());
     }

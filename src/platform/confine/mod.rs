@@ -96,9 +96,15 @@ impl Launcher {
 /// "Operation not permitted", not on a read.
 fn denied_write(line: &str) -> bool {
     let denied = line.contains("Permission denied") || line.contains("Operation not permitted");
-    let reading = ["[sender]", "for reading", "opendir", "cannot access", "read error"]
-        .iter()
-        .any(|r| line.contains(r));
+    let reading = [
+        "[sender]",
+        "for reading",
+        "opendir",
+        "cannot access",
+        "read error",
+    ]
+    .iter()
+    .any(|r| line.contains(r));
     denied && !reading
 }
 
@@ -133,7 +139,9 @@ pub fn launcher(writable: &[Writable<'_>], run_anyway: bool) -> Result<Launcher,
 /// them that others can write in, or a network share (whose server maps other users in).
 #[cfg(unix)]
 fn others_can_write(writable: &[Writable<'_>]) -> Option<String> {
-    writable.iter().find_map(|w| shared_path::others_can_write(w.dir, w.path))
+    writable
+        .iter()
+        .find_map(|w| shared_path::others_can_write(w.dir, w.path))
 }
 
 /// Windows' low integrity level is always there (Vista on): this is never asked.

@@ -98,9 +98,21 @@ mod tests {
         assert_eq!(open_to_others((0o40755, 1000), 1000), None);
         assert_eq!(open_to_others((0o40755, 0), 1000), None);
         assert_eq!(open_to_others((0o41777, 0), 1000), None, "sticky, as /tmp");
-        assert!(open_to_others((0o40777, 0), 1000).unwrap().contains("anyone"));
-        assert!(open_to_others((0o40775, 1000), 1000).unwrap().contains("group"));
-        assert!(open_to_others((0o40700, 1001), 1000).unwrap().contains("uid 1001"));
+        assert!(
+            open_to_others((0o40777, 0), 1000)
+                .unwrap()
+                .contains("anyone")
+        );
+        assert!(
+            open_to_others((0o40775, 1000), 1000)
+                .unwrap()
+                .contains("group")
+        );
+        assert!(
+            open_to_others((0o40700, 1001), 1000)
+                .unwrap()
+                .contains("uid 1001")
+        );
     }
 
     #[test]

@@ -124,18 +124,64 @@ pub fn run_within(
 }
 
 /// Runs destbench again and again with the swapper at work until it has made [`SWAPS`] swaps;
-/// the victim must show no event and no change, and no run may end in a signal.
+/// the victim must show no event and no change, and no run may end in a signal. The run's
+/// rsync copies and update are among files-copy's variants (rsync is installed in CI).
 fn swap_case(case: &str, tests: &str, terminate: bool) {
     let destination = tempfile::tempdir().unwrap();
     let sources = tempfile::tempdir().unwrap();
-    let victim = Victim::new();
-    let swapper = Swapper::start(&[destination.path(), sources.path()], victim.path());
-    let (mut runs, mut endings) = (0, Vec::new());
-    while (swapper.attempts() < SWAPS || runs == 0) && runs < 200 {
-        let mut cmd = small_run(destination.path(), sources.path(), tests);
+    let places = [destination.path(), sources.path()];
+    let make = |runs: u64| {
         // A SIGTERM lands while the run works, so the scratch's removal races the swaps.
         let signal = terminate.then(|| Duration::from_millis(50 + 10 * (runs % 10)));
-        let status = run_within(&mut cmd, Duration::from_secs(60), signal);
+        (small_run(destination.path(), sources.path(), tests), signal)
+    };
+    swapping(case, &places, 200, make);
+}
+
+/// `estimate --tool TOOL` again and again with the swapper at work in the destination, where
+/// the tool writes its repositories: whatever the tool does, nothing outside the scratch
+/// changes. (Its miniatures, home and temporary files are in the temp directory's scratch,
+/// which destbench writes by path: not swapped here.)
+fn tool_swap_case(case: &str, tool: &str) {
+    let destination = tempfile::tempdir().unwrap();
+    let tree = tempfile::tempdir().unwrap();
+    for i in 0..40 {
+        let dir = tree.path().join(format!("d{}", i % 4));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!("f{i}")),
+            vec![b'a' + (i % 26) as u8; 3000 + i],
+        )
+        .unwrap();
+    }
+    let make = |_| {
+        let mut cmd = destbench();
+        cmd.arg("estimate")
+            .arg(tree.path())
+            .arg("--to")
+            .arg(destination.path())
+            .args(["--tool", tool, "--changed", "0", "--json"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        (cmd, None)
+    };
+    swapping(case, &[destination.path()], 12, make);
+}
+
+/// Runs what `make` makes (a command, and when to SIGTERM it) with the swapper at work in
+/// `places` until it has made [`SWAPS`] swaps or `most` runs were made.
+fn swapping(
+    case: &str,
+    places: &[&Path],
+    most: u64,
+    make: impl Fn(u64) -> (Command, Option<Duration>),
+) {
+    let victim = Victim::new();
+    let swapper = Swapper::start(places, victim.path());
+    let (mut runs, mut endings) = (0, Vec::new());
+    while (swapper.attempts() < SWAPS || runs == 0) && runs < most {
+        let (mut cmd, signal) = make(runs);
+        let status = run_within(&mut cmd, Duration::from_secs(120), signal);
         endings.push(status.map_or("hung".to_string(), ended));
         runs += 1;
     }
@@ -148,7 +194,7 @@ fn swap_case(case: &str, tests: &str, terminate: bool) {
     let clean = !endings
         .iter()
         .any(|e| e.starts_with("signal") || e == "hung");
-    let left: Vec<String> = [destination.path(), sources.path()]
+    let left: Vec<String> = places
         .iter()
         .flat_map(|d| entries(d))
         .filter(|e| e.starts_with(".destbench-"))
@@ -189,6 +235,14 @@ fault_cases! {
         swap_case("symlink swaps during files-delete", "files-delete", false);
     symlink_swaps_during_cleanup_sigterm: root() =>
         swap_case("symlink swaps during cleanup (SIGTERM)", "files-copy", true);
+    symlink_swaps_during_estimate_with_restic: require_root_and(&["setpriv", "restic"]) =>
+        tool_swap_case("symlink swaps during estimate --tool restic", "restic");
+    symlink_swaps_during_estimate_with_borg: require_root_and(&["setpriv", "borg"]) =>
+        tool_swap_case("symlink swaps during estimate --tool borg", "borg");
+    symlink_swaps_during_estimate_with_rclone: require_root_and(&["setpriv", "rclone"]) =>
+        tool_swap_case("symlink swaps during estimate --tool rclone", "rclone");
+    symlink_swaps_during_estimate_with_a_command: root() =>
+        tool_swap_case("symlink swaps during estimate --tool cmd:", "cmd:cp -r {src} {repo}");
     source_proc: true => sources::proc();
     source_with_a_fifo: true => sources::fifo();
     source_with_a_socket: true => sources::socket();
