@@ -35,6 +35,13 @@ use crate::runner::{NoProgress, Progress};
 /// renders them: the list of missing arguments, the "did you mean" tip and the usage line are
 /// what a user needs to fix the command; errors of destbench's own stay one line (`src/main.rs`).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    // On Windows destbench also starts the programs it confines, at low integrity.
+    #[cfg(windows)]
+    if let Some(code) = crate::platform::confine::low_integrity_child(&args) {
+        // All 32 bits of the program's exit code: ExitCode keeps 8.
+        std::process::exit(code);
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {

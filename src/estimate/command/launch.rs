@@ -82,7 +82,10 @@ impl Launch<'_> {
             command.env(name, THROWAWAY_SECRET);
         }
         command.env("HOME", self.home);
-        command.env("TMPDIR", self.tmp);
+        // Unix's and Windows' names for it: a confined tool can write nowhere else.
+        for name in ["TMPDIR", "TEMP", "TMP"] {
+            command.env(name, self.tmp);
+        }
         command.envs(self.tool.env.iter().copied());
         let stderr = File::create(self.stderr)
             .map_err(|e| Error::io(format!("creating {}", self.stderr.display()), e))?;

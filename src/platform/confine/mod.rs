@@ -35,6 +35,8 @@ mod shared_path;
 mod windows;
 #[cfg(windows)]
 use windows as imp;
+#[cfg(windows)]
+pub use windows::low_integrity_child;
 
 /// Set (to anything) to behave as a system without confinement does: what a test of that case
 /// runs under. It weakens nothing: without confinement the stricter rule of [`launcher`] holds.
@@ -92,10 +94,19 @@ impl Launcher {
     }
 }
 
-/// Whether a line a program wrote to stderr says a write was denied: "Permission denied" or
-/// "Operation not permitted", not on a read.
+/// Whether a line a program wrote to stderr says a write was denied, not on a read: EACCES
+/// or EPERM (Landlock, the sandbox), EROFS (Linux's read-only view of the rest), "Access is
+/// denied" (Windows' integrity levels).
 fn denied_write(line: &str) -> bool {
-    let denied = line.contains("Permission denied") || line.contains("Operation not permitted");
+    let denied = [
+        "Permission denied",
+        "permission denied",
+        "Operation not permitted",
+        "Read-only file system",
+        "Access is denied",
+    ]
+    .iter()
+    .any(|d| line.contains(d));
     let reading = [
         "[sender]",
         "for reading",
@@ -161,7 +172,9 @@ mod tests {
             r#"rsync: [generator] recv_generator: mkdir "/x/d" failed: Permission denied (13)"#,
             "sh: 1: cannot create /tmp/outside: Permission denied",
             "cp: cannot create regular file '/x/a': Permission denied",
-            "Fatal: unable to open repository at /x/repo: mkdir /x/repo: permission denied: Permission denied",
+            "Fatal: unable to open repository at /x/repo: mkdir /x/repo: permission denied",
+            "touch: setting times of '/x/victim': Read-only file system",
+            "Fatal: unable to create lock in backend: open C:\\x\\locks\\a: Access is denied.",
         ] {
             assert!(denied_write(line), "{line}");
         }

@@ -138,6 +138,23 @@ fn swap_case(case: &str, tests: &str, terminate: bool) {
     swapping(case, &places, 200, make);
 }
 
+/// The run's rsync copies and update alone, each repeated for a second, with the swapper at
+/// work: rsync resolves the scratch's paths itself, where destbench's own writes go through
+/// handles.
+fn rsync_swap_case() {
+    let destination = tempfile::tempdir().unwrap();
+    let sources = tempfile::tempdir().unwrap();
+    let places = [destination.path(), sources.path()];
+    let tests = "files-copy:small-rsync,files-copy:small-rsync-update";
+    let make = |_| {
+        (
+            lasting_run(destination.path(), sources.path(), tests, "1"),
+            None,
+        )
+    };
+    swapping("symlink swaps during rsync's copies", &places, 20, make);
+}
+
 /// `estimate --tool TOOL` again and again with the swapper at work in the destination, where
 /// the tool writes its repositories: whatever the tool does, nothing outside the scratch
 /// changes. (Its miniatures, home and temporary files are in the temp directory's scratch,
@@ -235,6 +252,8 @@ fault_cases! {
         swap_case("symlink swaps during files-delete", "files-delete", false);
     symlink_swaps_during_cleanup_sigterm: root() =>
         swap_case("symlink swaps during cleanup (SIGTERM)", "files-copy", true);
+    symlink_swaps_during_rsync_copies: require_root_and(&["setpriv", "rsync"]) =>
+        rsync_swap_case();
     symlink_swaps_during_estimate_with_restic: require_root_and(&["setpriv", "restic"]) =>
         tool_swap_case("symlink swaps during estimate --tool restic", "restic");
     symlink_swaps_during_estimate_with_borg: require_root_and(&["setpriv", "borg"]) =>
