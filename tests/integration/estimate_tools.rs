@@ -346,7 +346,7 @@ fn tempdir() -> tempfile::TempDir {
 /// nothing is written there and no estimate is made of it.
 #[test]
 fn a_tool_writing_outside_the_scratch_is_refused() {
-    if !crate::support::landlock_or_skip() {
+    if !crate::support::confinement_or_skip() {
         return;
     }
     let (tree, dest, outside) = (tempdir(), tempdir(), tempdir());
@@ -359,7 +359,7 @@ fn a_tool_writing_outside_the_scratch_is_refused() {
     let (_, stderr) = exits(&mut estimate_command(tree.path(), dest.path(), &tool), 1);
     assert!(
         stderr.contains("sh tried to write outside the scratch: refused")
-            && stderr.contains("Landlock"),
+            && stderr.contains(crate::support::CONFINED_BY),
         "{stderr}"
     );
     assert!(

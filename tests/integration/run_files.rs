@@ -274,7 +274,7 @@ fn rsync_runs_confined_or_only_where_nobody_else_can_write() {
             .count()
     };
     let confined = run(&open, false, "");
-    if crate::support::landlock_or_skip() {
+    if crate::support::confinement_or_skip() {
         assert_eq!(with_rsync(&confined), 2, "copy and update");
         assert!(said(&confined, "unconfined").is_empty() && said(&confined, "left-out").is_empty());
     }

@@ -297,22 +297,34 @@ impl Drop for LoopExt4 {
     }
 }
 
-/// Whether this kernel offers Landlock (its ABI version answers), which confines the programs a
-/// run starts; skips (or fails under CI) saying so where it does not.
-#[cfg(target_os = "linux")]
-pub fn landlock_or_skip() -> bool {
+/// Whether this system confines the programs a run starts (Linux: Landlock, whose ABI version
+/// answers; macOS: the sandbox's launcher); skips (or fails under CI) saying so where it does
+/// not.
+#[cfg(unix)]
+pub fn confinement_or_skip() -> bool {
+    #[cfg(target_os = "linux")]
     // SAFETY: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) only returns
     // the ABI version or -1; it touches no memory.
-    let abi = unsafe {
+    let have = unsafe {
         libc::syscall(
             libc::SYS_landlock_create_ruleset,
             std::ptr::null::<u8>(),
             0usize,
             1u32,
         )
-    };
-    if abi < 1 {
-        skip("this kernel has no Landlock enabled");
+    } >= 1;
+    #[cfg(not(target_os = "linux"))]
+    let have = Path::new("/usr/bin/sandbox-exec").is_file();
+    if !have {
+        skip("this system offers no confinement (Landlock, the sandbox)");
     }
-    abi >= 1
+    have
 }
+
+/// The words a confined program's refusal names its confinement by, on this system.
+#[cfg(unix)]
+pub const CONFINED_BY: &str = if cfg!(target_os = "linux") {
+    "Landlock"
+} else {
+    "sandbox"
+};

@@ -6,7 +6,7 @@
 //! Each system's own confinement binds the program, before it runs, to writing beneath the
 //! scratch directories it works in: Landlock on Linux (`linux.rs`, rules bound to the
 //! directories' open handles), the sandbox on macOS (`macos.rs`, a profile naming their real
-//! paths), a low integrity level on Windows (`windows.rs`, the directories labelled low, the
+//! paths), a low integrity level on Windows (`windows/`, the directories labelled low, the
 //! program started low). A write elsewhere, through a symlink or not, then fails with a
 //! permission error.
 //!
