@@ -9,12 +9,13 @@
 //! once to a scratch directory on the source disk (`--source-dir`) and stays in its page cache,
 //! so a copy measures the destination.
 
-use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::scratch::Scratch;
+use crate::scratch::within::Within;
 use crate::tree::size_classes::{BLOCK, SizeHistogram};
 use crate::tree::survey::Survey;
 
@@ -97,12 +98,13 @@ pub fn make_sets(source_dir: &Path, source: &Survey) -> Result<Sets> {
         SEED,
     );
     let area = Scratch::create(source_dir)?;
+    let mut within = Within::new(&area);
     let mut rng = fastrand::Rng::with_seed(SEED);
     let mut sets = Vec::new();
     for &(name, dirs, per_dir, size) in &RECIPES {
         let root = area.path().join(name);
         let io = |e| Error::io(format!("writing the calibration set {}", root.display()), e);
-        fs::create_dir(&root).map_err(io)?;
+        within.dir(Path::new(name)).map_err(io)?;
         let mut shape = Shape {
             name,
             dirs,
@@ -111,12 +113,16 @@ pub fn make_sets(source_dir: &Path, source: &Survey) -> Result<Sets> {
         };
         for d in 0..dirs {
             // Two levels, as real trees nest: a directory of 20 subdirectories each.
-            let dir = root.join(format!("g{}", d / 20)).join(format!("d{d}"));
-            fs::create_dir_all(&dir).map_err(io)?;
+            let dir = Path::new(name)
+                .join(format!("g{}", d / 20))
+                .join(format!("d{d}"));
             for f in 0..per_dir {
                 let len = size(f, &mut rng);
                 let data: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
-                fs::write(dir.join(format!("f{f}")), data).map_err(io)?;
+                within
+                    .create(&dir.join(format!("f{f}")))
+                    .and_then(|mut file| file.write_all(&data))
+                    .map_err(io)?;
                 shape.sizes.add(len);
             }
         }
@@ -126,7 +132,7 @@ pub fn make_sets(source_dir: &Path, source: &Survey) -> Result<Sets> {
     }
     if let Some(plan) = miniature {
         let root = area.path().join(MINIATURE);
-        let shape = write_miniature(&plan, &root, &mut rng)
+        let shape = write_miniature(&plan, &mut within, &mut rng)
             .map_err(|e| Error::io(format!("writing the miniature {}", root.display()), e))?;
         sets.push((shape, root));
     }
@@ -148,23 +154,28 @@ pub fn make_sets(source_dir: &Path, source: &Survey) -> Result<Sets> {
 /// owner through the link (SFTP follows it) and fails on a dangling one.
 fn write_miniature(
     plan: &miniature::Plan,
-    root: &Path,
+    within: &mut Within<'_>,
     rng: &mut fastrand::Rng,
 ) -> std::io::Result<Shape> {
-    let mut dirs = vec![root.to_path_buf()];
-    fs::create_dir(root)?;
+    let mut dirs = vec![PathBuf::from(MINIATURE)];
+    within.dir(&dirs[0])?;
     for (i, &parent) in plan.parents.iter().enumerate() {
         // Names as long as real ones: a directory's entries take the room they take in a tree.
         let dir = dirs[parent].join(format!("directory-{i:05}"));
-        fs::create_dir(&dir)?;
+        within.dir(&dir)?;
         dirs.push(dir);
     }
     for (i, &(dir, len)) in plan.files.iter().enumerate() {
         let data: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
-        fs::write(dirs[dir].join(format!("file-{i:05}.data")), data)?;
+        within
+            .create(&dirs[dir].join(format!("file-{i:05}.data")))?
+            .write_all(&data)?;
     }
     for (i, &dir) in plan.symlinks.iter().enumerate() {
-        crate::platform::symlink(Path::new("."), &dirs[dir].join(format!("link-{i:05}")))?;
+        within.symlink(
+            &dirs[dir].join(format!("link-{i:05}")),
+            std::ffi::OsStr::new("."),
+        )?;
     }
     Ok(Shape {
         name: MINIATURE,

@@ -10,6 +10,7 @@
 
 pub mod leftovers;
 pub mod marker;
+pub mod within;
 
 use std::ffi::OsStr;
 use std::io;

@@ -29,8 +29,8 @@ pub struct Launch<'a> {
     pub home: &'a Path,
     /// Its TMPDIR, inside the scratch: a confined tool can write nowhere else.
     pub tmp: &'a Path,
-    /// Where its stderr goes, for the error's last lines.
-    pub stderr: &'a Path,
+    /// Where its stderr goes, for the error's last lines (emptied before each run).
+    pub stderr: &'a File,
     pub timeout: Duration,
     /// How it is started: confined to the scratch directories.
     pub launcher: &'a Launcher,
@@ -87,8 +87,12 @@ impl Launch<'_> {
             command.env(name, self.tmp);
         }
         command.envs(self.tool.env.iter().copied());
-        let stderr = File::create(self.stderr)
-            .map_err(|e| Error::io(format!("creating {}", self.stderr.display()), e))?;
+        let emptied = (|| {
+            self.stderr.set_len(0)?;
+            (&mut &*self.stderr).seek(SeekFrom::Start(0))?;
+            self.stderr.try_clone()
+        })();
+        let stderr = emptied.map_err(|e| Error::io("emptying the tool's stderr file", e))?;
         command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -154,7 +158,7 @@ impl Launch<'_> {
     /// The end of what it wrote to stderr (its last 8 KiB).
     fn stderr_text(&self) -> String {
         let mut bytes = Vec::new();
-        if let Ok(mut f) = File::open(self.stderr) {
+        if let Ok(mut f) = self.stderr.try_clone() {
             let len = f.metadata().map_or(0, |m| m.len());
             let _ = f.seek(SeekFrom::Start(len.saturating_sub(8192)));
             let _ = f.read_to_end(&mut bytes);

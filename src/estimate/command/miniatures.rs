@@ -11,14 +11,20 @@
 //! A first backup reads its source cold, the miniatures were just written: [`cool`] drops
 //! their pages from the cache before each timed run (and, as root, the machine's caches, so
 //! their inodes and directories are read from the disk too, as the source's are).
+//!
+//! They are written, read back and changed through the scratch's handle ([`Within`]), never
+//! by a path a swapped directory could lead elsewhere; the source is read by its path, as the
+//! survey reads it.
 
 use std::fs;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::estimate::miniature::{MAX_BYTES, MAX_FILES};
 use crate::interrupt;
 use crate::platform::{self, AsHandleRef};
+use crate::scratch::within::{Found, Within};
 use crate::tree::size_classes::CLASS_BOUNDS;
 use crate::tree::survey::Survey;
 
@@ -35,7 +41,10 @@ const SCALES: [f64; 3] = [1.0, 0.5, 0.25];
 /// One miniature as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Miniature {
+    /// Its path, as the tool is given it.
     pub root: PathBuf,
+    /// Its name in the scratch, through which destbench reaches it.
+    pub rel: PathBuf,
     pub files: u64,
     pub bytes: u64,
     pub links: u64,
@@ -61,21 +70,25 @@ pub(super) fn taken(i: u64, f: f64) -> bool {
 }
 
 /// Copies the miniatures of the surveyed `source` into `area` (`miniature-0` the largest).
-pub fn make(source: &Path, survey: &Survey, area: &Path) -> Result<Vec<Miniature>> {
+pub fn make(source: &Path, survey: &Survey, area: &mut Within<'_>) -> Result<Vec<Miniature>> {
     let h = &survey.histogram;
     let (total_files, total_bytes) = (h.total_files(), h.total_bytes());
     let top = largest_share(total_files, total_bytes);
     let mut minis: Vec<Miniature> = (0..SCALES.len())
-        .map(|k| Miniature {
-            root: area.join(format!("miniature-{k}")),
-            files: 0,
-            bytes: 0,
-            links: 0,
-            share: 0.0,
+        .map(|k| {
+            let rel = PathBuf::from(format!("miniature-{k}"));
+            Miniature {
+                root: area.path(&rel),
+                rel,
+                files: 0,
+                bytes: 0,
+                links: 0,
+                share: 0.0,
+            }
         })
         .collect();
     for m in &minis {
-        fs::create_dir(&m.root)
+        area.dir(&m.rel)
             .map_err(|e| Error::io(format!("creating {}", m.root.display()), e))?;
     }
     let mut seen = [0u64; CLASS_BOUNDS.len() + 1];
@@ -87,7 +100,7 @@ pub fn make(source: &Path, survey: &Survey, area: &Path) -> Result<Vec<Miniature
                 let i = links;
                 links += 1;
                 for (m, scale) in minis.iter_mut().zip(SCALES) {
-                    if taken(i, top * scale) && link_into(source, relative, &m.root)? {
+                    if taken(i, top * scale) && link_into(source, relative, (area, &m.rel))? {
                         m.links += 1;
                     }
                 }
@@ -103,7 +116,7 @@ pub fn make(source: &Path, survey: &Survey, area: &Path) -> Result<Vec<Miniature
         for (m, scale) in minis.iter_mut().zip(SCALES) {
             // A file larger than half the byte budget would be most of a miniature.
             if taken(i, top * scale) && size <= BUDGET * MAX_BYTES / 2 {
-                copy_into(source, relative, &m.root)?;
+                copy_into(source, relative, (area, &m.rel))?;
                 m.files += 1;
                 m.bytes += size;
             }
@@ -119,53 +132,52 @@ pub fn make(source: &Path, survey: &Survey, area: &Path) -> Result<Vec<Miniature
     Ok(minis)
 }
 
-/// `root/relative` with its parent directories made: the error's context names the source's
-/// entry.
-fn place_in(
+/// The error of copying `source/relative` into a miniature.
+fn copying(source: &Path, relative: &Path) -> impl Fn(io::Error) -> Error {
+    let from = source.join(relative);
+    move |e| Error::io(format!("copying {} into a miniature", from.display()), e)
+}
+
+/// Copies `source/relative` to `relative` in the miniature `mini` of `area`, its directories
+/// made as needed.
+fn copy_into(source: &Path, relative: &Path, (area, mini): (&mut Within<'_>, &Path)) -> Result<()> {
+    let io = copying(source, relative);
+    let mut from = fs::File::open(source.join(relative)).map_err(&io)?;
+    let mut to = area.create(&mini.join(relative)).map_err(&io)?;
+    io::copy(&mut from, &mut to).map_err(&io)?;
+    to.flush().map_err(io)
+}
+
+/// Makes `relative` in the miniature `mini` of `area` a symlink to where `source/relative`
+/// points: whether it was made (a system that refuses symlinks to this user, as Windows may,
+/// gets none).
+fn link_into(
     source: &Path,
     relative: &Path,
-    root: &Path,
-) -> Result<(PathBuf, impl Fn(std::io::Error) -> Error)> {
-    let from = source.join(relative);
-    let io = move |e| Error::io(format!("copying {} into a miniature", from.display()), e);
-    let to = root.join(relative);
-    if let Some(parent) = to.parent() {
-        fs::create_dir_all(parent).map_err(&io)?;
-    }
-    Ok((to, io))
+    (area, mini): (&mut Within<'_>, &Path),
+) -> Result<bool> {
+    let target = fs::read_link(source.join(relative)).map_err(copying(source, relative))?;
+    Ok(area
+        .symlink(&mini.join(relative), target.as_os_str())
+        .is_ok())
 }
 
-/// Copies `source/relative` to `root/relative`, its directories made as needed.
-fn copy_into(source: &Path, relative: &Path, root: &Path) -> Result<()> {
-    let (to, io) = place_in(source, relative, root)?;
-    fs::copy(source.join(relative), &to).map_err(io)?;
-    Ok(())
-}
-
-/// Makes `root/relative` a symlink to where `source/relative` points: whether it was made (a
-/// system that refuses symlinks to this user, as Windows may, gets none).
-fn link_into(source: &Path, relative: &Path, root: &Path) -> Result<bool> {
-    let (to, io) = place_in(source, relative, root)?;
-    let target = fs::read_link(source.join(relative)).map_err(io)?;
-    Ok(platform::symlink(&target, &to).is_ok())
-}
-
-/// Drops the miniature at `root` from the page cache (its data; as root, the machine's clean
+/// Drops the miniature `m` from the page cache (its data; as root, the machine's clean
 /// caches, its inodes and directories too), so the tool reads it cold as a first backup reads
 /// its source. Its files are flushed first: only clean pages leave the cache.
-pub fn cool(root: &Path) -> Result<()> {
-    walk(root, &mut |relative, entry| {
-        if let Entry::File(_) = entry {
-            let path = root.join(relative);
-            let file = fs::File::open(&path)
-                .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+pub fn cool(area: &mut Within<'_>, m: &Miniature) -> Result<()> {
+    area.walk(&m.rel, &mut |area, rel, found| {
+        if let Found::File(_) = found {
+            let file = area.open(rel, false)?;
             // A file left in the cache makes the run faster: an optimistic estimate, no error.
             if file.sync_data().is_ok() {
                 let _ = platform::evict(file.handle_ref());
             }
         }
         Ok(())
-    })?;
+    })
+    .map_err(|e| Error::io(format!("reading {}", m.root.display()), e))?;
+    interrupt::check()?;
     if platform::is_root() {
         let _ = platform::drop_caches().and_then(|()| platform::drop_inode_caches());
     }
@@ -174,7 +186,7 @@ pub fn cool(root: &Path) -> Result<()> {
 
 /// What a walk found: a regular file of this size, or a symlink.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Entry {
+enum Entry {
     File(u64),
     Link,
 }
@@ -183,7 +195,7 @@ pub(super) enum Entry {
 /// walk that follows no symlink and stays on `root`'s filesystem, directories sorted by name
 /// so the same tree gives the same miniatures. Unreadable directories are the survey's to
 /// report; the walk skips them.
-pub(super) fn walk(root: &Path, visit: &mut dyn FnMut(&Path, Entry) -> Result<()>) -> Result<()> {
+fn walk(root: &Path, visit: &mut dyn FnMut(&Path, Entry) -> Result<()>) -> Result<()> {
     let device = fs::symlink_metadata(root)
         .map_err(|e| Error::io(format!("reading {}", root.display()), e))
         .map(|meta| platform::device_of(&meta))?;
@@ -242,13 +254,18 @@ mod tests {
         platform::symlink(Path::new("f1"), &dir.join("link")).unwrap();
         platform::symlink(Path::new("../gone"), &source.path().join("dangling")).unwrap();
         let survey = crate::tree::survey::survey(source.path(), 1, false).unwrap();
-        let minis = make(source.path(), &survey, area.path()).unwrap();
+        let scratch = crate::scratch::Scratch::create(area.path()).unwrap();
+        let mut within = Within::new(&scratch);
+        let minis = make(source.path(), &survey, &mut within).unwrap();
         let m = &minis[0];
         assert_eq!((m.files, m.links, m.share), (6, 2, 1.0));
         let link = |name: &str| fs::read_link(m.root.join(name)).unwrap();
         assert_eq!(link("man1/link"), Path::new("f1"));
         assert_eq!(link("dangling"), Path::new("../gone"));
         assert_eq!(fs::read(m.root.join("man1/f3")).unwrap().len(), 300);
+        // Cooled through the scratch's handle, its files intact.
+        cool(&mut within, m).unwrap();
+        assert_eq!(fs::read(m.root.join("man1/f5")).unwrap().len(), 500);
     }
 
     /// The largest share keeps to both budgets, and a small tree is taken whole.

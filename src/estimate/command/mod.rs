@@ -14,12 +14,14 @@
 mod launch;
 mod miniatures;
 
-use std::fs;
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::scratch::Scratch;
+use crate::scratch::within::{Found, Within};
 use crate::tree::survey::Survey;
 use crate::units::format_bytes;
 use crate::workload::presets::CommandTool;
@@ -70,11 +72,15 @@ pub fn measure(
     settings: ToolSettings,
 ) -> Result<Measured> {
     let area = Scratch::create(area_dir)?;
-    let minis = miniatures::make(source.0, source.1, area.path())?;
     let destination = Scratch::create(target)?;
+    // Confined before anything is written in them (Windows labels what is made after).
     let launcher = calibration::programs_in(&destination, &[&area], tool, settings.unconfined)?;
-    let tmp = area.path().join("tmp");
-    fs::create_dir(&tmp).map_err(|e| Error::io(format!("creating {}", tmp.display()), e))?;
+    let mut within = Within::new(&area);
+    let minis = miniatures::make(source.0, source.1, &mut within)?;
+    let tmp = within.path(Path::new("tmp"));
+    within
+        .dir(Path::new("tmp"))
+        .map_err(|e| Error::io(format!("creating {}", tmp.display()), e))?;
     let how = Run {
         launcher: &launcher,
         tmp: &tmp,
@@ -85,11 +91,11 @@ pub fn measure(
     let mut largest = None;
     for round in 0..ROUNDS {
         for (k, m) in minis.iter().enumerate() {
-            let place = Place::new(&destination, &area, &format!("{round}-{k}"))?;
+            let place = Place::new(&destination, &mut within, &format!("{round}-{k}"))?;
             if let Some((_, setup)) = &tool.setup {
                 place.launch(tool, setup, m, 1, &how).run()?;
             }
-            miniatures::cool(&m.root)?;
+            miniatures::cool(&mut within, m)?;
             let ran = place
                 .launch(tool, &tool.words, m, 1, &how)
                 .timed(&destination)?;
@@ -109,8 +115,8 @@ pub fn measure(
     }
     let second = match (largest, minis.first()) {
         (Some(place), Some(m)) if tool.incremental && settings.changed > 0.0 => {
-            let (changed_files, changed_bytes) = change(&m.root, settings.changed)?;
-            miniatures::cool(&m.root)?;
+            let (changed_files, changed_bytes) = change(&mut within, m, settings.changed)?;
+            miniatures::cool(&mut within, m)?;
             let ran = place
                 .launch(tool, &tool.words, m, 2, &how)
                 .timed(&destination)?;
@@ -139,17 +145,26 @@ struct Run<'a> {
 struct Place {
     repo: PathBuf,
     home: PathBuf,
-    stderr: PathBuf,
+    /// The tool's stderr, made through the scratch's handle.
+    stderr: File,
 }
 
 impl Place {
-    fn new(destination: &Scratch, area: &Scratch, name: &str) -> Result<Place> {
-        let home = area.path().join(format!("home-{name}"));
-        fs::create_dir(&home).map_err(|e| Error::io(format!("creating {}", home.display()), e))?;
+    fn new(destination: &Scratch, area: &mut Within<'_>, name: &str) -> Result<Place> {
+        let (home, stderr) = (format!("home-{name}"), format!("stderr-{name}"));
+        let home_path = area.path(Path::new(&home));
+        area.dir(Path::new(&home))
+            .map_err(|e| Error::io(format!("creating {}", home_path.display()), e))?;
+        let stderr = area.create(Path::new(&stderr)).map_err(|e| {
+            Error::io(
+                format!("creating {}", area.path(Path::new(&stderr)).display()),
+                e,
+            )
+        })?;
         Ok(Place {
             repo: destination.path().join(format!("repo-{name}")),
-            home,
-            stderr: area.path().join(format!("stderr-{name}")),
+            home: home_path,
+            stderr,
         })
     }
 
@@ -181,24 +196,23 @@ fn path_text(path: &Path) -> String {
 
 /// Rewrites `share` of the miniature's files, evenly along its walk, with new bytes of the
 /// same length (a changed file's data is new to the repository): (files, bytes) changed.
-fn change(root: &Path, share: f64) -> Result<(u64, u64)> {
+fn change(area: &mut Within<'_>, m: &Miniature, share: f64) -> Result<(u64, u64)> {
     let mut rng = fastrand::Rng::with_seed(39);
     let (mut i, mut files, mut bytes) = (0u64, 0u64, 0u64);
-    miniatures::walk(root, &mut |relative, entry| {
-        let miniatures::Entry::File(size) = entry else {
+    area.walk(&m.rel, &mut |area, rel, found| {
+        let Found::File(size) = found else {
             return Ok(());
         };
         if miniatures::taken(i, share) {
-            let path = root.join(relative);
             let data: Vec<u8> = (0..size).map(|_| rng.u8(..)).collect();
-            fs::write(&path, data)
-                .map_err(|e| Error::io(format!("changing {}", path.display()), e))?;
+            area.open(rel, true)?.write_all(&data)?;
             files += 1;
             bytes += size;
         }
         i += 1;
         Ok(())
-    })?;
+    })
+    .map_err(|e| Error::io(format!("changing the files of {}", m.root.display()), e))?;
     Ok((files, bytes))
 }
 

@@ -156,11 +156,12 @@ fn rsync_swap_case() {
 }
 
 /// `estimate --tool TOOL` again and again with the swapper at work in the destination, where
-/// the tool writes its repositories: whatever the tool does, nothing outside the scratch
-/// changes. (Its miniatures, home and temporary files are in the temp directory's scratch,
-/// which destbench writes by path: not swapped here.)
+/// the tool writes its repositories, and in `--source-dir`, where destbench writes the
+/// miniatures, the tool's home, its temporary files and its stderr: whoever writes, nothing
+/// outside the scratch changes.
 fn tool_swap_case(case: &str, tool: &str) {
     let destination = tempfile::tempdir().unwrap();
+    let sources = tempfile::tempdir().unwrap();
     let tree = tempfile::tempdir().unwrap();
     for i in 0..40 {
         let dir = tree.path().join(format!("d{}", i % 4));
@@ -177,12 +178,14 @@ fn tool_swap_case(case: &str, tool: &str) {
             .arg(tree.path())
             .arg("--to")
             .arg(destination.path())
-            .args(["--tool", tool, "--changed", "0", "--json"])
+            .args(["--tool", tool, "--json"])
+            .arg("--source-dir")
+            .arg(sources.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         (cmd, None)
     };
-    swapping(case, &[destination.path()], 12, make);
+    swapping(case, &[destination.path(), sources.path()], 12, make);
 }
 
 /// Runs what `make` makes (a command, and when to SIGTERM it) with the swapper at work in
