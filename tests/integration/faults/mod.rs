@@ -185,7 +185,7 @@ fn tool_swap_case(case: &str, tool: &str) {
             .stderr(Stdio::null());
         (cmd, None)
     };
-    swapping(case, &[destination.path(), sources.path()], 12, make);
+    swapping(case, &[destination.path(), sources.path()], 40, make);
 }
 
 /// Runs what `make` makes (a command, and when to SIGTERM it) with the swapper at work in
