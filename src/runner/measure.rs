@@ -9,10 +9,15 @@ use crate::results::{TestFailure, TestResult, TimeAccount, Untimed, Warning};
 use crate::units;
 use crate::workload::Workload;
 
-use super::schedule::Schedule;
-use super::tracking::Tracker;
-use super::variant::run_variant;
-use super::{Ctx, Progress, RunPlan, block, budget, eta, time};
+use crate::runner::ctx::Ctx;
+use crate::runner::eta;
+use crate::runner::kinds::block;
+use crate::runner::progress::Progress;
+use crate::runner::time::schedule::Schedule;
+use crate::runner::time::tracking::Tracker;
+use crate::runner::time::{account, budget};
+use crate::runner::variant::run_variant;
+use crate::settings::RunPlan;
 
 /// The block tests' file and every variant, timed for the ETA from the run's start `wall`, and
 /// how the time went against the plan; the budget's warnings (the run stretched, foreseen or
@@ -36,7 +41,7 @@ pub(super) fn measure(
     if stretch.is_some() {
         schedule.mark_stretched();
     }
-    let planned = time::Planned::at(tracker.now_s(), &schedule, tracker.eta());
+    let planned = account::Planned::at(tracker.now_s(), &schedule, tracker.eta());
     let mut run = Running {
         schedule,
         tracker,

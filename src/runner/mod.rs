@@ -1,36 +1,19 @@
 //! Phases, repetitions, timing and progress: runs a plan of test variants against a destination.
 
 mod access;
-mod block;
-mod budget;
-mod costs;
+mod ctx;
 mod eta;
-mod files;
 mod hook;
 mod kinds;
 mod measure;
-mod meta;
-mod order;
-mod plan;
-mod prepared;
-mod program_copies;
 mod progress;
-mod schedule;
-mod sets;
 mod sources;
-mod stream;
-mod sustained;
-mod test;
-mod throttled;
 mod time;
-mod tm_backup;
-mod tm_beside;
-mod tracking;
 mod untimed;
 mod variant;
 
 use std::rc::Rc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 pub use crate::settings::RunPlan;
 pub use access::Access;
@@ -39,116 +22,21 @@ pub use hook::{Alone, RepetitionHook};
 pub use progress::{NoProgress, Progress};
 pub use sources::{check_folder, check_source};
 
-use crate::engine::{Capabilities, Engine, EngineFactory, EngineKind};
+use crate::engine::EngineFactory;
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform;
 use crate::platform::confine::Launcher;
 use crate::probe::Chain;
 use crate::results::{
-    AdaptiveSettings, Destination, Details, FileSetInfo, Method, RUN_SCHEMA, Repetition, RunReport,
-    RunSettings, TestFailure, TestResult, time_machine_lines,
+    AdaptiveSettings, Destination, RUN_SCHEMA, RunReport, RunSettings, TestFailure, TestResult,
+    time_machine_lines,
 };
 use crate::results::{Warning, WarningKind};
 use crate::scratch::{self, Scratch};
-use crate::stats::LatencyHistogram;
-use crate::units;
-use crate::workload::{DataStamper, Variant};
-use schedule::Schedule;
-
-/// What one repetition measured.
-struct Measured {
-    repetition: Repetition,
-    latency: LatencyHistogram,
-    method: Method,
-    engine: EngineKind,
-    warnings: Vec<Warning>,
-    file_set: Option<FileSetInfo>,
-    /// Restored data that differs from its source: reported as a failure, not a slow run.
-    integrity_error: Option<String>,
-    /// Figures beyond the rate (sustained, throttled).
-    details: Option<Details>,
-}
-
-impl Measured {
-    /// A repetition of streamed I/O: the recorder's bytes over `elapsed`, in MB/s, and its
-    /// counts, series and latencies. Callers add what else they know.
-    fn streamed(
-        recorder: stream::Recorder,
-        elapsed: Duration,
-        cpu: Duration,
-        method: Method,
-        engine: EngineKind,
-    ) -> Measured {
-        Measured {
-            repetition: Repetition {
-                rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
-                bytes: recorder.bytes,
-                ops: recorder.ops,
-                elapsed,
-                cpu,
-                series: recorder.series,
-                passes: None,
-            },
-            latency: recorder.latency,
-            method,
-            engine,
-            warnings: Vec::new(),
-            file_set: None,
-            integrity_error: None,
-            details: None,
-        }
-    }
-}
-
-/// State shared by the measurements of one run.
-struct Ctx<'a> {
-    scratch: &'a Scratch,
-    engines: &'a EngineFactory,
-    access: &'a Access,
-    stamper: &'a mut DataStamper,
-    series_interval: Duration,
-    seed: u64,
-    sources: sources::Sources,
-    /// The chain probed before the run (the throttled test reads the device's scheduler in it).
-    chain: Option<&'a Chain>,
-    /// Around each repetition: nothing alone, the other clients' barrier under MPI.
-    hook: &'a dyn RepetitionHook,
-    /// The untimed work, timed as the tests do it.
-    ledger: Rc<untimed::Ledger>,
-    /// How rsync is started on the destination (confined to the scratch), or why it is not.
-    programs: &'a Programs,
-}
-
-impl Ctx<'_> {
-    /// Whether `variant` runs here: the engine does real I/O where it needs a device, and the
-    /// program it starts may run on this destination.
-    fn can_run(&self, variant: &Variant) -> bool {
-        can_run(self.engines.capabilities(), variant)
-            && (self.programs.is_ok() || variant.workload.program().is_none())
-    }
-
-    /// How a variant's program is started; an error where it may not run (never planned so).
-    fn launcher(&self) -> Result<&Launcher> {
-        self.programs
-            .as_ref()
-            .map_err(|why| Error::Usage(why.clone()))
-    }
-
-    fn build_engine(&self, depth: usize) -> Result<Box<dyn Engine>> {
-        self.engines
-            .build(depth)
-            .map_err(|e| Error::io("setting up the I/O engine", e))
-    }
-
-    /// Removes a file of the scratch directory through an engine, untimed and best effort (what
-    /// a failed or finished test leaves behind).
-    fn remove_file(&self, name: &str) {
-        if let Ok(mut engine) = self.engines.build(1) {
-            let _ = engine.unlink(self.scratch.fd(), name);
-        }
-    }
-}
+use crate::workload::DataStamper;
+use ctx::{Ctx, Programs, can_run};
+use time::schedule::Schedule;
 
 /// The seconds a run of `plan` is planned to take before anything is measured (`destbench ui`
 /// shows it beside each profile): the first plan the progress bar's ETA starts from, with every
@@ -247,7 +135,7 @@ fn prepare(
     // destination; the space check then removes it again if the run would not fit.
     let scratch = Scratch::create_tagged(&plan.destination, hook.scratch_tag().as_deref())?;
     if engines.capabilities().real_io && plan.check_space {
-        plan::check_space(plan)?;
+        kinds::space::check_space(plan)?;
     }
     Ok((engines, scratch))
 }
@@ -378,12 +266,6 @@ fn settings(plan: &RunPlan) -> RunSettings {
     }
 }
 
-/// Whether an engine with these capabilities can run the variant (the file-set tests run on the
-/// null engine's virtual tree; see `TestId::needs_real_device`).
-fn can_run(capabilities: Capabilities, variant: &Variant) -> bool {
-    capabilities.real_io || !variant.test.needs_real_device()
-}
-
 /// Which copy programs the plan starts on the destination, each named once.
 fn programs_of(plan: &RunPlan) -> Vec<&'static str> {
     let mut names: Vec<&str> = plan
@@ -419,6 +301,3 @@ fn programs_warning(plan: &RunPlan, programs: &Programs) -> Option<Warning> {
         )),
     }
 }
-
-/// How the programs a run starts on the destination are started, or why they may not be.
-type Programs = std::result::Result<Launcher, String>;

@@ -1,7 +1,7 @@
 //! Progress reporting, kept abstract so the runner does not know about terminals. Every display
 //! reads the same [`Eta`] (`src/runner/eta.rs`): the terminal's bar and the `ui` page agree.
 
-use super::eta::Eta;
+use crate::runner::eta::Eta;
 
 /// Receives the run's progress: the first plan up front, then one call per step with the ETA as
 /// of that step's start (count down within a step with [`Eta::remaining_after`]).

@@ -14,13 +14,14 @@ use crate::settings::{Repeats, defs};
 use crate::stats::LatencyHistogram;
 use crate::workload::{Variant, Workload};
 
-use super::eta::Cost;
-use super::kinds::test_for;
-use super::schedule::{Position, Schedule};
-use super::sets;
-use super::test::{Rep, Shape, Test};
-use super::tracking::Tracker;
-use super::{Ctx, Measured, RunPlan};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::eta::Cost;
+use crate::runner::kinds::sets;
+use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::runner::kinds::test_for;
+use crate::runner::time::schedule::{Position, Schedule};
+use crate::runner::time::tracking::Tracker;
+use crate::settings::RunPlan;
 
 /// All repetitions of one variant (the `index`th of the plan), and a data-integrity failure if
 /// its data did not survive. A repetition that fails ends the variant with that error.

@@ -9,10 +9,12 @@ use crate::stats::steady;
 use crate::units;
 use crate::workload::{Direction, Pattern};
 
-use super::order::RandomOrder;
-use super::stream::{self, Chunk, Recorder};
-use super::test::{Rep, Shape, Test};
-use super::{Ctx, Measured, RepetitionHook, RunPlan};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::hook::RepetitionHook;
+use crate::runner::kinds::order::RandomOrder;
+use crate::runner::kinds::stream::{self, Chunk, Recorder};
+use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::settings::RunPlan;
 
 /// The shared file of the block tests, inside the scratch directory.
 pub const TEST_FILE: &str = "blocks.dat";
@@ -21,7 +23,7 @@ const FILL_BLOCK: usize = 1 << 20;
 const FILL_DEPTH: usize = 8;
 
 /// Fills every slot buffer with random bytes (once per engine; stamps make blocks unique later).
-pub(super) fn fill_buffers(ctx: &mut Ctx<'_>, engine: &mut dyn Engine, depth: usize) {
+pub(in crate::runner) fn fill_buffers(ctx: &mut Ctx<'_>, engine: &mut dyn Engine, depth: usize) {
     for slot in 0..depth {
         ctx.stamper.fill(engine.buffer_mut(slot));
     }
@@ -34,7 +36,7 @@ const HEAD_BYTES: u64 = 16 << 20;
 
 /// Writes the test file of `size` bytes (a multiple of 1 MiB), untimed, durable; returns how
 /// long it took on the engine's clock. `head` hears how long its first part took.
-pub(super) fn prepare_test_file(
+pub(in crate::runner) fn prepare_test_file(
     ctx: &mut Ctx<'_>,
     size: u64,
     head: &mut dyn FnMut(u64, Duration),
@@ -87,7 +89,7 @@ pub(super) fn prepare_test_file(
 }
 
 /// A block variant: `block`-byte requests over the shared test file for the block duration.
-pub(super) struct BlockTest {
+pub(in crate::runner) struct BlockTest {
     pub direction: Direction,
     pub pattern: Pattern,
     pub block: usize,

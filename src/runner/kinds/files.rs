@@ -12,10 +12,11 @@ use crate::results::{Method, OpKind, Untimed};
 use crate::units;
 use crate::workload::Direction;
 
-use super::block::fill_buffers;
-use super::stream::{self, Chunk, Recorder};
-use super::test::{Rep, Shape, Test};
-use super::{Ctx, Measured, RunPlan};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::kinds::block::fill_buffers;
+use crate::runner::kinds::stream::{self, Chunk, Recorder};
+use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::settings::RunPlan;
 
 /// Requests in flight for whole-file transfers: enough to stream like kernel writeback and
 /// readahead do, few enough to stay a single sequential stream.
@@ -25,7 +26,7 @@ const MANY_FILES_DEPTH: usize = 32;
 
 /// Whole new files, one after another (QuickBench's transfers, Time Machine's big file); the
 /// read variant reads back files laid down before its first repetition.
-pub(super) struct WholeFilesTest {
+pub(in crate::runner) struct WholeFilesTest {
     pub direction: Direction,
     pub sizes: Cow<'static, [u64]>,
     pub block: usize,
@@ -76,7 +77,7 @@ impl Test for WholeFilesTest {
 }
 
 /// Many small new files written at once (Time Machine's check).
-pub(super) struct ManyFilesTest {
+pub(in crate::runner) struct ManyFilesTest {
     pub count: usize,
     pub size: u64,
 }

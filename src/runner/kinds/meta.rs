@@ -15,12 +15,12 @@ use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::tree::{self, Outcome};
 use crate::workload::MetaOp;
 
-use super::sets::measured;
-use super::test::{Rep, Shape, Test};
-use super::{Ctx, Measured};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::kinds::sets::measured;
+use crate::runner::kinds::test::{Rep, Shape, Test};
 
 /// A metadata variant: one operation on `count` empty files, one thread.
-pub(super) struct MetaTest {
+pub(in crate::runner) struct MetaTest {
     pub op: MetaOp,
     pub count: usize,
 }

@@ -1,12 +1,24 @@
 //! The one place the runner turns a workload into the test that plans and runs it.
 
+pub(in crate::runner) mod block;
+pub(in crate::runner) mod files;
+pub(in crate::runner) mod meta;
+pub(in crate::runner) mod order;
+pub(in crate::runner) mod sets;
+pub(in crate::runner) mod space;
+pub(in crate::runner) mod stream;
+pub(in crate::runner) mod sustained;
+pub(in crate::runner) mod test;
+pub(in crate::runner) mod throttled;
+pub(in crate::runner) mod tm_backup;
+pub(in crate::runner) mod tm_beside;
+
 use crate::workload::Workload;
 
-use super::test::Test;
-use super::{block, files, meta, sets, sustained, throttled, tm_backup};
+use crate::runner::kinds::test::Test;
 
 /// The test that runs `workload`: the one place the runner turns a workload into its test.
-pub(super) fn test_for(workload: &Workload) -> Box<dyn Test> {
+pub(in crate::runner) fn test_for(workload: &Workload) -> Box<dyn Test> {
     match workload.clone() {
         Workload::Block {
             direction,

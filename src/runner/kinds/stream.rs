@@ -4,10 +4,13 @@
 use std::io;
 use std::time::Duration;
 
-use crate::engine::{Completion, Engine, FileId, IoRequest, Op};
+use crate::engine::{Completion, Engine, EngineKind, FileId, IoRequest, Op};
 use crate::error::{Error, Result};
 use crate::interrupt;
+use crate::results::{Method, Repetition};
+use crate::runner::ctx::Measured;
 use crate::stats::{LatencyHistogram, ThroughputSeries};
+use crate::units;
 use crate::workload::DataStamper;
 
 /// Counts what completed, relative to the test's start.
@@ -139,6 +142,37 @@ pub fn sync(engine: &mut dyn Engine, file: FileId, what: &dyn Fn() -> String) ->
         .map_err(|e| Error::io(what(), e))?;
     completion.result.map_err(|e| Error::io(what(), e))?;
     Ok(())
+}
+
+impl Measured {
+    /// A repetition of streamed I/O: the recorder's bytes over `elapsed`, in MB/s, and its
+    /// counts, series and latencies. Callers add what else they know.
+    pub(in crate::runner) fn streamed(
+        recorder: Recorder,
+        elapsed: Duration,
+        cpu: Duration,
+        method: Method,
+        engine: EngineKind,
+    ) -> Measured {
+        Measured {
+            repetition: Repetition {
+                rate: units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
+                bytes: recorder.bytes,
+                ops: recorder.ops,
+                elapsed,
+                cpu,
+                series: recorder.series,
+                passes: None,
+            },
+            latency: recorder.latency,
+            method,
+            engine,
+            warnings: Vec::new(),
+            file_set: None,
+            integrity_error: None,
+            details: None,
+        }
+    }
 }
 
 #[cfg(test)]

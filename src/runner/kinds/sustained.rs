@@ -19,10 +19,11 @@ use crate::settings::defs;
 use crate::stats::steady;
 use crate::units;
 
-use super::block::fill_buffers;
-use super::stream::{self, Chunk, Recorder};
-use super::test::{Rep, Shape, Test};
-use super::{Ctx, Measured, RunPlan};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::kinds::block::fill_buffers;
+use crate::runner::kinds::stream::{self, Chunk, Recorder};
+use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::settings::RunPlan;
 
 const FILE: &str = "sustained.dat";
 /// Width of one point of the series the steady state and the cliff are found in: fine enough
@@ -36,7 +37,7 @@ const SEGMENT: Duration = Duration::from_millis(1000);
 const SPACE_SHARE: f64 = 0.9;
 
 /// The sustained write: one new file, `block`-byte requests, `depth` in flight, until steady.
-pub(super) struct SustainedTest {
+pub(in crate::runner) struct SustainedTest {
     pub block: usize,
     pub depth: usize,
 }

@@ -1,5 +1,5 @@
 //! A test as the runner sees it: one trait, implemented once per kind of workload in that test's
-//! own file (`block.rs`, `files.rs`, `sets.rs`, `meta.rs`, `sustained.rs`, `throttled.rs`,
+//! own file (`block.rs`, `files.rs`, `sets/`, `meta.rs`, `sustained.rs`, `throttled.rs`,
 //! `tm_backup.rs`), so what a test plans (space, time, the shape its result records) and what it
 //! runs (prepare, measure, clean up) live side by side and cannot disagree. A new test is one file implementing
 //! [`Test`], an arm in `kinds::test_for`, and its variants in `workload::suite`.
@@ -9,12 +9,13 @@ use crate::results::{OpKind, Unit};
 use crate::settings::RunPlan;
 use crate::workload::SetName;
 
-use super::untimed::Work;
-use super::{Ctx, Measured, Progress};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::progress::Progress;
+use crate::runner::untimed::Work;
 
 /// What a test's result records of its I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Shape {
+pub(in crate::runner) struct Shape {
     pub block_size: u64,
     pub queue_depth: usize,
     pub op_kind: OpKind,
@@ -38,7 +39,7 @@ impl Shape {
 
 /// What one repetition works with: the run's context and plan, which repetition it is, and
 /// where it reports progress.
-pub(super) struct Rep<'r, 'c> {
+pub(in crate::runner) struct Rep<'r, 'c> {
     pub ctx: &'r mut Ctx<'c>,
     pub plan: &'r RunPlan,
     pub index: usize,
@@ -47,7 +48,7 @@ pub(super) struct Rep<'r, 'c> {
 
 /// One kind of test: what it plans and how it runs. A variant's test object lives for all its
 /// repetitions, so what `prepare` makes, `measure` uses and `clean_up` removes.
-pub(super) trait Test {
+pub(in crate::runner) trait Test {
     /// What its result records of its I/O.
     fn shape(&self) -> Shape;
 

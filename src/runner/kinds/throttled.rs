@@ -23,8 +23,9 @@ use crate::results::{Warning, WarningKind};
 use crate::stats::ThroughputSeries;
 use crate::workload::DataStamper;
 
-use super::test::{Rep, Shape, Test};
-use super::{Ctx, Measured, RunPlan};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::settings::RunPlan;
 
 const READ_FILE: &str = "throttled-read.dat";
 const WRITE_FILE: &str = "throttled-write.dat";
@@ -42,7 +43,7 @@ const PHASES: [(bool, bool, bool); 4] = [
 ];
 
 /// The throttled test: a `block`-byte backup write beside a foreground reader.
-pub(super) struct ThrottledTest {
+pub(in crate::runner) struct ThrottledTest {
     pub block: usize,
 }
 
@@ -152,14 +153,14 @@ fn scheduler_effect(chain: Option<&Chain>, direct: bool) -> PriorityEffect {
 
 /// Which side a job plays.
 #[derive(Clone, Copy)]
-pub(super) enum Side {
+pub(in crate::runner) enum Side {
     Write,
     Read,
 }
 
 /// The file a phase works on, opened by each of its threads.
 #[derive(Clone, Copy)]
-pub(super) struct Target<'a> {
+pub(in crate::runner) struct Target<'a> {
     pub dir: HandleRef<'a>,
     pub name: &'a str,
     pub how: OpenHow,
@@ -195,7 +196,7 @@ fn one(
 }
 
 /// Runs one job until `until`; returns bytes, seconds (writes: until durable) and requests.
-pub(super) fn job(
+pub(in crate::runner) fn job(
     side: Side,
     target: Target<'_>,
     len: u64,
@@ -353,7 +354,12 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize) -> Result<Measured> 
 }
 
 /// Creates the target's file with `len` bytes, durable.
-pub(super) fn write_full(target: Target<'_>, len: u64, block: usize, seed: u64) -> Result<()> {
+pub(in crate::runner) fn write_full(
+    target: Target<'_>,
+    len: u64,
+    block: usize,
+    seed: u64,
+) -> Result<()> {
     let io = |e| Error::io(format!("creating {}", target.name), e);
     let (mut engine, file) = open_engine(target, block).map_err(io)?;
     let mut stamper = DataStamper::new(seed);

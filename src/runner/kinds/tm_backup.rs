@@ -30,15 +30,17 @@ use crate::workload::tm_pattern::{
     self, DATA_WRITE, MAPPED_LEN, MAX_OPEN_BANDS, Round, TmPattern, TmPhase, WriteKind,
 };
 
-use super::test::{Rep, Shape, Test};
-use super::{Ctx, Measured, RunPlan, tm_beside};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::runner::kinds::tm_beside;
+use crate::settings::RunPlan;
 
 /// The plain copy's files: 8 MiB each (the photos of the trace's test tree), 1 MiB writes.
 const COPY_FILE: u64 = 8 << 20;
 const COPY_BLOCK: usize = 1 << 20;
 
 /// Time Machine's backup replayed into a sparse bundle, then a plain copy of its user data.
-pub(super) struct TmBackupTest;
+pub(in crate::runner) struct TmBackupTest;
 
 impl Test for TmBackupTest {
     fn shape(&self) -> Shape {

@@ -12,8 +12,9 @@ use crate::results::TmBesideReader;
 use crate::results::TmPhaseFigures;
 use crate::tree;
 
-use super::throttled::{self, Side, Target};
-use super::{Ctx, RunPlan};
+use crate::runner::ctx::Ctx;
+use crate::runner::kinds::throttled::{self, Side, Target};
+use crate::settings::RunPlan;
 
 const READ_FILE: &str = "tm-read.dat";
 const BLOCK: usize = 1 << 20;
@@ -21,7 +22,7 @@ const BLOCK: usize = 1 << 20;
 /// The reader alone for the block duration, then beside `replay` (in a thread of its own, at
 /// background priority) for as long as the replay took alone (`alone_s`); the replay's user
 /// data rate alone is `alone_mb_s`. `replay` returns its first backup's figures.
-pub(super) fn beside_reader(
+pub(in crate::runner) fn beside_reader(
     ctx: &Ctx<'_>,
     plan: &RunPlan,
     replay: &(dyn Fn(&str) -> Result<TmPhaseFigures> + Sync),

@@ -6,13 +6,13 @@ use strum::VariantArray;
 
 use crate::results::{TestResult, TimeAccount, Untimed, UntimedLine};
 
-use super::eta::Eta;
-use super::schedule::Schedule;
-use super::tracking::Tracker;
-use super::untimed::Ledger;
+use crate::runner::eta::Eta;
+use crate::runner::time::schedule::Schedule;
+use crate::runner::time::tracking::Tracker;
+use crate::runner::untimed::Ledger;
 
 /// The plan as it stood once the test file's first part had shown the destination's rate.
-pub(super) struct Planned {
+pub(in crate::runner) struct Planned {
     total_s: f64,
     untimed_s: [f64; Untimed::VARIANTS.len()],
 }

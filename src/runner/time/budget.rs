@@ -4,16 +4,16 @@
 use crate::results::{Warning, WarningKind};
 use crate::settings::RunPlan;
 
-use super::eta::{self, Cost};
-use super::schedule::{self, Schedule};
-use super::tracking::Tracker;
+use crate::runner::eta::{self, Cost};
+use crate::runner::time::schedule::{self, Schedule};
+use crate::runner::time::tracking::Tracker;
 
 /// The `stretched` warning, said as soon as the run knows it: before the tests run, when even
 /// the least repetitions of every variant and the untimed work they need (and `unwritten`, what
 /// is left of the test file) are predicted, at the rates the destination has shown, to end after
 /// the profile's budget; or after a variant, when the variants from `from` on are. The run goes
 /// on, as long as it needs.
-pub(super) fn stretched(
+pub(in crate::runner) fn stretched(
     plan: &RunPlan,
     schedule: &Schedule,
     tracker: &mut Tracker<'_>,
@@ -41,7 +41,7 @@ const FORECAST_NOISE: f64 = 0.05;
 
 /// Whether the least work fits the budget.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Fit {
+pub(in crate::runner) enum Fit {
     Fits,
     /// It does not: the run's whole length, in seconds, at the least.
     Stretched(f64),
@@ -49,7 +49,7 @@ pub(super) enum Fit {
 
 /// Whether `least_s` more seconds of work, `now_s` into the run, end within `budget_s`, the
 /// run's end ([`schedule::FINISH_S`]) included, or within [`FORECAST_NOISE`] over it.
-pub(super) fn fit(budget_s: f64, now_s: f64, least_s: f64) -> Fit {
+pub(in crate::runner) fn fit(budget_s: f64, now_s: f64, least_s: f64) -> Fit {
     let needs = now_s + least_s + schedule::FINISH_S;
     if needs <= budget_s * (1.0 + FORECAST_NOISE) {
         Fit::Fits
@@ -61,14 +61,18 @@ pub(super) fn fit(budget_s: f64, now_s: f64, least_s: f64) -> Fit {
 /// Whether a run that took `took_s` went past `budget_s` by more than a forecast's noise: a
 /// `stretched` said mid-run is kept only then, since the document says what happened (default
 /// runs on /var/tmp forecast 95-96 s at the file sets and ended at 89-90 s).
-pub(super) fn went_over(budget_s: Option<f64>, took_s: f64) -> bool {
+pub(in crate::runner) fn went_over(budget_s: Option<f64>, took_s: f64) -> bool {
     budget_s.is_none_or(|budget| took_s > budget * (1.0 + FORECAST_NOISE))
 }
 
 /// The `stretched` warning after the run, when it took well over the budget though its start
 /// did not foresee it: the least repetitions and the work between them (generating, copying,
 /// evicting, verifying), which no plan times before it has seen them, took that long here.
-pub(super) fn overran(plan: &RunPlan, schedule: &Schedule, eta: &eta::Eta) -> Option<Warning> {
+pub(in crate::runner) fn overran(
+    plan: &RunPlan,
+    schedule: &Schedule,
+    eta: &eta::Eta,
+) -> Option<Warning> {
     let budget = schedule.budget_s()?;
     let took = eta.elapsed_s();
     (took > budget * 1.2).then(|| {

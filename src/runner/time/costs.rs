@@ -6,12 +6,12 @@ use crate::results::{Untimed, repeats_until_precise};
 use crate::settings::{Repeats, RunPlan};
 use crate::workload::{SetName, TestId, Variant};
 
-use super::eta::{Cost, Eta};
-use super::kinds::test_for;
-use super::untimed::Work;
+use crate::runner::eta::{Cost, Eta};
+use crate::runner::kinds::test_for;
+use crate::runner::untimed::Work;
 
 /// One variant as the schedule sees it.
-pub(super) struct Item {
+pub(in crate::runner) struct Item {
     pub cost: Cost,
     /// What preparing it costs, before its first repetition.
     pub prepare: Cost,

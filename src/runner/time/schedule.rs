@@ -16,10 +16,10 @@ use crate::stats::precision;
 use crate::workload::Variant;
 use strum::VariantArray;
 
-use super::costs::Item;
-use super::eta::{Cost, Eta};
+use crate::runner::eta::{Cost, Eta};
+use crate::runner::time::costs::Item;
 
-pub(super) struct Schedule {
+pub(in crate::runner) struct Schedule {
     items: Vec<Item>,
     repeats: Repeats,
     /// The profile's budget for the tests chosen ([`chosen_share`]); None with `--runs N`.
@@ -35,7 +35,7 @@ pub(super) struct Schedule {
 /// Seconds kept from the budget for the run's end, which no step times: the scratch directory
 /// removed, the verdict and the report, and the last variants' overshoot of their allowances
 /// (default runs on /var/tmp aiming at 88 s ended 88.1-90.3 s on the run's clock).
-pub(super) const FINISH_S: f64 = 3.0;
+pub(in crate::runner) const FINISH_S: f64 = 3.0;
 
 /// Variants' worth of prior belief in [`Schedule::extra_share`]: a tenth of one, so that the
 /// first two finished variants (by 10% of a run, often no more) outweigh it twentyfold.
@@ -44,7 +44,7 @@ const PRIOR: f64 = 0.1;
 /// Where a variant is: about to start its repetition `done + 1` (or its preparation), having
 /// spent `spent_s` since it began, its preparation included, with the allowance it began with.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Position {
+pub(in crate::runner) struct Position {
     pub index: usize,
     pub done: usize,
     pub spent_s: f64,
@@ -330,7 +330,7 @@ impl Schedule {
 /// repetitions, then once the median is precise (its 95% half-width, a fraction of it, within
 /// the profile's), else at its most repetitions or once the next repetition would end after
 /// the variant's allowance (`would_spend_s` is the time spent with it). `n` repetitions ran.
-pub(super) fn decide(
+pub(in crate::runner) fn decide(
     repeats: Repeats,
     (n, precision): (usize, Option<f64>),
     would_spend_s: f64,

@@ -6,9 +6,9 @@
 use std::rc::Rc;
 use std::time::Instant;
 
-use super::Progress;
-use super::eta::{Cost, Eta};
-use super::untimed::Ledger;
+use crate::runner::eta::{Cost, Eta};
+use crate::runner::progress::Progress;
+use crate::runner::untimed::Ledger;
 
 enum Clock {
     Wall(Instant),
@@ -16,7 +16,7 @@ enum Clock {
     Virtual(f64),
 }
 
-pub(super) struct Tracker<'p> {
+pub(in crate::runner) struct Tracker<'p> {
     display: &'p mut dyn Progress,
     eta: Eta,
     clock: Clock,

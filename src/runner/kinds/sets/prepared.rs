@@ -8,11 +8,17 @@ use crate::results::Untimed;
 use crate::tree::{self, Task};
 use crate::workload::{CopyProgram, SetName};
 
-use super::sources::{PREP_THREADS, SourceSet};
-use super::{Ctx, Progress, RunPlan};
+use crate::runner::ctx::Ctx;
+use crate::runner::progress::Progress;
+use crate::runner::sources::{PREP_THREADS, SourceSet};
+use crate::settings::RunPlan;
 
 /// Copies `source` into a new directory of the scratch, untimed, durable.
-pub(super) fn prepare_copy(ctx: &Ctx<'_>, source: &SourceSet, name: &str) -> Result<Root> {
+pub(in crate::runner) fn prepare_copy(
+    ctx: &Ctx<'_>,
+    source: &SourceSet,
+    name: &str,
+) -> Result<Root> {
     let dst = tree::make_dir(&ctx.scratch.root(), name, ctx.engines)?;
     let task = Task::Copy {
         dst: dst.clone(),
@@ -34,7 +40,7 @@ pub(super) fn prepare_copy(ctx: &Ctx<'_>, source: &SourceSet, name: &str) -> Res
 
 /// The copied set a restore variant reads or an update variant updates, made once for all its
 /// repetitions.
-pub(super) struct PreparedCopy {
+pub(in crate::runner) struct PreparedCopy {
     pub root: Root,
     /// Its name in the scratch directory, for its removal.
     pub name: String,
@@ -43,13 +49,13 @@ pub(super) struct PreparedCopy {
 }
 
 /// Removes a tree of the scratch directory, untimed (its `bytes` for the ledger).
-pub(super) fn remove(ctx: &Ctx<'_>, name: &str, bytes: u64) {
+pub(in crate::runner) fn remove(ctx: &Ctx<'_>, name: &str, bytes: u64) {
     ctx.ledger.time(Untimed::Remove, bytes, || {
         tree::remove_all(&ctx.scratch.root(), name, ctx.engines)
     });
 }
 
-pub(super) fn prepare_restore(
+pub(in crate::runner) fn prepare_restore(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
     set: SetName,
@@ -66,7 +72,7 @@ pub(super) fn prepare_restore(
 }
 
 /// The program's own copy of the set, which its update variant then runs onto again.
-pub(super) fn prepare_update(
+pub(in crate::runner) fn prepare_update(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
     (set, program): (SetName, CopyProgram),

@@ -12,12 +12,12 @@ use crate::stats::{LatencyHistogram, ThroughputSeries};
 use crate::tree::{self, Listed, Outcome, ProgramCopy, Skipped};
 use crate::workload::CopyProgram;
 
-use super::Ctx;
-use super::prepared::{PreparedCopy, remove};
-use super::sources::SourceSet;
+use crate::runner::ctx::Ctx;
+use crate::runner::kinds::sets::prepared::{PreparedCopy, remove};
+use crate::runner::sources::SourceSet;
 
 /// One timed copy of the set by `program` into a fresh directory, removed untimed after.
-pub(super) fn copy_pass(
+pub(in crate::runner) fn copy_pass(
     ctx: &mut Ctx<'_>,
     program: CopyProgram,
     (rep, pass): (usize, u64),
@@ -40,7 +40,7 @@ pub(super) fn copy_pass(
 
 /// One timed run of `program` onto its own copy of the set, which nothing changed: its files
 /// walked, no data moved.
-pub(super) fn update_pass(
+pub(in crate::runner) fn update_pass(
     ctx: &mut Ctx<'_>,
     program: CopyProgram,
     prepared: &PreparedCopy,

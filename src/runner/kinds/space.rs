@@ -7,11 +7,11 @@ use crate::settings::{RunPlan, defs};
 use crate::units;
 use crate::workload::{SetName, Workload};
 
-use super::kinds::test_for;
-use super::sources::PREP_THREADS;
+use crate::runner::kinds::test_for;
+use crate::runner::sources::PREP_THREADS;
 
 impl RunPlan {
-    pub(super) fn has_block_tests(&self) -> bool {
+    pub(in crate::runner) fn has_block_tests(&self) -> bool {
         self.variants
             .iter()
             .any(|v| matches!(v.workload, Workload::Block { .. }))
@@ -38,7 +38,7 @@ impl RunPlan {
 
 /// Refuses to start when the destination reports less free space than the run needs, the copy
 /// of a `--source` folder included.
-pub(super) fn check_space(plan: &RunPlan) -> Result<()> {
+pub(in crate::runner) fn check_space(plan: &RunPlan) -> Result<()> {
     let needed = with_source_size(plan)?.space_needed();
     let available = platform::available_space(&plan.destination).map_err(|e| {
         Error::io(

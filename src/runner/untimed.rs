@@ -11,12 +11,12 @@ use strum::VariantArray;
 use crate::results::{Spent, Untimed};
 
 /// Untimed work a test plans: a kind and the bytes it handles.
-pub(super) type Work = (Untimed, u64);
+pub(in crate::runner) type Work = (Untimed, u64);
 
 /// Seconds and bytes of each kind of untimed work so far. Shared by the tests, which time their
 /// work through it, and the tracker, which reads it after each step.
 #[derive(Debug, Default)]
-pub(super) struct Ledger {
+pub(in crate::runner) struct Ledger {
     spent: [Cell<Spent>; Untimed::VARIANTS.len()],
 }
 

@@ -13,7 +13,7 @@ use strum::VariantArray;
 
 use crate::results::{Spent, Untimed};
 
-use super::untimed::Work;
+use crate::runner::untimed::Work;
 
 /// The rate assumed for steps that move bytes before any has been timed, bytes/s: an ordinary
 /// disk's; the first step that moves bytes (the block tests' file) replaces it.
@@ -108,7 +108,7 @@ impl Eta {
     }
 
     /// The seconds a step of `cost` is predicted to take, with what the run has taught so far.
-    pub(super) fn predict(&self, cost: Cost) -> f64 {
+    pub(in crate::runner) fn predict(&self, cost: Cost) -> f64 {
         let timed = cost.seconds * self.timed.value().unwrap_or(1.0);
         if cost.bytes == 0 {
             return timed;
@@ -119,7 +119,7 @@ impl Eta {
 
     /// The seconds untimed `work` is predicted to take: each kind at the rate it has shown,
     /// else at the rate the destination moved bytes at.
-    pub(super) fn predict_untimed(&self, work: &[Work]) -> f64 {
+    pub(in crate::runner) fn predict_untimed(&self, work: &[Work]) -> f64 {
         let taught = |kind: Untimed| {
             let seen = self.untimed[kind as usize];
             (seen.seconds >= UNTIMED_TAUGHT_S && seen.bytes > 0).then_some(seen)
@@ -149,26 +149,26 @@ impl Eta {
     }
 
     /// What each kind of untimed work has taken so far.
-    pub(super) fn set_untimed(&mut self, spent: [Spent; Untimed::VARIANTS.len()]) {
+    pub(in crate::runner) fn set_untimed(&mut self, spent: [Spent; Untimed::VARIANTS.len()]) {
         self.untimed = spent;
     }
 
     /// A step predicted at `current_s` begins; `after_s` is what the steps after it are
     /// predicted to take.
-    pub(super) fn begin(&mut self, current_s: f64, after_s: f64) {
+    pub(in crate::runner) fn begin(&mut self, current_s: f64, after_s: f64) {
         self.current_s = current_s.max(0.0);
         self.remaining_s = self.current_s + after_s.max(0.0);
     }
 
     /// The run ended: nothing remains.
-    pub(super) fn end(&mut self) {
+    pub(in crate::runner) fn end(&mut self) {
         self.remaining_s = 0.0;
         self.current_s = 0.0;
     }
 
     /// The step under way, planned at `cost`, took `actual_s`, of which `untimed_s` was untimed
     /// work (predicted on its own, so not learned from here).
-    pub(super) fn finished(&mut self, cost: Cost, actual_s: f64, untimed_s: f64) {
+    pub(in crate::runner) fn finished(&mut self, cost: Cost, actual_s: f64, untimed_s: f64) {
         self.elapsed_s += actual_s;
         self.remaining_s = (self.remaining_s - self.current_s).max(0.0);
         self.current_s = 0.0;
@@ -177,13 +177,13 @@ impl Eta {
 
     /// The run's clock reads `now_s`: time between steps (a variant's clean-up) counts as
     /// elapsed.
-    pub(super) fn catch_up(&mut self, now_s: f64) {
+    pub(in crate::runner) fn catch_up(&mut self, now_s: f64) {
         self.elapsed_s = self.elapsed_s.max(now_s);
     }
 
     /// Work of `cost` took `actual_s`: the corrections learn from it (a part of a step, timed
     /// on its own, or a finished step).
-    pub(super) fn learn(&mut self, cost: Cost, actual_s: f64) {
+    pub(in crate::runner) fn learn(&mut self, cost: Cost, actual_s: f64) {
         if cost.bytes > 0 {
             if actual_s > cost.seconds * MOVED_NOT_FLOORED && actual_s > 0.0 {
                 self.moved.add(cost.bytes as f64, actual_s);

@@ -19,16 +19,17 @@ use crate::tree::{self, Outcome, Task};
 use crate::workload::SetName;
 use crate::workload::fileset::{self, SetSpec};
 
-use super::untimed::Ledger;
-use super::{Progress, RunPlan};
+use crate::runner::progress::Progress;
+use crate::runner::untimed::Ledger;
+use crate::settings::RunPlan;
 
 /// Threads used for untimed preparation reads and copies.
-pub(super) const PREP_THREADS: usize = 4;
+pub(in crate::runner) const PREP_THREADS: usize = 4;
 
 /// A set's description and where it is: a root opened once, every task over the set reaching
 /// its files from that handle (a source swapped for a symlink later cannot redirect a read).
 #[derive(Clone)]
-pub(super) struct SourceSet {
+pub(in crate::runner) struct SourceSet {
     pub info: FileSetInfo,
     pub root: Root,
     /// What reading it first left out (a `--source`'s symlinks, FIFOs, mount points...), for
@@ -38,14 +39,14 @@ pub(super) struct SourceSet {
 
 /// Source sets of the run, made on first use.
 #[derive(Default)]
-pub(super) struct Sources {
+pub(in crate::runner) struct Sources {
     area: Option<Scratch>,
     sets: HashMap<SetName, SourceSet>,
 }
 
 impl Sources {
     /// The set's source, generating it first if needed.
-    pub(super) fn get(
+    pub(in crate::runner) fn get(
         &mut self,
         plan: &RunPlan,
         name: SetName,
@@ -222,7 +223,7 @@ pub fn check_folder(path: &Path, flag: &defs::Setting) -> Result<()> {
 }
 
 /// The warning about what a walk of the set skipped, by kind, with a few of them named.
-pub(super) fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<Warning> {
+pub(in crate::runner) fn skipped(outcome: &Outcome, set: &FileSetInfo) -> Vec<Warning> {
     let Some(counts) = outcome.skipped.describe() else {
         return Vec::new();
     };

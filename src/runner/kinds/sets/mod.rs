@@ -3,6 +3,9 @@
 //! again onto its copy (an update). Sources stay in the page cache when they fit (see
 //! `sources`), so a copy measures the destination.
 
+pub(in crate::runner) mod prepared;
+pub(in crate::runner) mod program_copies;
+
 use crate::engine::tree::Root;
 use crate::error::Result;
 use crate::platform;
@@ -12,18 +15,19 @@ use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
 use crate::workload::{FileOp, SetName};
 
-use super::prepared::{self, PreparedCopy, prepare_copy, remove};
-use super::program_copies;
-use super::sources::{PREP_THREADS, SourceSet, skipped};
-use super::test::{Rep, Shape, Test};
-use super::untimed::Work;
-use super::{Ctx, Measured, Progress, RunPlan};
+use crate::runner::ctx::{Ctx, Measured};
+use crate::runner::kinds::sets::prepared::{PreparedCopy, prepare_copy, remove};
+use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::runner::progress::Progress;
+use crate::runner::sources::{PREP_THREADS, SourceSet, skipped};
+use crate::runner::untimed::Work;
+use crate::settings::RunPlan;
 
 /// Residency above this after eviction means the eviction did not work.
 const RESIDENT_LIMIT: f64 = 0.01;
 
 /// A repetition of a tree task: its rate in `unit`, counts, series and latencies.
-pub(super) fn measured(
+pub(in crate::runner) fn measured(
     outcome: Outcome,
     unit: Unit,
     method: Method,
@@ -59,7 +63,7 @@ pub(super) fn measured(
 
 /// A file-set variant; a restore reads, and an update runs onto, a copy of the set made before
 /// its first repetition.
-pub(super) struct FileSetTest {
+pub(in crate::runner) struct FileSetTest {
     pub job: FileSetJob,
     pub prepared: Option<PreparedCopy>,
 }
@@ -184,18 +188,18 @@ fn unit_of(op: FileOp) -> Unit {
 
 /// One file-set variant's parameters.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct FileSetJob {
+pub(in crate::runner) struct FileSetJob {
     pub op: FileOp,
     pub set: SetName,
     pub threads: usize,
 }
 
 /// The most passes over its set one repetition makes to last the minimum time.
-pub(super) const MAX_PASSES: u64 = 100;
+pub(in crate::runner) const MAX_PASSES: u64 = 100;
 /// A repetition does not go over its set again when that would take its wall time, untimed
 /// work included, past this many times the minimum time: preparing and cleaning up count
 /// against the run's time budget.
-pub(super) const WALL_BUDGET: u32 = 2;
+pub(in crate::runner) const WALL_BUDGET: u32 = 2;
 
 /// One timed repetition of a file-set variant: the set copied (each time into a fresh
 /// directory), read back or deleted as many times as it takes to last `plan.min_time`, within
