@@ -42,7 +42,7 @@ pub use workload::TestSelector;
 // the system calls std lacks.
 pub use history::{Filesystem, latest_schema_version, with_filesystem};
 pub use platform::{is_root, symlink};
-pub use report::history::utc;
+pub use report::dates::utc;
 pub use stats::median;
 
 /// The version a bug report can quote: `0.2.0 (3f2c1ab 2026-11-30) x86_64-unknown-linux-musl,

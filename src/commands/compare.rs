@@ -13,6 +13,6 @@ pub fn compare(args: &CompareArgs) -> Result<String> {
     Ok(if args.json {
         report::export::comparison(&cmp)
     } else {
-        report::history::compare(&cmp)
+        report::terminal::history::compare(&cmp)
     })
 }

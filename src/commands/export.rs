@@ -8,11 +8,11 @@ use super::db;
 
 pub fn export(args: &ExportArgs) -> Result<String> {
     let records = db::records(&args.db, &args.ids)?;
-    let exporter: &dyn report::Exporter = match args.format {
-        ExportFormat::Json => &report::json::Json,
-        ExportFormat::Csv => &report::csv::Csv,
-        ExportFormat::Md => &report::markdown::Markdown,
-        ExportFormat::Fio => &report::fio::FioJobs,
+    let exporter: &dyn report::export::Exporter = match args.format {
+        ExportFormat::Json => &report::export::json::Json,
+        ExportFormat::Csv => &report::export::csv::Csv,
+        ExportFormat::Md => &report::export::markdown::Markdown,
+        ExportFormat::Fio => &report::export::fio::FioJobs,
     };
     Ok(exporter.serialize(&records))
 }

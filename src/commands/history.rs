@@ -15,16 +15,16 @@ pub fn history(args: &HistoryArgs) -> Result<String> {
     Ok(if args.json {
         report::export::list(&entries)
     } else {
-        report::history::list(&entries)
+        report::terminal::history::list(&entries)
     })
 }
 
 pub fn show(args: &ShowArgs) -> Result<String> {
     let records = db::records(&args.db, &[args.id])?;
     Ok(if args.json {
-        report::Exporter::serialize(&report::json::Json, &records)
+        report::export::Exporter::serialize(&report::export::json::Json, &records)
     } else {
-        report::history::show(&records[0], args.verbose)
+        report::terminal::history::show(&records[0], args.verbose)
     })
 }
 

@@ -315,7 +315,7 @@ fn print(output: &Output, run_report: &RunReport) -> Result<()> {
         return Ok(());
     };
     let text = if *json {
-        report::json::render(run_report)
+        report::export::json::render(run_report)
     } else {
         let (style, layout) = if file.is_some() {
             // A file is read later, anywhere: the default width, no colour codes.
@@ -375,7 +375,7 @@ fn not_stored(cause: Error, run_report: &crate::results::RunReport, json: bool) 
             run_report.started_unix_s,
             std::process::id()
         ));
-        let text = report::json::render(run_report);
+        let text = report::export::json::render(run_report);
         let written = match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)

@@ -209,7 +209,7 @@ proptest! {
                 }
             }
             // However odd the label, the history's table shows it without control characters.
-            let listed = report::history::list(&[HistoryEntry {
+            let listed = report::terminal::history::list(&[HistoryEntry {
                 id: 1,
                 stored_unix_s: 0,
                 started_unix_s: 0,
@@ -326,7 +326,7 @@ fn read_back(store: &Store, id: i64) -> Result<(), TestCaseError> {
     match store.get(id) {
         Ok(record) => {
             let records: Vec<RunRecord> = vec![record];
-            let _ = report::history::show(&records[0], true);
+            let _ = report::terminal::history::show(&records[0], true);
             let layout = report::terminal::Layout {
                 width: 80,
                 wide: false,
@@ -338,9 +338,9 @@ fn read_back(store: &Store, id: i64) -> Result<(), TestCaseError> {
                 layout,
             );
             for exporter in [
-                &report::json::Json as &dyn Exporter,
-                &report::csv::Csv,
-                &report::markdown::Markdown,
+                &report::export::json::Json as &dyn Exporter,
+                &report::export::csv::Csv,
+                &report::export::markdown::Markdown,
                 &report::html::Html,
             ] {
                 let _ = exporter.serialize(&records);

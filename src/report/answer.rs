@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::escape::html as escape;
+use crate::report::escape::html as escape;
 use crate::results::{Answer, AnswerRow, Range};
 use crate::units::human_duration;
 

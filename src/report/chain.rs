@@ -107,5 +107,5 @@ pub fn render_json(chain: &Chain) -> String {
         destbench_version: crate::VERSION,
         chain,
     };
-    super::export::pretty(&doc)
+    crate::report::export::pretty(&doc)
 }

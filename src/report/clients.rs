@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use crate::history::RunRecord;
 use crate::results::{Aggregate, ClusterInfo};
 
-use super::charts::{self, Line, XAxis};
-use super::escape::html as escape;
-use super::figures::figure;
-use super::table::Table;
+use crate::report::escape::html as escape;
+use crate::report::html::charts::{self, Line, XAxis};
+use crate::report::html::figures::figure;
+use crate::report::table::Table;
 
 /// One line on who took part.
 pub fn summary(info: &ClusterInfo) -> String {

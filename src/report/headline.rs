@@ -3,7 +3,7 @@
 //! backup-shaped ones, each naming the result it comes from. Which results they are is
 //! `RunReport::headline`'s choice; every figure is a stored result's median.
 
-use super::table::{MISSING, Table};
+use crate::report::table::{MISSING, Table};
 use crate::results::{OpKind, RunReport, TestResult};
 
 /// The headline's two tables: the block figures, and the backup-shaped ones (None when the run

@@ -5,37 +5,16 @@
 
 mod answer;
 pub mod chain;
-mod charts;
 pub mod clients;
-pub mod csv;
-mod details;
-mod diagram;
+pub mod dates;
 pub mod escape;
 pub mod estimate;
-mod estimate_command;
 pub mod export;
-mod figures;
-pub mod fio;
 mod headline;
-
-pub mod history;
 pub mod html;
-pub mod json;
-pub mod markdown;
-mod progress;
-mod results_table;
-mod summary;
 pub mod table;
 pub mod terminal;
-pub mod tiles;
 mod warnings;
 
-pub use progress::{ProgressReader, ProgressView, TerminalProgress};
-
-use crate::history::RunRecord;
-
-/// A format stored runs are exported to (`export --format`, `report --html`).
-pub trait Exporter {
-    /// The whole export of `runs`, in their order (the first is the baseline of comparisons).
-    fn serialize(&self, runs: &[RunRecord]) -> String;
-}
+pub use export::Exporter;
+pub use terminal::progress::{ProgressReader, ProgressView, TerminalProgress};

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::escape;
 use crate::history::{Comparison, Group};
+use crate::report::escape;
 
 /// How a column's cells line up: text to the left, numbers to the right.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use crate::workload::presets::CommandTool;
 use crate::estimate::model::Range;
 
 /// A prediction and its range, as every estimate prints it.
-pub(super) fn range(r: &Range) -> String {
+pub(in crate::report) fn range(r: &Range) -> String {
     format!(
         "{} ({} to {})",
         human_duration(r.expected),
@@ -24,7 +24,7 @@ pub(super) fn range(r: &Range) -> String {
 }
 
 /// Each destination's first backup with the tool, its fit, runs, limit and second backup.
-pub(super) fn lines(out: &mut String, commands: &[CommandDestination]) {
+pub(in crate::report) fn lines(out: &mut String, commands: &[CommandDestination]) {
     for c in commands {
         let _ = writeln!(
             out,
@@ -145,7 +145,7 @@ fn runs_line(runs: &[ToolRun]) -> String {
 
 /// One destination's estimate with a backup program, for the JSON.
 #[derive(Serialize)]
-pub(super) struct CommandDoc<'a> {
+pub(in crate::report) struct CommandDoc<'a> {
     #[serde(flatten)]
     origin: &'a Origin,
     tool: ToolDoc<'a>,
@@ -184,7 +184,7 @@ struct SecondDoc<'a> {
 }
 
 impl<'a> CommandDoc<'a> {
-    pub(super) fn of(c: &'a CommandDestination) -> CommandDoc<'a> {
+    pub(in crate::report) fn of(c: &'a CommandDestination) -> CommandDoc<'a> {
         let e = c.estimate.as_ref().ok();
         CommandDoc {
             origin: &c.origin,

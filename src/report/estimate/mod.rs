@@ -1,6 +1,8 @@
 //! `destbench estimate` as text and as JSON (schema `destbench.estimate/1`, in docs/json.md).
 //! Everything shown is computed by `estimate`; this only lays it out.
 
+pub(in crate::report) mod command;
+
 use std::fmt::Write;
 use std::path::Path;
 
@@ -18,7 +20,7 @@ use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
 pub use crate::units::human_duration;
 
-use super::estimate_command::range;
+use crate::report::estimate::command::range;
 
 pub const ESTIMATE_SCHEMA: &str = "destbench.estimate/1";
 
@@ -45,7 +47,7 @@ pub fn render(report: &EstimateReport) -> String {
         return out;
     }
     if !report.commands.is_empty() {
-        super::estimate_command::lines(&mut out, &report.commands);
+        crate::report::estimate::command::lines(&mut out, &report.commands);
         return out;
     }
     for e in &report.estimates {
@@ -271,7 +273,7 @@ struct Doc<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     time_machine: Vec<TimeMachineDoc<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    commands: Vec<super::estimate_command::CommandDoc<'a>>,
+    commands: Vec<crate::report::estimate::command::CommandDoc<'a>>,
 }
 
 /// One stored run's Time Machine estimate, or its error.
@@ -345,10 +347,10 @@ pub fn render_json(report: &EstimateReport) -> String {
         commands: report
             .commands
             .iter()
-            .map(super::estimate_command::CommandDoc::of)
+            .map(crate::report::estimate::command::CommandDoc::of)
             .collect(),
     };
-    super::export::pretty(&doc)
+    crate::report::export::pretty(&doc)
 }
 
 impl<'a> SourceDoc<'a> {

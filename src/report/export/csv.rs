@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::Exporter;
-use super::escape::csv_field;
 use crate::history::RunRecord;
+use crate::report::escape::csv_field;
+use crate::report::export::Exporter;
 
 /// The schema of the CSV export, in its first column (CSV has no place for a header comment).
 pub const CSV_SCHEMA: &str = "destbench.csv/1";

@@ -9,9 +9,9 @@
 
 use std::fmt::Write as _;
 
-use super::Exporter;
 use crate::engine::EngineKind;
 use crate::history::RunRecord;
+use crate::report::export::Exporter;
 use crate::results::fio::LAY_DOWN_JOB;
 use crate::results::{Method, TestResult};
 use crate::workload::{Direction, Pattern, Workload};

@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use super::Exporter;
-use super::export::{EXPORT_SCHEMA, runs as documented_runs};
 use crate::history::{Environment, RunRecord};
+use crate::report::export::Exporter;
+use crate::report::export::{EXPORT_SCHEMA, runs as documented_runs};
 use crate::results::RunReport;
 
 /// The run document, pretty-printed, with a trailing newline.

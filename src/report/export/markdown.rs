@@ -3,11 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::Exporter;
-use super::escape::markdown_cell as cell;
-use super::table::{self, Table};
 use crate::history::{RunRecord, compare};
-use crate::report::history::utc;
+use crate::report::dates::utc;
+use crate::report::escape::markdown_cell as cell;
+use crate::report::export::Exporter;
+use crate::report::table::{self, Table};
 
 /// `export --format md`.
 pub struct Markdown;
@@ -40,7 +40,7 @@ impl Exporter for Markdown {
             }
         }
         for record in records {
-            if let Some(headline) = super::headline::tables(&record.run) {
+            if let Some(headline) = crate::report::headline::tables(&record.run) {
                 let _ = writeln!(out, "\n### Headline: {}\n", cell(&record.name()));
                 out.push_str(&headline.block.markdown());
                 if let Some(backup) = headline.backup {

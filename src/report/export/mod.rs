@@ -1,9 +1,20 @@
 //! JSON of the history commands that are not exports of whole runs: `history --json` (a list of
 //! runs, each with its `id`) and `compare --json` (the comparison model).
 
+pub mod csv;
+pub mod fio;
+pub mod json;
+pub mod markdown;
+
 use serde::Serialize;
 
-use crate::history::{Comparison, HistoryEntry};
+use crate::history::{Comparison, HistoryEntry, RunRecord};
+
+/// A format stored runs are exported to (`export --format`, `report --html`).
+pub trait Exporter {
+    /// The whole export of `runs`, in their order (the first is the baseline of comparisons).
+    fn serialize(&self, runs: &[RunRecord]) -> String;
+}
 
 /// A JSON document, pretty-printed, with a trailing newline.
 pub(crate) fn pretty(value: &impl Serialize) -> String {

@@ -136,7 +136,7 @@ fn svg(title: &str, size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> 
         Ok(()) => svg,
         Err(e) => format!(
             "<p class=\"note\">{title}: chart could not be drawn ({})</p>",
-            super::escape::html(&e.to_string())
+            crate::report::escape::html(&e.to_string())
         ),
     }
 }

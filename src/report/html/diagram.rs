@@ -4,15 +4,15 @@
 
 use std::fmt::Write as _;
 
-use super::escape::html as escape;
 use crate::probe::{Bandwidth, Chain, Node};
+use crate::report::escape::html as escape;
 use crate::results::Verdict;
 
 /// The chain as boxes, path to wire: a row while the chain is a line, a column of rows where it
 /// branches (RAID members, the devices of a multi-device filesystem). A link with a known
 /// ceiling shows it and a meter of the measured rate against it; a link of unknown speed says
 /// why; parts without a speed of their own (filesystems, partitions) are drawn plain.
-pub(super) fn chain(out: &mut String, chain: &Chain, verdict: Option<&Verdict>) {
+pub(in crate::report) fn chain(out: &mut String, chain: &Chain, verdict: Option<&Verdict>) {
     let _ = write!(
         out,
         "<div class=\"chain\" data-chart=\"chain\" aria-label=\"the chain from the destination to the wire\">"

@@ -5,9 +5,9 @@
 
 use std::fmt::Write as _;
 
-use super::charts::{self, Line, XAxis};
-use super::escape::html as escape;
 use crate::history::{Comparison, Group, RunRecord};
+use crate::report::escape::html as escape;
+use crate::report::html::charts::{self, Line, XAxis};
 use crate::results::TestResult;
 use crate::workload::{TestId, Workload};
 
@@ -15,7 +15,7 @@ use crate::workload::{TestId, Workload};
 const PERCENTILES: [&str; 4] = ["p50", "p99", "p99.9", "max"];
 
 /// One chart and its legend (series `i` in colour `i`).
-pub(super) fn figure(out: &mut String, kind: &str, svg: String, legend: &[&str]) {
+pub(in crate::report) fn figure(out: &mut String, kind: &str, svg: String, legend: &[&str]) {
     let _ = write!(
         out,
         "<figure class=\"chart\" data-chart=\"{kind}\">{svg}<ul class=\"legend\">"
@@ -40,7 +40,7 @@ fn grid(out: &mut String, body: &str) {
 }
 
 /// The bar chart of one test of a comparison: a group of bars per variant, a bar per run.
-pub(super) fn bars(out: &mut String, cmp: &Comparison, group: &Group) {
+pub(in crate::report) fn bars(out: &mut String, cmp: &Comparison, group: &Group) {
     let categories: Vec<String> = group.rows.iter().map(|r| r.variant.clone()).collect();
     let series: Vec<(String, Vec<Option<f64>>)> = cmp
         .runs
@@ -102,7 +102,7 @@ fn scaling_lines(cmp: &Comparison, group: &Group) -> Vec<(String, Vec<Line>)> {
     runs
 }
 
-pub(super) fn thread_scaling(out: &mut String, cmp: &Comparison) {
+pub(in crate::report) fn thread_scaling(out: &mut String, cmp: &Comparison) {
     let mut body = String::new();
     for group in &cmp.groups {
         let runs = scaling_lines(cmp, group);
@@ -137,7 +137,7 @@ pub(super) fn thread_scaling(out: &mut String, cmp: &Comparison) {
     }
 }
 
-pub(super) fn over_time(out: &mut String, records: &[RunRecord]) {
+pub(in crate::report) fn over_time(out: &mut String, records: &[RunRecord]) {
     let _ = writeln!(
         out,
         "<h2>Throughput over time</h2>\n<p class=\"note\">One chart per test and run: the \
@@ -165,7 +165,7 @@ pub(super) fn over_time(out: &mut String, records: &[RunRecord]) {
     });
 }
 
-pub(super) fn latencies(out: &mut String, records: &[RunRecord]) {
+pub(in crate::report) fn latencies(out: &mut String, records: &[RunRecord]) {
     let _ = writeln!(
         out,
         "<h2>Latency percentiles</h2>\n<p class=\"note\">One chart per test and run; µs on a \
@@ -242,7 +242,7 @@ impl RunChart {
 
 /// Each result's repetitions in the order they ran: the figure, how long it took, and the
 /// bytes moved, in a details element under the test's table.
-pub(super) fn repetitions(out: &mut String, records: &[RunRecord], test: TestId) {
+pub(in crate::report) fn repetitions(out: &mut String, records: &[RunRecord], test: TestId) {
     let mut rows = String::new();
     let mut most = 0;
     for r in records {

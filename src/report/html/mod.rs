@@ -5,15 +5,19 @@
 //! inline SVG from `charts`, small multiples in a grid as wide as the page. Every user-supplied
 //! text (labels, paths, chain names) is escaped.
 
+pub(in crate::report) mod charts;
+pub(in crate::report) mod diagram;
+pub(in crate::report) mod figures;
+pub(in crate::report) mod summary;
+pub mod tiles;
+
 use std::fmt::Write as _;
 
-use super::Exporter;
-use super::escape::html as escape;
-use super::figures;
-use super::summary;
-use super::table;
 use crate::history::{Comparison, RunRecord, compare};
-use crate::report::history::utc;
+use crate::report::dates::utc;
+use crate::report::escape::html as escape;
+use crate::report::export::Exporter;
+use crate::report::table;
 
 const STYLE: &str = "
 body { font-family: sans-serif; margin: 1em 2em; color: #222; background: #fff; }
@@ -65,7 +69,7 @@ fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
     settings_differ(&mut out, cmp);
     results(&mut out, cmp, records);
     figures::thread_scaling(&mut out, cmp);
-    super::clients::html(&mut out, records);
+    crate::report::clients::html(&mut out, records);
     figures::over_time(&mut out, records);
     figures::latencies(&mut out, records);
     notes(&mut out, records);
@@ -159,7 +163,7 @@ fn notes(out: &mut String, records: &[RunRecord]) {
     let mut items = String::new();
     for r in records {
         let run = &r.run;
-        let all = super::warnings::all(run)
+        let all = crate::report::warnings::all(run)
             .into_iter()
             .map(|w| format!("warning: {w}"))
             .chain(

@@ -6,13 +6,13 @@
 
 use std::fmt::Write as _;
 
-use super::escape::html as escape;
-use super::tiles::{NO_HEADLINE, verdict};
 use crate::history::RunRecord;
+use crate::report::escape::html as escape;
+use crate::report::html::tiles::{NO_HEADLINE, verdict};
 use crate::results::RunReport;
 
 /// The summary of every run.
-pub(super) fn summaries(out: &mut String, records: &[RunRecord]) {
+pub(in crate::report) fn summaries(out: &mut String, records: &[RunRecord]) {
     for r in records {
         let _ = writeln!(
             out,
@@ -21,13 +21,13 @@ pub(super) fn summaries(out: &mut String, records: &[RunRecord]) {
         );
         let run = &r.run;
         if let Some(answer) = &run.answer {
-            out.push_str(&super::answer::html(answer));
+            out.push_str(&crate::report::answer::html(answer));
         }
         verdict(out, run, |words| {
             format!("<p class=\"verdict\"><b>Verdict:</b> {words}</p>")
         });
         match &run.chain {
-            Some(chain) => super::diagram::chain(out, chain, run.verdict.as_ref()),
+            Some(chain) => crate::report::html::diagram::chain(out, chain, run.verdict.as_ref()),
             None => {
                 let _ = writeln!(
                     out,
@@ -42,7 +42,7 @@ pub(super) fn summaries(out: &mut String, records: &[RunRecord]) {
 
 /// The headline tables of one run (`report::headline`), then Time Machine's log lines.
 fn headline(out: &mut String, run: &RunReport) {
-    let Some(tables) = super::headline::tables(run) else {
+    let Some(tables) = crate::report::headline::tables(run) else {
         out.push_str(NO_HEADLINE);
         return;
     };

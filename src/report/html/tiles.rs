@@ -5,17 +5,17 @@
 
 use std::fmt::Write as _;
 
-use super::escape::html as escape;
-use super::table::{Align, Table};
+use crate::report::escape::html as escape;
+use crate::report::table::{Align, Table};
 use crate::results::RunReport;
 
 /// What a page says of a run without a verdict, and of one that measured no headline figure.
 const NO_VERDICT: &str = "<p class=\"note\">No verdict recorded with this run.</p>\n";
-pub(super) const NO_HEADLINE: &str =
+pub(in crate::report) const NO_HEADLINE: &str =
     "<p class=\"note\">This run measured none of the headline figures.</p>\n";
 
 /// The run's verdict in words (escaped) as `draw` marks it up, or the note that it has none.
-pub(super) fn verdict(out: &mut String, run: &RunReport, draw: impl Fn(&str) -> String) {
+pub(in crate::report) fn verdict(out: &mut String, run: &RunReport, draw: impl Fn(&str) -> String) {
     match &run.verdict {
         Some(v) => {
             out.push_str(&draw(&escape(&v.in_words())));
@@ -30,7 +30,7 @@ pub(super) fn verdict(out: &mut String, run: &RunReport, draw: impl Fn(&str) -> 
 pub fn answer(run: &RunReport) -> String {
     let mut out = String::from("<div class=\"answer\">\n");
     if let Some(answer) = &run.answer {
-        out.push_str(&super::answer::html(answer));
+        out.push_str(&crate::report::answer::html(answer));
     }
     out.push_str("<div class=\"tiles\">\n");
     verdict(&mut out, run, |words| {
@@ -38,7 +38,7 @@ pub fn answer(run: &RunReport) -> String {
             "<div class=\"tile verdict\" data-tile=\"verdict\"><h3>Verdict</h3><p>{words}</p></div>"
         )
     });
-    match super::headline::tables(run) {
+    match crate::report::headline::tables(run) {
         Some(tables) => {
             tiles(&mut out, &tables.block);
             if let Some(backup) = &tables.backup {
@@ -49,7 +49,7 @@ pub fn answer(run: &RunReport) -> String {
     }
     out.push_str("</div>\n");
     if let Some(chain) = &run.chain {
-        super::diagram::chain(&mut out, chain, run.verdict.as_ref());
+        crate::report::html::diagram::chain(&mut out, chain, run.verdict.as_ref());
     }
     out.push_str("</div>\n");
     out

@@ -3,19 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::escape;
-use super::table::{self, Table};
-use super::terminal::{self, Style};
 use crate::history::{Comparison, HistoryEntry, RunRecord};
-
-/// "2026-04-05 13:22 UTC" from Unix seconds (proleptic Gregorian, no leap seconds); a time
-/// out of the calendar's range (a damaged record) as its seconds.
-pub fn utc(unix_s: i64) -> String {
-    match jiff::Timestamp::from_second(unix_s) {
-        Ok(t) => t.strftime("%Y-%m-%d %H:%M UTC").to_string(),
-        Err(_) => format!("{unix_s} s after 1970 UTC"),
-    }
-}
+use crate::report::dates::utc;
+use crate::report::escape;
+use crate::report::table::{self, Table};
+use crate::report::terminal::{self, Style};
 
 fn figure(value: Option<f64>) -> String {
     value.map_or("-".into(), |v| format!("{v:.2}"))

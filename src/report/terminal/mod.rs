@@ -3,13 +3,18 @@
 //! legend of methods, warnings grouped by kind, failures). It fits the terminal's width (80 off a
 //! terminal); colour as `--color` says (by default on a terminal, never with NO_COLOR).
 
+pub mod details;
+pub mod history;
+pub mod progress;
+pub mod results_table;
+
 use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Style as Ansi};
 
-use super::results_table::{narrow_table, wide_table};
-use super::table::Table;
 use crate::probe::NodeKind;
+use crate::report::table::Table;
+use crate::report::terminal::results_table::{narrow_table, wide_table};
 use crate::results::{FileSizes, Method, OpKind, RunReport, TestResult, Verdict};
 use crate::settings::defs;
 use crate::workload::Variant;
@@ -104,7 +109,7 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
             lines
         };
         let bold = |text: &str| style.paint(Ansi::new().bold(), text);
-        out.push_str(&super::answer::text(answer, &wrapped, &bold));
+        out.push_str(&crate::report::answer::text(answer, &wrapped, &bold));
     }
     title(&mut out, report, style, layout.width);
     summary(&mut out, report, style, layout.width);
@@ -126,7 +131,7 @@ fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
         .unwrap_or_default();
     let title = format!(
         "destbench on {}{filesystem}",
-        super::escape::terminal(&report.destination.path.display().to_string())
+        crate::report::escape::terminal(&report.destination.path.display().to_string())
     );
     let mut wrapped = String::new();
     wrap(&mut wrapped, "", &title, width);
@@ -145,7 +150,7 @@ fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
         s.engine,
         s.label
             .as_ref()
-            .map(|l| format!(", label \"{}\"", super::escape::terminal(l)))
+            .map(|l| format!(", label \"{}\"", crate::report::escape::terminal(l)))
             .unwrap_or_default()
     );
     wrap(out, "", &settings, width);
@@ -163,7 +168,7 @@ fn summary(out: &mut String, report: &RunReport, style: Style, width: usize) {
     if let Some(v) = &report.verdict {
         verdict(out, v, style, width);
     }
-    if let Some(headline) = super::headline::tables(report) {
+    if let Some(headline) = crate::report::headline::tables(report) {
         let plain = |h: &str| h.to_string();
         let _ = writeln!(out);
         out.push_str(&headline.block.text(&plain));
@@ -196,7 +201,10 @@ fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
             );
         }
     }
-    out.push_str(&super::clients::text(report.cluster.as_ref(), &bold));
+    out.push_str(&crate::report::clients::text(
+        report.cluster.as_ref(),
+        &bold,
+    ));
     file_sets(out, report, width);
 
     let tm = &report.time_machine_log;
@@ -223,7 +231,7 @@ fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
     let details: Vec<String> = report
         .results
         .iter()
-        .flat_map(super::details::lines)
+        .flat_map(crate::report::terminal::details::lines)
         .collect();
     if !details.is_empty() {
         let _ = writeln!(out);
@@ -259,9 +267,9 @@ fn legend(out: &mut String, report: &RunReport, width: usize) {
 fn problems(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
     let width = layout.width;
     let warnings = if layout.verbose {
-        super::warnings::all(report)
+        crate::report::warnings::all(report)
     } else {
-        super::warnings::grouped(report, width.saturating_sub(4), MAX_WARNING_ENTRIES)
+        crate::report::warnings::grouped(report, width.saturating_sub(4), MAX_WARNING_ENTRIES)
     };
     if !warnings.is_empty() {
         let _ = writeln!(

@@ -1,10 +1,10 @@
 //! The results table of the terminal report: narrow (fits 80 columns: the median, its spread and
 //! the p99 latency) or wide (every figure, one unit per column).
 
-use super::table::{Align, Table};
+use crate::report::table::{Align, Table};
 use crate::results::{OpKind, TestResult, Unit};
 
-pub(super) fn latency(us: f64) -> String {
+pub(in crate::report) fn latency(us: f64) -> String {
     if us < 100.0 {
         format!("{us:.1}")
     } else {
@@ -17,7 +17,7 @@ fn pct_cell(cv: f64) -> String {
 }
 
 /// The narrow results table (fits 80 columns): the median, its spread and the p99 latency.
-pub(super) fn narrow_table(results: &[TestResult]) -> Table {
+pub(in crate::report) fn narrow_table(results: &[TestResult]) -> Table {
     let mut table =
         Table::text_then_figures(&["test", "variant"], &["median", "unit", "cv", "p99 µs"]);
     for r in results {
@@ -36,7 +36,7 @@ pub(super) fn narrow_table(results: &[TestResult]) -> Table {
 
 /// The full results table: one row per result, one unit per column (I/O operations and files
 /// per second apart).
-pub(super) fn wide_table(results: &[TestResult]) -> Table {
+pub(in crate::report) fn wide_table(results: &[TestResult]) -> Table {
     let left = Align::Left;
     let right = Align::Right;
     let mut table = Table::new([
