@@ -273,7 +273,7 @@ const BELOW_SETTINGS: [&str; 8] = [
 
 /// Other programs' flags in the argv or the advice we write for them.
 const OTHER_PROGRAMS: [(&str, &str); 6] = [
-    ("report/fio.rs", "--output"),
+    ("report/export/fio.rs", "--output"),
     ("probe/macos/timemachine.rs", "--style"),
     ("probe/macos/timemachine.rs", "--last"),
     ("probe/macos/timemachine.rs", "--predicate"),
