@@ -23,6 +23,7 @@ mod stats;
 mod tree;
 mod units;
 mod verdict;
+mod version;
 mod workload;
 
 // The surface: what the binary (src/main.rs) and the integration tests (tests/integration/)
@@ -45,6 +46,4 @@ pub use platform::{is_root, symlink};
 pub use report::dates::utc;
 pub use stats::median;
 
-/// The version a bug report can quote: `0.2.0 (3f2c1ab 2026-11-30) x86_64-unknown-linux-musl,
-/// io_uring` (built by build.rs); `destbench --version` and every run document carry it.
-pub const VERSION: &str = env!("DESTBENCH_VERSION");
+pub use version::VERSION;

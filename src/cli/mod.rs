@@ -25,7 +25,7 @@ use crate::probe::DeclaredLink;
 #[derive(Debug, Parser)]
 #[command(
     name = "destbench",
-    version = crate::VERSION,
+    version = crate::version::VERSION,
     about = "Benchmarks backup destinations the way backups use them",
     propagate_version = true,
     arg_required_else_help = true,

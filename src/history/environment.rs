@@ -37,7 +37,7 @@ pub fn collect(machine: &Machine, chain: Option<&Chain>) -> Environment {
     let mut env = Environment {
         host: machine.host.clone(),
         kernel: machine.kernel.clone(),
-        destbench_version: crate::VERSION.to_string(),
+        destbench_version: crate::version::VERSION.to_string(),
         ..Environment::default()
     };
     if let Some(chain) = chain {

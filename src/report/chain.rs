@@ -104,7 +104,7 @@ struct ChainDoc<'a> {
 pub fn render_json(chain: &Chain) -> String {
     let doc = ChainDoc {
         schema: CHAIN_SCHEMA,
-        destbench_version: crate::VERSION,
+        destbench_version: crate::version::VERSION,
         chain,
     };
     crate::report::export::pretty(&doc)

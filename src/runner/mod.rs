@@ -170,7 +170,7 @@ fn document(
 ) -> RunReport {
     RunReport {
         schema: RUN_SCHEMA.into(),
-        destbench_version: crate::VERSION.into(),
+        destbench_version: crate::version::VERSION.into(),
         destination: Destination {
             path: plan.destination.clone(),
             ..Destination::default()

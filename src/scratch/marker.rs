@@ -32,7 +32,7 @@ impl Marker {
                 .duration_since(UNIX_EPOCH)
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
-            version: crate::VERSION.to_string(),
+            version: crate::version::VERSION.to_string(),
         }
     }
 

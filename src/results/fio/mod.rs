@@ -280,7 +280,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
     };
     Ok(RunReport {
         schema: RUN_SCHEMA.into(),
-        destbench_version: crate::VERSION.into(),
+        destbench_version: crate::version::VERSION.into(),
         destination: Destination {
             path: first.get("directory").unwrap_or_default().into(),
             ..Destination::default()
