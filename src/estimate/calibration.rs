@@ -79,10 +79,12 @@ pub(super) fn programs_in(
     tool: &dyn std::fmt::Display,
     unconfined: bool,
 ) -> Result<Launcher> {
+    // The destination as the user named it, not the scratch that is removed with the error.
+    let place = scratch.path().parent().unwrap_or(scratch.path());
     scratch.launcher(also, unconfined).map_err(|why| {
         Error::Tool(format!(
             "{TOOL} {tool}: not run on {}: {why} ({UNCONFINED_PROGRAMS} runs it anyway)",
-            scratch.path().display()
+            place.display()
         ))
     })
 }
