@@ -117,7 +117,7 @@ pub const RUNS: Setting = with_default(
         "runs",
         "Exactly this many repetitions of every test (default: each repeats until its median is \
          known to the profile's precision or its share of the profile's time budget runs out, \
-         between its least and most runs; see README)",
+         between its least and most runs; see docs/methods.md)",
     ),
     |p| {
         format!(

@@ -101,7 +101,7 @@ impl Profile {
                 sustained_time: Duration::from_secs(10),
                 sustained_size: 4 << 30,
             },
-            // About 90 s: every file-set repetition lasts at least --min-time (see README).
+            // About 90 s: every file-set repetition lasts at least --min-time (docs/methods.md).
             ProfileName::Backup => Profile {
                 name,
                 min_runs: 2,
@@ -112,7 +112,7 @@ impl Profile {
                 min_time: Duration::from_millis(750),
                 file_size: 512 << 20,
                 series_interval: Duration::from_millis(250),
-                // sustained and throttled would add minutes and gigabytes (see README).
+                // sustained and throttled would add minutes and gigabytes (docs/methods.md).
                 tests: TestId::STANDARD,
                 sets: &[(SetKind::Small, 30 * MB), (SetKind::Mixed, 100 * MB)],
                 threads: &[1, 4],
