@@ -62,7 +62,7 @@ pub fn default_db_path() -> Option<PathBuf> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 /// A destination as history and comparisons show it: its path and its filesystem's identity,
 /// "/media/backup (ext4 1234-ABCD)", so that one path on two disks reads as two destinations.

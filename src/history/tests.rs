@@ -22,7 +22,7 @@ fn doc(label: &str, results: serde_json::Value) -> RunReport {
     .unwrap()
 }
 
-fn result(test: &str, variant: &str, samples: &[f64]) -> serde_json::Value {
+pub(crate) fn result(test: &str, variant: &str, samples: &[f64]) -> serde_json::Value {
     let median = crate::stats::median(samples);
     serde_json::json!({
         "test": test, "variant": variant, "unit": "MB/s", "median": median,
@@ -198,7 +198,7 @@ fn a_failure_midway_stores_nothing() {
     }
 }
 
-fn record(id: i64, label: &str, results: serde_json::Value) -> RunRecord {
+pub(crate) fn record(id: i64, label: &str, results: serde_json::Value) -> RunRecord {
     let run = doc(label, results);
     RunRecord {
         id,

@@ -14,7 +14,8 @@ static ROWS: LazyLock<Vec<LinkRow>> =
     LazyLock::new(|| parse_table().expect("data/links.csv parses (checked by its unit test)"));
 
 /// How a row's practical figures apply to a concrete link.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Scale {
     /// The figures are the ceiling of the link as a whole.
     Fixed,
@@ -24,62 +25,51 @@ pub enum Scale {
     OfRated,
 }
 
-/// One row of the table.
-#[derive(Debug, Clone, PartialEq)]
+/// One row of the table, named by the table's header.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct LinkRow {
-    pub id: &'static str,
-    pub name: &'static str,
-    pub rated: &'static str,
+    pub id: String,
+    pub name: String,
+    pub rated: String,
     pub practical: f64,
     pub practical_max: f64,
     pub scale: Scale,
-    pub source: &'static str,
+    pub source: String,
 }
 
-fn parse_row(line: &'static str) -> Result<LinkRow, String> {
-    // The source is the last column and may contain commas.
-    let fields: Vec<&'static str> = line.splitn(7, ',').collect();
-    let [id, name, rated, practical, practical_max, scale, source] = fields[..] else {
-        return Err(format!("expected 7 columns: {line}"));
-    };
-    let number = |s: &str| {
-        s.parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .ok_or_else(|| format!("not a positive number {s:?}: {line}"))
-    };
-    let scale = match scale {
-        "fixed" => Scale::Fixed,
-        "per-lane" => Scale::PerLane,
-        "of-rated" => Scale::OfRated,
-        other => return Err(format!("unknown scale {other:?}: {line}")),
-    };
-    let (practical, practical_max) = (number(practical)?, number(practical_max)?);
-    if practical > practical_max {
-        return Err(format!("practical above practical_max: {line}"));
+impl LinkRow {
+    /// The checks a type cannot make: positive figures in order, every text present.
+    fn check(self) -> Result<LinkRow, String> {
+        let positive = |v: f64| v.is_finite() && v > 0.0;
+        if !positive(self.practical) || !positive(self.practical_max) {
+            return Err(format!("row {}: figures must be positive", self.id));
+        }
+        if self.practical > self.practical_max {
+            return Err(format!("row {}: practical above practical_max", self.id));
+        }
+        if [&self.id, &self.name, &self.source]
+            .iter()
+            .any(|s| s.is_empty())
+        {
+            return Err(format!("row {:?}: empty id, name or source", self.id));
+        }
+        Ok(self)
     }
-    if id.is_empty() || name.is_empty() || source.is_empty() {
-        return Err(format!("empty id, name or source: {line}"));
-    }
-    Ok(LinkRow {
-        id,
-        name,
-        rated,
-        practical,
-        practical_max,
-        scale,
-        source,
-    })
 }
 
-/// Every row, or the first malformed line.
-pub fn parse_table() -> Result<Vec<LinkRow>, String> {
-    TABLE
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .skip(1) // the header
-        .map(parse_row)
+/// Every row of a table in links.csv's format, or the first malformed one.
+fn parse(table: &str) -> Result<Vec<LinkRow>, String> {
+    csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .from_reader(table.as_bytes())
+        .deserialize::<LinkRow>()
+        .map(|row| row.map_err(|e| e.to_string()).and_then(LinkRow::check))
         .collect()
+}
+
+/// Every row as shipped, or the first malformed one.
+pub fn parse_table() -> Result<Vec<LinkRow>, String> {
+    parse(TABLE)
 }
 
 /// The row with `id`. The table is checked by a unit test, so a missing id is a bug here.
@@ -169,7 +159,7 @@ mod tests {
     fn every_row_parses_and_ids_are_unique() {
         let rows = parse_table().unwrap();
         assert!(rows.len() >= 30, "{} rows", rows.len());
-        let mut ids: Vec<&str> = rows.iter().map(|r| r.id).collect();
+        let mut ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), rows.len(), "duplicate ids");
@@ -177,11 +167,20 @@ mod tests {
 
     #[test]
     fn malformed_rows_are_rejected() {
-        assert!(parse_row("a,b,c,1,2,fixed").is_err());
-        assert!(parse_row("a,b,c,x,2,fixed,s").is_err());
-        assert!(parse_row("a,b,c,3,2,fixed,s").is_err());
-        assert!(parse_row("a,b,c,1,2,sideways,s").is_err());
-        assert!(parse_row("a,b,c,1,2,fixed,s, with, commas").is_ok());
+        let header = "id,name,rated,practical,practical_max,scale,source\n";
+        let with = |row: &str| parse(&format!("{header}{row}\n"));
+        assert!(with("a,b,c,1,2,fixed").is_err());
+        assert!(with("a,b,c,x,2,fixed,s").is_err());
+        assert!(with("a,b,c,3,2,fixed,s").is_err());
+        assert!(with("a,b,c,-1,2,fixed,s").is_err());
+        assert!(with("a,b,c,1,2,sideways,s").is_err());
+        assert!(with(",b,c,1,2,fixed,s").is_err());
+        assert!(with("a,b,c,1,2,fixed,s, with, commas").is_err());
+        let quoted = with("a,b,c,1,2,per-lane,\"s, with, commas\"").unwrap();
+        assert_eq!(
+            (quoted[0].scale, quoted[0].source.as_str()),
+            (Scale::PerLane, "s, with, commas")
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Making user-supplied text (labels, paths, chain names) safe in the formats that render it:
-//! HTML, Markdown cells, CSV fields and the terminal.
+//! HTML, Markdown cells and the terminal (CSV quotes by the `csv` crate).
 
 /// Text made safe for HTML element content and attribute values.
 pub fn html(text: &str) -> String {
@@ -29,15 +29,6 @@ pub fn markdown_cell(text: &str) -> String {
             .replace('>', "&gt;")
             .replace(['\n', '\r'], " "),
     )
-}
-
-/// A CSV field (RFC 4180): quoted only when it holds a separator, a quote or a line break.
-pub fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
 }
 
 /// Text made safe for a terminal: control characters (escape sequences that would recolour,
@@ -93,10 +84,6 @@ mod tests {
         ),
         ("markdown", markdown_cell, "one\ntwo", "one two"),
         ("markdown", markdown_cell, "a\u{1b}[2Jb", "a\\u{1b}[2Jb"),
-        ("csv", csv_field, "usb", "usb"),
-        ("csv", csv_field, "a,b", "\"a,b\""),
-        ("csv", csv_field, "say \"hi\"", "\"say \"\"hi\"\"\""),
-        ("csv", csv_field, "two\nlines", "\"two\nlines\""),
     ];
 
     #[test]

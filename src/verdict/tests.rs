@@ -52,7 +52,10 @@ pub(crate) fn seq(write: f64, read: f64) -> Vec<TestResult> {
 /// A disk mounted at /mnt/backup behind one bus: the link table's row `id`, or a bus whose
 /// speed the system does not report.
 pub(crate) fn disk_behind(row: Option<&LinkRow>) -> Chain {
-    let mut bus = Node::new(NodeKind::Transport, row.map_or("virtio", |r| r.name));
+    let mut bus = Node::new(
+        NodeKind::Transport,
+        row.map_or("virtio", |r| r.name.as_str()),
+    );
     bus.bandwidth = match row {
         Some(r) => Bandwidth::Known(r.ceiling()),
         None => Bandwidth::Unknown {
