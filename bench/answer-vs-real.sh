@@ -19,15 +19,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TREES=${TREES:-/usr/share/man}
 DESTS=${DESTS:-slow-disk nas}
 REAL_RUNS=${REAL_RUNS:-3}
-[[ $EUID == 0 ]] || { echo "answer-vs-real: needs root (testbed)" >&2; exit 1; }
-if [[ -z ${ANSWER_VS_REAL_LOCKED:-} ]]; then
-    export ANSWER_VS_REAL_LOCKED=1
-    exec flock /tmp/destbench-testbed.lock "$0" "$@"
-fi
-if [[ -z ${DESTBENCH:-} ]]; then
-    (cd "$ROOT" && cargo build --release --quiet)
-    DESTBENCH=$ROOT/target/release/destbench
-fi
+source "$ROOT/bench/testbed-prelude.sh"
+bench_prelude answer-vs-real "" "$@"
 WORK=$(mktemp -d)
 STATE=$WORK/testbed
 cleanup() { "$ROOT/scripts/testbed" down "$STATE" >/dev/null 2>&1 || true; rm -rf "$WORK"; }

@@ -23,18 +23,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ASKS=${ASKS:-3}
 (($# > 0)) || { echo "estimate-repeat: give the trees to estimate" >&2; exit 1; }
-[[ $EUID == 0 ]] || { echo "estimate-repeat: needs root (testbed, drop caches)" >&2; exit 1; }
-if [[ -z ${ESTIMATE_REPEAT_LOCKED:-} ]]; then
-    export ESTIMATE_REPEAT_LOCKED=1
-    exec flock /tmp/destbench-testbed.lock "$0" "$@"
-fi
-for tool in rsync python3; do
-    command -v "$tool" >/dev/null || { echo "estimate-repeat: $tool is not installed" >&2; exit 1; }
-done
-if [[ -z ${BINS:-} ]]; then
-    (cd "$ROOT" && cargo build --release --quiet)
-    BINS="this=${CARGO_TARGET_DIR:-$ROOT/target}/release/destbench"
-fi
+source "$ROOT/bench/testbed-prelude.sh"
+# BINS names the binaries to compare; without it, this tree's, built.
+[[ -n ${BINS:-} ]] && DESTBENCH=unused
+bench_prelude estimate-repeat "rsync python3" "$@"
+BINS=${BINS:-this=$DESTBENCH}
 STATE=$(mktemp -d /var/tmp/.estimate-repeat-XXXXXX)
 # The share's export lives on the filesystem holding the testbed's directory. On /var/tmp it
 # shared this machine's one disk with every build running: the first round's tiny set took 17.4

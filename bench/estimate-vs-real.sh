@@ -23,26 +23,9 @@ TREES=${TREES:-/usr/share/doc /usr/lib/gcc /usr/include}
 DESTS=${DESTS:-slow-disk nas}
 TOOLS=${TOOLS:-cp rsync}
 REAL_RUNS=${REAL_RUNS:-3}
-[[ $EUID == 0 ]] || { echo "estimate-vs-real: needs root (testbed, drop caches)" >&2; exit 1; }
-if [[ -z ${ESTIMATE_VS_REAL_LOCKED:-} ]]; then
-    export ESTIMATE_VS_REAL_LOCKED=1
-    exec flock /tmp/destbench-testbed.lock "$0" "$@"
-fi
-for tool in rsync python3 flock; do
-    command -v "$tool" >/dev/null || { echo "estimate-vs-real: $tool is not installed" >&2; exit 1; }
-done
-# DESTBENCH=path runs a given binary (e.g. a saved copy of an older version) instead.
-if [[ -z ${DESTBENCH:-} ]]; then
-    (cd "$ROOT" && cargo build --release --quiet)
-    DESTBENCH=$ROOT/target/release/destbench
-fi
-STATE=$(mktemp -d /var/tmp/.estimate-vs-real-XXXXXX)
-cleanup() { "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null 2>&1 || true; rm -rf "$STATE"; }
-trap cleanup EXIT
-# `estimate --to` stores no run and has no --no-history to give (tested in
-# tests/integration/estimate.rs: it never creates its history); the history is a private
-# one all the same, so the user's is never read or touched.
-export XDG_DATA_HOME=$STATE/data DESTBENCH_DB=$STATE/data/history.sqlite
+source "$ROOT/bench/testbed-prelude.sh"
+bench_prelude estimate-vs-real "rsync python3" "$@"
+bench_state estimate-vs-real
 # Does this destbench know tool profiles? (Before issue 14 it had one model for every tool.)
 HAS_TOOL=0
 "$DESTBENCH" estimate --help | grep -q -- '--tool' && HAS_TOOL=1
@@ -82,12 +65,7 @@ remove_copies() {
 printf '%-10s %-22s %-6s %9s %22s %9s %11s %7s %-6s %7s\n' dest tree tool "est (s)" interval "real (s)" "real spread" ratio inside "source (s)"
 ROWS=$STATE/rows
 for dest in $DESTS; do
-    case $dest in
-        slow-disk) args=(--rate 40 --size 2G) ;;
-        nas) args=(--link 100mbit) ;;
-        *) echo "estimate-vs-real: unknown destination $dest" >&2; exit 1 ;;
-    esac
-    mount=$("$ROOT/scripts/testbed" up "$dest" "$STATE/tb" "${args[@]}" | sed -n 's/^mount=//p')
+    mount=$(bench_testbed_up estimate-vs-real "$dest" 40)
     for tree in $TREES; do
         for tool in $TOOLS; do
             extra=()

@@ -23,24 +23,9 @@ TREES=${TREES:-/usr/share/doc /usr/share/man}
 DESTS=${DESTS:-slow-disk nas}
 TOOLS=${TOOLS:-restic borg rclone}
 REAL_RUNS=${REAL_RUNS:-3}
-[[ $EUID == 0 ]] || { echo "tools-vs-real: needs root (testbed, drop caches)" >&2; exit 1; }
-if [[ -z ${TOOLS_VS_REAL_LOCKED:-} ]]; then
-    export TOOLS_VS_REAL_LOCKED=1
-    exec flock /tmp/destbench-testbed.lock "$0" "$@"
-fi
-for tool in $TOOLS python3 flock; do
-    command -v "$tool" >/dev/null || { echo "tools-vs-real: $tool is not installed" >&2; exit 1; }
-done
-if [[ -z ${DESTBENCH:-} ]]; then
-    (cd "$ROOT" && cargo build --release --quiet)
-    DESTBENCH=$ROOT/target/release/destbench
-fi
-STATE=$(mktemp -d /var/tmp/.tools-vs-real-XXXXXX)
-cleanup() { "$ROOT/scripts/testbed" down "$STATE/tb" >/dev/null 2>&1 || true; rm -rf "$STATE"; }
-trap cleanup EXIT
-# `estimate --to` stores no run and has no --no-history to give (as in estimate-vs-real.sh);
-# the history is a private one all the same, so the user's is never read or touched.
-export XDG_DATA_HOME=$STATE/data DESTBENCH_DB=$STATE/data/history.sqlite
+source "$ROOT/bench/testbed-prelude.sh"
+bench_prelude tools-vs-real "$TOOLS python3" "$@"
+bench_state tools-vs-real
 # The same throwaway secrets destbench gives the tools (src/workload/presets.rs), never the
 # user's.
 export RESTIC_PASSWORD=destbench-throwaway-secret BORG_PASSPHRASE=destbench-throwaway-secret
@@ -75,12 +60,7 @@ real_time() {
 printf '%-10s %-16s %-7s %8s %16s %9s %12s %7s %-6s %s\n' dest tree tool "est (s)" range "real (s)" "real spread" ratio inside limit
 ROWS=$STATE/rows
 for dest in $DESTS; do
-    case $dest in
-        slow-disk) args=(--rate 35 --size 2G) ;;
-        nas) args=(--link 100mbit) ;;
-        *) echo "tools-vs-real: unknown destination $dest" >&2; exit 1 ;;
-    esac
-    mount=$("$ROOT/scripts/testbed" up "$dest" "$STATE/tb" "${args[@]}" | sed -n 's/^mount=//p')
+    mount=$(bench_testbed_up tools-vs-real "$dest" 35)
     for tree in $TREES; do
         for tool in $TOOLS; do
             # shellcheck disable=SC2086 # ESTIMATE_ARGS is a list of flags

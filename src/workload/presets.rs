@@ -32,62 +32,42 @@ pub struct Preset {
     pub max_success: i32,
 }
 
-pub const PRESETS: [Preset; 6] = [
+/// A preset with the common case for all but its name and line: no setup, no environment of
+/// its own, incremental, as many cores as there are, and only 0 a success.
+const fn tool(name: &'static str, command: &'static str) -> Preset {
     Preset {
-        name: "restic",
-        command: "restic -r {repo} backup {src}",
-        setup: Some("restic -r {repo} init"),
+        name,
+        command,
+        setup: None,
         env: &[],
         incremental: true,
         threads: None,
         max_success: 0,
+    }
+}
+
+pub const PRESETS: [Preset; 6] = [
+    Preset {
+        setup: Some("restic -r {repo} init"),
+        ..tool("restic", "restic -r {repo} backup {src}")
     },
     Preset {
-        name: "borg",
-        command: "borg create {repo}::backup-{n} {src}",
         // Encrypted as borg's docs advise (its default compression, lz4), with the
         // throwaway passphrase.
         setup: Some("borg init --encryption repokey {repo}"),
         env: &[("BORG_DISPLAY_PASSPHRASE", "no")],
-        incremental: true,
         threads: Some(1),
-        max_success: 0,
+        ..tool("borg", "borg create {repo}::backup-{n} {src}")
     },
+    tool("rclone", "rclone copy {src} {repo}"),
+    tool("rclone-sync", "rclone sync {src} {repo}"),
     Preset {
-        name: "rclone",
-        command: "rclone copy {src} {repo}",
-        setup: None,
-        env: &[],
-        incremental: true,
-        threads: None,
-        max_success: 0,
-    },
-    Preset {
-        name: "rclone-sync",
-        command: "rclone sync {src} {repo}",
-        setup: None,
-        env: &[],
-        incremental: true,
-        threads: None,
-        max_success: 0,
-    },
-    Preset {
-        name: "kopia",
-        command: "kopia snapshot create {src}",
         setup: Some("kopia repository create filesystem --path {repo}"),
-        env: &[],
-        incremental: true,
-        threads: None,
-        max_success: 0,
+        ..tool("kopia", "kopia snapshot create {src}")
     },
     Preset {
-        name: "robocopy",
-        command: "robocopy {src} {repo} /MIR",
-        setup: None,
-        env: &[],
-        incremental: true,
-        threads: None,
         max_success: 7,
+        ..tool("robocopy", "robocopy {src} {repo} /MIR")
     },
 ];
 

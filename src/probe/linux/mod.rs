@@ -136,6 +136,20 @@ pub fn probe(path: &Path, roots: &SysRoots, declared: Option<&DeclaredLink>) -> 
 
 /// A rate sysfs gives as text ("480", "6.0 Gbps"): the typed fact when it is a positive rate,
 /// else the text as read under `name` (an interface whose link is down says "-1").
+/// The `speed` file of a sysfs device or interface `dir` (shown as `shown`), as a link-speed
+/// fact; its text for the caller's own reading.
+fn speed_fact(n: &mut Node, dir: &Path, shown: &str) -> Option<String> {
+    let speed = read(&dir.join("speed"))?;
+    rate_fact(
+        n,
+        Value::LinkSpeed,
+        "speed",
+        &speed,
+        format!("{shown}/speed"),
+    );
+    Some(speed)
+}
+
 fn rate_fact(n: &mut Node, typed: fn(Rate) -> Value, name: &str, text: &str, source: String) {
     match Rate::parse(text).filter(|r| r.mbit_s > 0.0) {
         Some(rate) => n.fact(typed(rate), source),

@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::Path;
 
 use super::mountinfo::MountEntry;
-use super::{SysRoots, link_name, rate_fact, read};
+use super::{SysRoots, link_name, read, speed_fact};
 use crate::probe::links::{row, trim_number};
 use crate::probe::{Bandwidth, Node, NodeKind, Rate, Value};
 
@@ -229,16 +229,7 @@ fn interface(name: &str, roots: &SysRoots) -> Node {
     let dir = roots.sys(&format!("class/net/{name}"));
     let shown = roots.shown(&dir);
     let mut n = Node::new(NodeKind::Interface, format!("interface {name}"));
-    let speed = read(&dir.join("speed"));
-    if let Some(s) = &speed {
-        rate_fact(
-            &mut n,
-            Value::LinkSpeed,
-            "speed",
-            s,
-            format!("{shown}/speed"),
-        );
-    }
+    let speed = speed_fact(&mut n, &dir, &shown);
     let driver = link_name(&dir.join("device/driver"));
     if let Some(d) = &driver {
         n.other("driver", d, format!("{shown}/device/driver"));

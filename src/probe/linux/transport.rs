@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{SysRoots, link_name, rate_fact, read};
+use super::{SysRoots, link_name, rate_fact, read, speed_fact};
 use crate::probe::links::{row, trim_number, usb_row};
 use crate::probe::{Bandwidth, Node, NodeKind, Transport, Value};
 
@@ -81,18 +81,9 @@ fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
         .checked_sub(1)
         .map(|i| ancestors[i])
         .and_then(|p| link_name(&p.join("driver")).map(|d| (d, roots.shown(p))));
-    let speed = read(&dev.join("speed"));
     let mut n = Node::new(NodeKind::Transport, "USB");
     n.fact(Value::Transport(Transport::Usb), &shown);
-    if let Some(s) = &speed {
-        rate_fact(
-            &mut n,
-            Value::LinkSpeed,
-            "speed",
-            s,
-            format!("{shown}/speed"),
-        );
-    }
+    let speed = speed_fact(&mut n, dev, &shown);
     for (key, file) in [
         ("version", "version"),
         ("product", "product"),
