@@ -25,7 +25,7 @@ pub enum EstimateError {
         run = crate::settings::defs::RUN,
         to = crate::settings::defs::TO
     )]
-    CommandStored { tool: Tool },
+    BackupStored { tool: Tool },
     #[error(
         "{setup} runs before a backup program's runs: it needs {tool_flag} with a preset or cmd:COMMAND, not {tool}",
         setup = crate::settings::defs::SETUP,
@@ -64,7 +64,7 @@ impl From<EstimateError> for Error {
             EstimateError::NoDestination
             | EstimateError::Threads { .. }
             | EstimateError::ToolMissing { .. }
-            | EstimateError::CommandStored { .. }
+            | EstimateError::BackupStored { .. }
             | EstimateError::SetupWithoutCommand { .. }
             | EstimateError::BadSetup(_)
             | EstimateError::TimeMachineMeasuredNow => Error::Usage(e.to_string()),

@@ -8,8 +8,8 @@
 //! miniatures of the source's own files instead (`command`). It returns every destination's
 //! estimate whole; `report::estimate` renders it.
 
+mod backup;
 mod calibration;
-mod command;
 mod error;
 mod miniature;
 pub mod model;
@@ -29,7 +29,7 @@ use crate::results::RunReport;
 use crate::tree::survey::Survey;
 use crate::workload::Tool;
 
-pub use command::{CommandDestination, ToolSettings};
+pub use backup::{BackupDestination, ToolSettings};
 pub use error::{EstimateError, NoEstimate};
 use model::SourceCost;
 use model::time_machine::{self, NoTimeMachine, TimeMachineEstimate};
@@ -77,7 +77,7 @@ pub struct EstimateReport {
     pub estimates: Vec<DestinationEstimate>,
     pub time_machine: Vec<TimeMachineDestination>,
     /// Under a backup program's `--tool`, each destination's estimate instead.
-    pub commands: Vec<CommandDestination>,
+    pub backups: Vec<BackupDestination>,
 }
 
 impl EstimateReport {
@@ -85,7 +85,7 @@ impl EstimateReport {
     pub fn all_estimated(&self) -> bool {
         self.estimates.iter().all(|e| e.estimate.is_ok())
             && self.time_machine.iter().all(|e| e.estimate.is_ok())
-            && self.commands.iter().all(|e| e.estimate.is_ok())
+            && self.backups.iter().all(|e| e.estimate.is_ok())
     }
 }
 
@@ -115,7 +115,7 @@ pub fn run(plan: &Plan, stored: &[StoredRun]) -> Result<EstimateReport, Estimate
     if time_machine {
         return Ok(time_machine_report(&o.source, source.survey, stored));
     }
-    let commands = plan.run_command_tool(&source)?;
+    let backups = plan.run_backup_tool(&source)?;
     gathered.extend(plan.measure_now(&source)?);
     let cost = if o.measure_source {
         let reads = source_sample::sample(&o.source).map_err(EstimateError::SourceSample)?;
@@ -134,7 +134,7 @@ pub fn run(plan: &Plan, stored: &[StoredRun]) -> Result<EstimateReport, Estimate
         survey: source.survey,
         estimates,
         time_machine: Vec::new(),
-        commands: commands
+        backups: backups
             .into_iter()
             .map(|c| c.estimate(cost.as_ref()))
             .collect(),
@@ -160,7 +160,7 @@ fn time_machine_report(source: &Path, survey: Survey, stored: &[StoredRun]) -> E
             .collect(),
         survey,
         estimates: Vec::new(),
-        commands: Vec::new(),
+        backups: Vec::new(),
     }
 }
 
@@ -186,7 +186,7 @@ impl Plan {
 
     /// The calibration sets and the source's miniature copied to each destination of `--to`.
     fn measure_now(&self, source: &Surveyed) -> Result<Vec<Copies>, EstimateError> {
-        if self.options.to.is_empty() || self.measured_tool.command().is_some() {
+        if self.options.to.is_empty() || self.measured_tool.backup().is_some() {
             return Ok(Vec::new());
         }
         let source_dir = self.source_dir();
@@ -218,10 +218,10 @@ impl Plan {
 }
 
 /// A backup program's runs on one destination, before the model.
-struct CommandRuns {
+struct BackupRuns {
     origin: Origin,
-    tool: crate::workload::presets::CommandTool,
-    measured: command::Measured,
+    tool: crate::workload::presets::BackupTool,
+    measured: backup::Measured,
     /// The share of files changed before the second backup.
     changed: f64,
 }
@@ -237,15 +237,15 @@ impl Plan {
     }
 
     /// A backup program's runs on each destination of `--to`, where it is the tool.
-    fn run_command_tool(&self, source: &Surveyed) -> Result<Vec<CommandRuns>, EstimateError> {
-        let Some(tool) = self.measured_tool.command() else {
+    fn run_backup_tool(&self, source: &Surveyed) -> Result<Vec<BackupRuns>, EstimateError> {
+        let Some(tool) = self.measured_tool.backup() else {
             return Ok(Vec::new());
         };
         self.options
             .to
             .iter()
             .map(|target| {
-                let measured = command::measure(
+                let measured = backup::measure(
                     target,
                     tool,
                     (&self.options.source, &source.survey),
@@ -253,7 +253,7 @@ impl Plan {
                     self.options.tool_settings,
                 )
                 .map_err(EstimateError::Calibration)?;
-                Ok(CommandRuns {
+                Ok(BackupRuns {
                     origin: Origin {
                         destination: target.display().to_string(),
                         run_id: None,
@@ -268,14 +268,14 @@ impl Plan {
     }
 }
 
-impl CommandRuns {
+impl BackupRuns {
     /// The first backup fitted to the runs, the limiting side judged on the machine's cores.
-    fn estimate(self, cost: Option<&SourceCost>) -> CommandDestination {
+    fn estimate(self, cost: Option<&SourceCost>) -> BackupDestination {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let m = self.measured;
         let estimate =
-            model::command::estimate(&m.runs, cores, self.tool.threads, m.second.as_ref(), cost);
-        CommandDestination {
+            model::backup::estimate(&m.runs, cores, self.tool.threads, m.second.as_ref(), cost);
+        BackupDestination {
             origin: self.origin,
             changed: self.changed,
             tool: self.tool,

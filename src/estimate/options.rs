@@ -7,7 +7,7 @@ use crate::settings::MAX_THREADS;
 use crate::workload::Tool;
 
 use super::EstimateError;
-use super::command::ToolSettings;
+use super::backup::ToolSettings;
 
 /// What a caller asks of an estimate, as typed values.
 #[derive(Debug, Clone)]
@@ -93,10 +93,10 @@ impl Options {
             Tool::Rsync
         });
         match (&mut tool, &self.setup) {
-            (Tool::Command(_), _) if self.from_stored_runs => {
-                return Err(EstimateError::CommandStored { tool });
+            (Tool::Backup(_), _) if self.from_stored_runs => {
+                return Err(EstimateError::BackupStored { tool });
             }
-            (Tool::Command(c), Some(setup)) => {
+            (Tool::Backup(c), Some(setup)) => {
                 c.set_setup(setup).map_err(EstimateError::BadSetup)?;
             }
             (_, Some(_)) => return Err(EstimateError::SetupWithoutCommand { tool }),

@@ -103,7 +103,7 @@ pub const REMOVED: [&str; 20] = [
 
 /// A command line tool, split into words, placeholders unfilled.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandTool {
+pub struct BackupTool {
     /// The preset it came from; None for a `cmd:` line.
     pub preset: Option<&'static str>,
     /// The line as written.
@@ -117,10 +117,10 @@ pub struct CommandTool {
     pub max_success: i32,
 }
 
-impl CommandTool {
-    pub fn of_preset(p: &Preset) -> CommandTool {
+impl BackupTool {
+    pub fn of_preset(p: &Preset) -> BackupTool {
         let split = |line: &str| shlex::split(line).expect("a preset's line splits");
-        CommandTool {
+        BackupTool {
             preset: Some(p.name),
             line: p.command.to_string(),
             words: split(p.command),
@@ -136,7 +136,7 @@ impl CommandTool {
     /// `{src}` and `{repo}`. A line running a preset's program (`borg create --compression
     /// lzma …`) takes that preset's environment, cores and exit statuses; a second backup is
     /// not run: what a run into the same place does is the user's line's to say.
-    pub fn of_line(line: &str, setup: Option<&str>) -> Result<CommandTool, String> {
+    pub fn of_line(line: &str, setup: Option<&str>) -> Result<BackupTool, String> {
         let words = split(line, "--tool cmd:")?;
         for placeholder in [SRC, REPO] {
             if !words.iter().any(|w| w.contains(placeholder)) {
@@ -149,7 +149,7 @@ impl CommandTool {
         let like = PRESETS
             .iter()
             .find(|p| program.is_some_and(|s| p.command.split(' ').next() == s.to_str()));
-        let mut tool = CommandTool {
+        let mut tool = BackupTool {
             preset: None,
             line: line.to_string(),
             words,
@@ -200,7 +200,7 @@ fn split(line: &str, flag: &str) -> Result<Vec<String>, String> {
     }
 }
 
-impl fmt::Display for CommandTool {
+impl fmt::Display for BackupTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.preset {
             Some(name) => f.write_str(name),
@@ -218,7 +218,7 @@ mod tests {
     #[test]
     fn every_preset_splits_and_names_its_source() {
         for p in &PRESETS {
-            let tool = CommandTool::of_preset(p);
+            let tool = BackupTool::of_preset(p);
             assert!(tool.words.iter().any(|w| w.contains(SRC)), "{}", p.name);
             let lines = std::iter::once(&tool.words).chain(tool.setup.as_ref().map(|s| &s.1));
             assert!(lines.flatten().any(|w| w.contains(REPO)), "{}", p.name);
@@ -230,27 +230,24 @@ mod tests {
     /// unbalanced quotes, and filled word by word (a path with a space stays one word).
     #[test]
     fn a_users_line_is_split_checked_and_filled() {
-        let t = CommandTool::of_line("sh -c 'cp -r \"$0\" \"$1\"' {src} {repo}/x", None).unwrap();
+        let t = BackupTool::of_line("sh -c 'cp -r \"$0\" \"$1\"' {src} {repo}/x", None).unwrap();
         assert_eq!(t.words.len(), 5);
-        let filled = CommandTool::fill(&t.words, "/a b", "/r", 1);
+        let filled = BackupTool::fill(&t.words, "/a b", "/r", 1);
         assert_eq!(filled[3..], ["/a b".to_string(), "/r/x".to_string()]);
         assert!(
-            CommandTool::of_line("cp {src}", None)
+            BackupTool::of_line("cp {src}", None)
                 .unwrap_err()
                 .contains("{repo}")
         );
         assert!(
-            CommandTool::of_line("cp '{src} {repo}", None)
+            BackupTool::of_line("cp '{src} {repo}", None)
                 .unwrap_err()
                 .contains("quotes")
         );
-        assert!(CommandTool::of_line("", None).is_err());
-        let own = CommandTool::of_line("/usr/bin/borg create -C lzma {repo}::a {src}", None);
+        assert!(BackupTool::of_line("", None).is_err());
+        let own = BackupTool::of_line("/usr/bin/borg create -C lzma {repo}::a {src}", None);
         assert_eq!(own.unwrap().threads, Some(1));
-        let borg = CommandTool::of_preset(&PRESETS[1]);
-        assert_eq!(
-            CommandTool::fill(&borg.words, "s", "r", 2)[2],
-            "r::backup-2"
-        );
+        let borg = BackupTool::of_preset(&PRESETS[1]);
+        assert_eq!(BackupTool::fill(&borg.words, "s", "r", 2)[2], "r::backup-2");
     }
 }

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::presets::{CommandTool, PRESETS};
+use super::presets::{BackupTool, PRESETS};
 use super::shape::CopyProgram;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub enum Tool {
     TimeMachine,
     /// A backup program's command line (a preset's, or the user's own `cmd:`), run on
     /// miniatures of the source into fresh repositories.
-    Command(Box<CommandTool>),
+    Backup(Box<BackupTool>),
 }
 
 impl Tool {
@@ -38,7 +38,7 @@ impl Tool {
         match self {
             Tool::Cp => Some("cp"),
             Tool::Rsync => Some("rsync"),
-            Tool::Command(c) => Some(c.program()),
+            Tool::Backup(c) => Some(c.program()),
             Tool::Parallel(_) | Tool::TimeMachine => None,
         }
     }
@@ -53,9 +53,9 @@ impl Tool {
     }
 
     /// The command line tool, if this is one.
-    pub fn command(&self) -> Option<&CommandTool> {
+    pub fn backup(&self) -> Option<&BackupTool> {
         match self {
-            Tool::Command(c) => Some(c),
+            Tool::Backup(c) => Some(c),
             _ => None,
         }
     }
@@ -68,7 +68,7 @@ impl fmt::Display for Tool {
             Tool::Rsync => f.write_str("rsync"),
             Tool::Parallel(n) => write!(f, "parallel:{n}"),
             Tool::TimeMachine => f.write_str("timemachine"),
-            Tool::Command(c) => c.fmt(f),
+            Tool::Backup(c) => c.fmt(f),
         }
     }
 }
@@ -82,11 +82,11 @@ impl FromStr for Tool {
             "rsync" => Ok(Tool::Rsync),
             "timemachine" => Ok(Tool::TimeMachine),
             _ if s.starts_with("cmd:") => {
-                CommandTool::of_line(&s[4..], None).map(|c| Tool::Command(Box::new(c)))
+                BackupTool::of_line(&s[4..], None).map(|c| Tool::Backup(Box::new(c)))
             }
             _ if s.starts_with("parallel:") => parallel(s),
             _ => match PRESETS.iter().find(|p| p.name == s) {
-                Some(preset) => Ok(Tool::Command(Box::new(CommandTool::of_preset(preset)))),
+                Some(preset) => Ok(Tool::Backup(Box::new(BackupTool::of_preset(preset)))),
                 None => Err(format!(
                     "unknown tool '{s}': expected cp, rsync, parallel:N, timemachine, {}, or cmd:COMMAND",
                     PRESETS

@@ -15,14 +15,14 @@ use crate::interrupt;
 use crate::platform::confine::Launcher;
 use crate::platform::{self, CpuClock};
 use crate::scratch::Scratch;
-use crate::workload::presets::{CommandTool, REMOVED, SECRETS, THROWAWAY_SECRET};
+use crate::workload::presets::{BackupTool, REMOVED, SECRETS, THROWAWAY_SECRET};
 
 /// The most of the tool's stderr an error quotes, in lines.
 const TAIL_LINES: usize = 6;
 
 /// What one run is: its words, and where its home and stderr are kept.
 pub struct Launch<'a> {
-    pub tool: &'a CommandTool,
+    pub tool: &'a BackupTool,
     /// The words, placeholders filled.
     pub words: Vec<String>,
     /// The tool's HOME (its cache and configuration), a fresh folder of destbench's.

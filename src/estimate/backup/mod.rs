@@ -24,12 +24,12 @@ use crate::scratch::Scratch;
 use crate::scratch::within::{Found, Within};
 use crate::tree::survey::Survey;
 use crate::units::format_bytes;
-use crate::workload::presets::CommandTool;
+use crate::workload::presets::BackupTool;
 
 use super::Origin;
 use super::calibration::{self, ROUNDS};
 use super::model::FitError;
-use super::model::command::{CommandEstimate, SecondRun, ToolRun};
+use super::model::backup::{BackupEstimate, SecondRun, ToolRun};
 use crate::platform::confine::Launcher;
 use launch::Launch;
 use miniatures::Miniature;
@@ -46,14 +46,14 @@ pub struct ToolSettings {
 }
 
 /// One destination's runs of the tool, and its estimate or why there is none.
-pub struct CommandDestination {
+pub struct BackupDestination {
     pub origin: Origin,
-    pub tool: CommandTool,
+    pub tool: BackupTool,
     pub runs: Vec<ToolRun>,
     pub second: Option<SecondRun>,
     /// The share of files changed before the second backup (0 to 1).
     pub changed: f64,
-    pub estimate: Result<CommandEstimate, FitError>,
+    pub estimate: Result<BackupEstimate, FitError>,
 }
 
 /// The tool's runs on one destination.
@@ -66,7 +66,7 @@ pub struct Measured {
 /// `target`.
 pub fn measure(
     target: &Path,
-    tool: &CommandTool,
+    tool: &BackupTool,
     source: (&Path, &Survey),
     area_dir: &Path,
     settings: ToolSettings,
@@ -171,7 +171,7 @@ impl Place {
     /// `words` filled for miniature `m` and backup `number` in this repository.
     fn launch<'a>(
         &'a self,
-        tool: &'a CommandTool,
+        tool: &'a BackupTool,
         words: &[String],
         m: &Miniature,
         number: usize,
@@ -179,7 +179,7 @@ impl Place {
     ) -> Launch<'a> {
         Launch {
             tool,
-            words: CommandTool::fill(words, &path_text(&m.root), &path_text(&self.repo), number),
+            words: BackupTool::fill(words, &path_text(&m.root), &path_text(&self.repo), number),
             home: &self.home,
             tmp: how.tmp,
             stderr: &self.stderr,
@@ -217,7 +217,7 @@ fn change(area: &mut Within<'_>, m: &Miniature, share: f64) -> Result<(u64, u64)
 }
 
 /// Says on stderr what the runs write where.
-fn announce(target: &Path, tool: &CommandTool, minis: &[Miniature], destination: &Scratch) {
+fn announce(target: &Path, tool: &BackupTool, minis: &[Miniature], destination: &Scratch) {
     let sizes: Vec<String> = minis
         .iter()
         .map(|m| {

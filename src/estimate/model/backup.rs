@@ -1,5 +1,5 @@
 //! A backup program's first backup from its runs on miniatures of the source (see
-//! `estimate::command`). Pure.
+//! `estimate::backup`). Pure.
 //!
 //! The miniatures are the source's own files sampled in proportion within each size class, so
 //! a miniature's files and bytes are the same share of the source's: the two grow together
@@ -85,7 +85,7 @@ pub struct Limit {
 
 /// The first backup's estimate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CommandEstimate {
+pub struct BackupEstimate {
     pub predicted_seconds: Range,
     /// The fit: seconds once per backup, and the whole source's seconds beyond them.
     pub start_s: f64,
@@ -134,7 +134,7 @@ pub fn estimate(
     threads: Option<usize>,
     second: Option<&SecondRun>,
     source: Option<&SourceCost>,
-) -> Result<CommandEstimate, FitError> {
+) -> Result<BackupEstimate, FitError> {
     let inconsistent = || FitError::Inconsistent {
         detail: runs
             .iter()
@@ -169,7 +169,7 @@ pub fn estimate(
         residual,
     );
     let source = source.map(|s| s.against(expected));
-    Ok(CommandEstimate {
+    Ok(BackupEstimate {
         // The runs read their miniatures cold: the source's reading is in them already.
         predicted_seconds: destination,
         start_s,

@@ -38,7 +38,7 @@
 //! own side, where it was measured, adds to the destination's (`source`).
 
 mod advice;
-pub mod command;
+pub mod backup;
 mod fit;
 mod miniature;
 mod source;

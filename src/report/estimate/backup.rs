@@ -6,10 +6,10 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::estimate::model::command::{CommandEstimate, Limit, SecondRun, Side, ToolRun};
-use crate::estimate::{CommandDestination, Origin};
+use crate::estimate::model::backup::{BackupEstimate, Limit, SecondRun, Side, ToolRun};
+use crate::estimate::{BackupDestination, Origin};
 use crate::units::{format_bytes, human_duration};
-use crate::workload::presets::CommandTool;
+use crate::workload::presets::BackupTool;
 
 use crate::estimate::model::Range;
 
@@ -24,7 +24,7 @@ pub(in crate::report) fn range(r: &Range) -> String {
 }
 
 /// Each destination's first backup with the tool, its fit, runs, limit and second backup.
-pub(in crate::report) fn lines(out: &mut String, commands: &[CommandDestination]) {
+pub(in crate::report) fn lines(out: &mut String, commands: &[BackupDestination]) {
     for c in commands {
         let _ = writeln!(
             out,
@@ -49,7 +49,7 @@ pub(in crate::report) fn lines(out: &mut String, commands: &[CommandDestination]
     );
 }
 
-fn estimate_lines(out: &mut String, c: &CommandDestination, e: &CommandEstimate) {
+fn estimate_lines(out: &mut String, c: &BackupDestination, e: &BackupEstimate) {
     let _ = writeln!(out, "  first backup: {}", range(&e.predicted_seconds));
     let _ = writeln!(
         out,
@@ -82,7 +82,7 @@ fn estimate_lines(out: &mut String, c: &CommandDestination, e: &CommandEstimate)
 }
 
 /// Which side limits, in the words of the example.
-fn limit_line(tool: &CommandTool, l: &Limit) -> String {
+fn limit_line(tool: &BackupTool, l: &Limit) -> String {
     let cores = if tool.threads == Some(1) {
         "the 1 core it can use (it works on one thread)".to_string()
     } else {
@@ -145,7 +145,7 @@ fn runs_line(runs: &[ToolRun]) -> String {
 
 /// One destination's estimate with a backup program, for the JSON.
 #[derive(Serialize)]
-pub(in crate::report) struct CommandDoc<'a> {
+pub(in crate::report) struct BackupDoc<'a> {
     #[serde(flatten)]
     origin: &'a Origin,
     tool: ToolDoc<'a>,
@@ -183,10 +183,10 @@ struct SecondDoc<'a> {
     run: &'a SecondRun,
 }
 
-impl<'a> CommandDoc<'a> {
-    pub(in crate::report) fn of(c: &'a CommandDestination) -> CommandDoc<'a> {
+impl<'a> BackupDoc<'a> {
+    pub(in crate::report) fn of(c: &'a BackupDestination) -> BackupDoc<'a> {
         let e = c.estimate.as_ref().ok();
-        CommandDoc {
+        BackupDoc {
             origin: &c.origin,
             tool: ToolDoc {
                 name: c.tool.to_string(),

@@ -1,7 +1,7 @@
 //! `destbench estimate` as text and as JSON (schema `destbench.estimate/1`, in docs/json.md).
 //! Everything shown is computed by `estimate`; this only lays it out.
 
-pub(in crate::report) mod command;
+pub(in crate::report) mod backup;
 
 use std::fmt::Write;
 use std::path::Path;
@@ -20,7 +20,7 @@ use crate::tree::{Listed, Skipped};
 use crate::units::format_bytes;
 pub use crate::units::human_duration;
 
-use crate::report::estimate::command::range;
+use crate::report::estimate::backup::range;
 
 pub const ESTIMATE_SCHEMA: &str = "destbench.estimate/1";
 
@@ -46,8 +46,8 @@ pub fn render(report: &EstimateReport) -> String {
         time_machine_lines(&mut out, &report.time_machine);
         return out;
     }
-    if !report.commands.is_empty() {
-        crate::report::estimate::command::lines(&mut out, &report.commands);
+    if !report.backups.is_empty() {
+        crate::report::estimate::backup::lines(&mut out, &report.backups);
         return out;
     }
     for e in &report.estimates {
@@ -272,8 +272,9 @@ struct Doc<'a> {
     estimates: Vec<EstimateDoc<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     time_machine: Vec<TimeMachineDoc<'a>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    commands: Vec<crate::report::estimate::command::CommandDoc<'a>>,
+    /// `commands` in the document: its schema is older than the word.
+    #[serde(skip_serializing_if = "Vec::is_empty", rename = "commands")]
+    backups: Vec<crate::report::estimate::backup::BackupDoc<'a>>,
 }
 
 /// One stored run's Time Machine estimate, or its error.
@@ -344,10 +345,10 @@ pub fn render_json(report: &EstimateReport) -> String {
                 error: e.estimate.as_ref().err().map(ToString::to_string),
             })
             .collect(),
-        commands: report
-            .commands
+        backups: report
+            .backups
             .iter()
-            .map(crate::report::estimate::command::CommandDoc::of)
+            .map(crate::report::estimate::backup::BackupDoc::of)
             .collect(),
     };
     crate::report::export::pretty(&doc)
