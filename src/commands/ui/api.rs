@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::cli::RunId;
 use crate::history::RunRecord;
 use crate::probe::{self, Chain, NodeKind};
-use crate::report::{self, Exporter};
+use crate::report;
 use crate::workload::ProfileName;
 use crate::{platform, units};
 
@@ -212,7 +212,7 @@ pub fn answer(app: &App, id: Option<&str>) -> Reply {
 pub fn report(app: &App, ids: &[&str]) -> Reply {
     match records(app, ids) {
         Ok(records) => Reply::html(
-            report::html::Html.serialize(&records),
+            report::html::render(&records, &crate::history::compare::compare(&records)),
             format!("{}; frame-ancestors 'self'", report::html::CSP),
         ),
         Err(reply) => reply,

@@ -13,10 +13,9 @@ pub mod tiles;
 
 use std::fmt::Write as _;
 
-use crate::history::{Comparison, RunRecord, compare};
+use crate::history::{Comparison, RunRecord};
 use crate::report::dates::utc;
 use crate::report::escape::html as escape;
-use crate::report::export::Exporter;
 use crate::report::table;
 
 const STYLE: &str = "
@@ -44,16 +43,9 @@ pub const SUMMARY_STYLE: &str = include_str!("summary.css");
 /// The policy that keeps the report offline: nothing may be loaded, inline styles may apply.
 pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
-/// `report --html`.
-pub struct Html;
-
-impl Exporter for Html {
-    fn serialize(&self, records: &[RunRecord]) -> String {
-        render(&compare::compare(records), records)
-    }
-}
-
-fn render(cmp: &Comparison, records: &[RunRecord]) -> String {
+/// `report --html`: the report of `records`, laid side by side in `cmp` (their comparison,
+/// `history::compare::compare`, computed before: the report only formats it).
+pub fn render(records: &[RunRecord], cmp: &Comparison) -> String {
     let names = table::run_names(cmp);
     let mut out = String::new();
     let _ = writeln!(

@@ -14,6 +14,11 @@ fn record(id: i64, run: RunReport) -> RunRecord {
     }
 }
 
+/// The HTML report of `records`, compared as the commands compare them first.
+fn report(records: &[RunRecord]) -> String {
+    render(records, &crate::history::compare::compare(records))
+}
+
 fn link(kind: NodeKind, label: &str, bandwidth: Bandwidth) -> Node {
     let mut node = Node::new(kind, label);
     node.bandwidth = bandwidth;
@@ -72,7 +77,7 @@ fn file_set_threads_and_a_chain_get_their_charts() {
         ..Verdict::default()
     });
     let records = [record(1, run.clone()), record(2, run)];
-    let html = Html.serialize(&records);
+    let html = report(&records);
     assert_eq!(
         html.matches("data-chart=\"threads\"").count(),
         1,
@@ -92,7 +97,7 @@ fn file_set_threads_and_a_chain_get_their_charts() {
             "method": "syncfs", "engine": "sync" }))
         .collect::<Vec<_>>() }))
     .unwrap();
-    let split = Html.serialize(&[many.clone(), many]);
+    let split = report(&[many.clone(), many]);
     assert_eq!(split.matches("data-chart=\"threads\"").count(), 2);
     assert!(html.contains("data-chart=\"chain\"") && html.contains("USB 2.0"));
     assert!(html.contains("<b>Verdict:</b> limited by USB 2.0 (BOT) (33.0 MB/s of ~35)"));
@@ -133,7 +138,7 @@ fn differing_settings_are_warned_before_the_results() {
     let run = |runs: usize| -> RunReport {
         serde_json::from_value(serde_json::json!({ "settings": { "runs": runs } })).unwrap()
     };
-    let html = Html.serialize(&[record(1, run(3)), record(2, run(5))]);
+    let html = report(&[record(1, run(3)), record(2, run(5))]);
     let warning = html
         .find("data-settings-differ")
         .expect("no settings warning");
@@ -142,7 +147,7 @@ fn differing_settings_are_warned_before_the_results() {
         html.contains("<li>repetitions: [1] 3, [2] 5</li>"),
         "{html}"
     );
-    let alike = Html.serialize(&[record(1, run(3)), record(2, run(3))]);
+    let alike = report(&[record(1, run(3)), record(2, run(3))]);
     assert!(!alike.contains("data-settings-differ"));
 }
 
@@ -155,7 +160,7 @@ fn a_cached_figure_is_noted_beside_its_result() {
     .unwrap();
     run.chain = Some(usb_chain());
     run.verdict = Some(crate::verdict::of(&run));
-    let html = Html.serialize(&[record(3, run)]);
+    let html = report(&[record(3, run)]);
     assert!(
         html.contains("warning: seq-read SEQ1M-Q8T1: likely cached: 120 MB/s"),
         "{html}"
@@ -173,7 +178,7 @@ fn a_chain_without_a_chart_is_a_sentence_not_json() {
             .unwrap();
     with_chain.chain = Some(unknown);
     let without: RunReport = serde_json::from_value(serde_json::json!({})).unwrap();
-    let html = Html.serialize(&[record(1, with_chain), record(2, without)]);
+    let html = report(&[record(1, with_chain), record(2, without)]);
     // The summaries at the top carry the chains: a diagram of boxes, or a sentence.
     let section = &html[html.find("<section class=\"summary\">").unwrap()..];
     let section = &section[..section.find("<h2>Runs</h2>").unwrap_or(section.len())];
@@ -199,7 +204,7 @@ fn time_machines_own_checks_are_shown_after_destbenchs() {
         "time_machine_log": [ "Wrote 1 50 MB file at 80.00 MB/s to \"/Volumes/b\" in 0.625 seconds" ],
     }))
     .unwrap();
-    let html = Html.serialize(&[record(1, run)]);
+    let html = report(&[record(1, run)]);
     let ours = html
         .find("Wrote 1 50 MB file at 80.00")
         .expect("destbench's line");
@@ -305,7 +310,7 @@ fn the_whole_report_snapshot() {
     first.environment.host = Some("host <h> & 'x'".into());
     first.environment.filesystem.fs_type = Some("ext4".into());
     let records = [first, record(2, plain_run())];
-    insta::assert_snapshot!("whole_report", tag_per_line(&Html.serialize(&records)));
+    insta::assert_snapshot!("whole_report", tag_per_line(&report(&records)));
     insta::assert_snapshot!(
         "answer_tiles",
         tag_per_line(&tiles::answer(&records[0].run))
