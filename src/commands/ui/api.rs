@@ -200,7 +200,7 @@ fn records(app: &App, ids: &[&str]) -> Result<Vec<RunRecord>, Reply> {
 pub fn answer(app: &App, id: Option<&str>) -> Reply {
     match records(app, &id.into_iter().collect::<Vec<_>>()) {
         Ok(records) => Reply::html(
-            report::html::tiles::answer(&records[0].run),
+            report::html::tiles::answer(&records[0].run).into_string(),
             report::html::CSP.to_string(),
         ),
         Err(reply) => reply,
