@@ -2,6 +2,7 @@
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::error::Result;
+use crate::history;
 use crate::report;
 
 use super::db;
@@ -11,7 +12,10 @@ pub fn export(args: &ExportArgs) -> Result<String> {
     let exporter: &dyn report::export::Exporter = match args.format {
         ExportFormat::Json => &report::export::json::Json,
         ExportFormat::Csv => &report::export::csv::Csv,
-        ExportFormat::Md => &report::export::markdown::Markdown,
+        ExportFormat::Md => {
+            let cmp = history::compare::compare(&records);
+            return Ok(report::export::markdown::render(&records, &cmp));
+        }
         ExportFormat::Fio => &report::export::fio::FioJobs,
     };
     Ok(exporter.serialize(&records))

@@ -15,7 +15,7 @@ use proptest::test_runner::TestCaseError;
 use crate::cli::{Cli, Command};
 use crate::history::{HistoryEntry, RunRecord, Store};
 use crate::probe::DeclaredLink;
-use crate::report::{self, Exporter};
+use crate::report::{self, export::Exporter};
 use crate::results::RunReport;
 use crate::units::{ByteSize, MAX_SIZE};
 use crate::workload::{TestId, TestSelector};
@@ -340,12 +340,12 @@ fn read_back(store: &Store, id: i64) -> Result<(), TestCaseError> {
             for exporter in [
                 &report::export::json::Json as &dyn Exporter,
                 &report::export::csv::Csv,
-                &report::export::markdown::Markdown,
-                &report::html::Html,
             ] {
                 let _ = exporter.serialize(&records);
             }
-            let _ = crate::history::compare::compare(&records);
+            let cmp = crate::history::compare::compare(&records);
+            let _ = report::export::markdown::render(&records, &cmp);
+            let _ = report::html::render(&records, &cmp);
         }
         Err(e) => one_line(&e.to_string())?,
     }

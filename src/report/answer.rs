@@ -2,9 +2,8 @@
 //! the page show them first. The words are the answer's own (`crate::answer` writes them once);
 //! this only lays them out.
 
-use std::fmt::Write as _;
+use maud::{Markup, html};
 
-use crate::report::escape::html as escape;
 use crate::results::{Answer, AnswerRow, Range};
 use crate::units::human_duration;
 
@@ -24,42 +23,29 @@ fn label(row: &AnswerRow, first: bool) -> String {
 }
 
 /// The answer as HTML: its first sentence large, the others under it, then the table.
-pub fn html(answer: &Answer) -> String {
-    let mut out = String::from("<div class=\"time-answer\" data-answer=\"time\">\n");
-    let (first, rest) = answer.words.split_first().expect("an answer has words");
-    let _ = writeln!(out, "<p class=\"time\">{}</p>", escape(first));
-    for sentence in rest {
-        let _ = writeln!(out, "<p>{}</p>", escape(sentence));
-    }
-    out.push_str("<table class=\"how-long\" data-table=\"how-long\">\n");
-    out.push_str("<caption>How long will a first backup take?</caption>\n<tr><th></th>");
-    for t in &answer.tools {
-        let _ = write!(
-            out,
-            "<th scope=\"col\">{}</th>",
-            escape(&t.tool.to_string())
-        );
-    }
-    out.push_str("</tr>\n");
-    for (i, row) in answer.table.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<tr><th scope=\"row\">{}</th>",
-            escape(&label(row, i == 0))
-        );
-        for (seconds, tool) in row.seconds.iter().zip(&answer.tools) {
-            let bytes_only = tool.bytes_only || row.files.is_none();
-            let _ = write!(
-                out,
-                "<td data-seconds=\"{:.0}\">{}</td>",
-                seconds.expected,
-                cell(*seconds, bytes_only)
-            );
+pub fn html(answer: &Answer) -> Markup {
+    html! {
+        div class="time-answer" data-answer="time" {
+            @if let Some((first, rest)) = answer.words.split_first() {
+                p.time { (first) }
+                @for sentence in rest { p { (sentence) } }
+            }
+            table class="how-long" data-table="how-long" {
+                caption { "How long will a first backup take?" }
+                tr { th {} @for t in &answer.tools { th scope="col" { (t.tool) } } }
+                @for (i, row) in answer.table.iter().enumerate() {
+                    tr {
+                        th scope="row" { (label(row, i == 0)) }
+                        @for (seconds, tool) in row.seconds.iter().zip(&answer.tools) {
+                            td data-seconds=(format!("{:.0}", seconds.expected)) {
+                                (cell(*seconds, tool.bytes_only || row.files.is_none()))
+                            }
+                        }
+                    }
+                }
+            }
         }
-        out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n</div>\n");
-    out
 }
 
 /// The answer's sentences for the terminal, each as `wrap` lays it out, the first `bold`, then
@@ -116,7 +102,7 @@ mod tests {
             missing: Vec::new(),
             words: vec!["A <first> backup".into(), "then".into()],
         };
-        let html = html(&answer);
+        let html = html(&answer).into_string();
         assert!(
             html.contains("<p class=\"time\">A &lt;first&gt; backup</p>"),
             "{html}"

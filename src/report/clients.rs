@@ -1,15 +1,9 @@
 //! The tables of a run of several clients (`cluster` in the run document): each result's
 //! aggregate beside the clients' own rates, and the scaling table of `--clients`. Shared by the
-//! terminal report and the HTML report.
+//! terminal report and the HTML report (`html::clients`).
 
-use std::fmt::Write as _;
-
-use crate::history::RunRecord;
 use crate::results::{Aggregate, ClusterInfo};
 
-use crate::report::escape::html as escape;
-use crate::report::html::charts::{self, Line, XAxis};
-use crate::report::html::figures::figure;
 use crate::report::table::Table;
 
 /// One line on who took part.
@@ -92,56 +86,4 @@ pub fn text(info: Option<&ClusterInfo>, header: &dyn Fn(&str) -> String) -> Stri
         out.push_str(&scaling_table(info).text(header));
     }
     out
-}
-
-/// The HTML report's section for the runs of several clients: who, the aggregates beside the
-/// per-client rates, and for `--clients` runs a scaling chart per result (aggregate and
-/// per-client median against the number of clients).
-pub(super) fn html(out: &mut String, records: &[RunRecord]) {
-    for record in records {
-        let Some(info) = record.run.cluster.as_ref() else {
-            continue;
-        };
-        let _ = writeln!(
-            out,
-            "<h2>Run {}: {} clients</h2>\n<p>{}</p>",
-            record.id,
-            info.clients,
-            escape(&summary(info))
-        );
-        out.push_str(&aggregates_table(&info.aggregates).html());
-        for first in info.scaling.first().map_or(&[][..], |p| &p.aggregates[..]) {
-            let same = |a: &&Aggregate| a.test == first.test && a.variant == first.variant;
-            let point = |f: fn(&Aggregate) -> f64| {
-                info.scaling
-                    .iter()
-                    .filter_map(|p| {
-                        p.aggregates
-                            .iter()
-                            .find(same)
-                            .map(|a| (p.clients as f64, f(a)))
-                    })
-                    .collect::<Vec<_>>()
-            };
-            let series = [
-                Line {
-                    name: "aggregate".into(),
-                    points: point(|a| a.aggregate),
-                },
-                Line {
-                    name: "per client (median)".into(),
-                    points: point(|a| a.per_client.median),
-                },
-            ];
-            let title = format!("{} {} — by number of clients", first.test, first.variant);
-            let svg = charts::lines(
-                &title,
-                (XAxis::Integer, "clients"),
-                first.unit.as_str(),
-                &series,
-                false,
-            );
-            figure(out, "clients", svg, &["aggregate", "per client (median)"]);
-        }
-    }
 }

@@ -1,6 +1,7 @@
 //! Renders the run document: the terminal report, JSON, the progress bar, and the exports of
-//! stored runs (JSON, CSV, Markdown, HTML with charts), each an [`Exporter`]. Renderers only
-//! format what `results` and the history's comparison hold; they compute nothing of their own.
+//! stored runs (JSON, CSV and fio jobs, each an [`export::Exporter`]; Markdown and HTML with
+//! charts, from the comparison the history computes before them). Renderers only format what
+//! `results` and the history's comparison hold; they compute nothing of their own.
 //! Every table goes through one model, [`table::Table`].
 
 mod answer;
@@ -16,5 +17,4 @@ pub mod table;
 pub mod terminal;
 mod warnings;
 
-pub use export::Exporter;
 pub use terminal::progress::{ProgressReader, ProgressView, TerminalProgress};

@@ -5,6 +5,8 @@
 
 use std::fmt::Write as _;
 
+use maud::{Markup, Render, html};
+
 use crate::history::{Comparison, Group};
 use crate::report::escape;
 
@@ -139,28 +141,34 @@ impl Table {
         }
         out
     }
+}
 
-    /// An HTML table (text escaped); numbers get `class="n"`, emphasised cells `class="real"`.
-    pub fn html(&self) -> String {
-        let mut out = String::from("<table>\n<tr>");
-        for c in &self.columns {
-            let _ = write!(out, "<th>{}</th>", escape::html(&c.title));
-        }
-        out.push_str("</tr>\n");
-        for r in &self.rows {
-            out.push_str("<tr>");
-            for (cell, column) in r.iter().zip(&self.columns) {
-                let class = match (cell.emphasis, column.align) {
-                    (true, _) => " class=\"real\"",
-                    (false, Align::Right) => " class=\"n\"",
-                    (false, Align::Left) => "",
-                };
-                let _ = write!(out, "<td{class}>{}</td>", escape::html(&cell.text));
+/// An HTML table; numbers get `class="n"`, emphasised cells `class="real"`.
+impl Render for Table {
+    fn render(&self) -> Markup {
+        html! {
+            table {
+                tr { @for c in &self.columns { th { (c.title) } } }
+                @for r in &self.rows {
+                    tr {
+                        @for (cell, column) in r.iter().zip(&self.columns) {
+                            td class=[cell.class(column.align)] { (cell.text) }
+                        }
+                    }
+                }
             }
-            out.push_str("</tr>\n");
         }
-        out.push_str("</table>\n");
-        out
+    }
+}
+
+impl Cell {
+    /// The HTML class of the cell in a column aligned so.
+    fn class(&self, align: Align) -> Option<&'static str> {
+        match (self.emphasis, align) {
+            (true, _) => Some("real"),
+            (false, Align::Right) => Some("n"),
+            (false, Align::Left) => None,
+        }
     }
 }
 
@@ -241,9 +249,9 @@ mod tests {
             "| name | MB/s |\n|---|---:|\n| a\\|b | 1.50 |\n| &lt;long name&gt; | 12.00 |\n"
         );
         assert_eq!(
-            t.html(),
-            "<table>\n<tr><th>name</th><th>MB/s</th></tr>\n<tr><td>a|b</td><td class=\"n\">1.50</td></tr>\n\
-             <tr><td>&lt;long name&gt;</td><td class=\"real\">12.00</td></tr>\n</table>\n"
+            t.render().into_string(),
+            "<table><tr><th>name</th><th>MB/s</th></tr><tr><td>a|b</td><td class=\"n\">1.50</td></tr>\
+             <tr><td>&lt;long name&gt;</td><td class=\"real\">12.00</td></tr></table>"
         );
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::cli::RunId;
 use crate::history::RunRecord;
 use crate::probe::{self, Chain, NodeKind};
-use crate::report::{self, Exporter};
+use crate::report;
 use crate::workload::ProfileName;
 use crate::{platform, units};
 
@@ -200,7 +200,7 @@ fn records(app: &App, ids: &[&str]) -> Result<Vec<RunRecord>, Reply> {
 pub fn answer(app: &App, id: Option<&str>) -> Reply {
     match records(app, &id.into_iter().collect::<Vec<_>>()) {
         Ok(records) => Reply::html(
-            report::html::tiles::answer(&records[0].run),
+            report::html::tiles::answer(&records[0].run).into_string(),
             report::html::CSP.to_string(),
         ),
         Err(reply) => reply,
@@ -212,7 +212,7 @@ pub fn answer(app: &App, id: Option<&str>) -> Reply {
 pub fn report(app: &App, ids: &[&str]) -> Reply {
     match records(app, ids) {
         Ok(records) => Reply::html(
-            report::html::Html.serialize(&records),
+            report::html::render(&records, &crate::history::compare::compare(&records)),
             format!("{}; frame-ancestors 'self'", report::html::CSP),
         ),
         Err(reply) => reply,

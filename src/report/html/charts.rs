@@ -7,8 +7,10 @@
 //! chart's figure, so it can never cover the plot. Series `i` has colour [`color`]`(i)` in both.
 //!
 //! The charts take plain series prepared by the HTML report; plotters escapes every text it
-//! writes into the SVG, so labels from users cannot inject markup.
+//! writes into the SVG (`plotters_escapes_the_text_it_draws` below), so labels from users cannot
+//! inject markup, and the report inserts the SVG as it is.
 
+use maud::{Markup, PreEscaped, html};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -123,7 +125,7 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// An SVG of `size` on white, drawn by `draw`. A chart that could not be drawn becomes a
 /// sentence instead; a report with one chart missing is still a report.
-fn svg(title: &str, size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
+fn svg(title: &str, size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> Markup {
     let mut svg = String::new();
     let result = (|| -> Drawn {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -133,11 +135,9 @@ fn svg(title: &str, size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> 
         Ok(())
     })();
     match result {
-        Ok(()) => svg,
-        Err(e) => format!(
-            "<p class=\"note\">{title}: chart could not be drawn ({})</p>",
-            crate::report::escape::html(&e.to_string())
-        ),
+        // Markup as it is: plotters escaped every text it drew.
+        Ok(()) => PreEscaped(svg),
+        Err(e) => html! { p.note { (title) ": chart could not be drawn (" (e) ")" } },
     }
 }
 
@@ -148,7 +148,7 @@ pub fn grouped_bars(
     unit: &str,
     categories: &[String],
     series: &[(String, Vec<Option<f64>>)],
-) -> String {
+) -> Markup {
     // Each bar is 2 units wide and each group has a 2-unit gap, so a group's centre is always an
     // integer and can carry the category's label on an integer tick.
     let series: Vec<Vec<Option<f64>>> = series
@@ -205,7 +205,7 @@ pub fn lines(
     y_desc: &str,
     series: &[Line],
     log_y: bool,
-) -> String {
+) -> Markup {
     let series = drawable_points(series, log_y);
     let points = || series.iter().flatten();
     let xmax = points().fold(0.0f64, |a, p| a.max(p.0)).max(1e-9);
@@ -274,7 +274,8 @@ mod tests {
                 ),
                 ("sata".into(), vec![Some(150.0), None]),
             ],
-        );
+        )
+        .into_string();
         assert!(svg.starts_with("<svg"), "{svg}");
         assert!(
             svg.contains("#1F77B4") || svg.contains("#1f77b4"),
@@ -297,7 +298,8 @@ mod tests {
                 .iter()
                 .map(|&v| ("run".to_string(), vec![Some(v), Some(10.0)]))
                 .collect::<Vec<_>>(),
-        );
+        )
+        .into_string();
         assert!(bars.starts_with("<svg"), "{bars}");
         for (axis, log_y) in [(XAxis::Integer, false), (XAxis::Continuous, true)] {
             let svg = lines(
@@ -313,7 +315,8 @@ mod tests {
                         .collect(),
                 }],
                 log_y,
-            );
+            )
+            .into_string();
             assert!(svg.starts_with("<svg"), "{svg}");
         }
         // Only hostile points: an empty chart, still a chart.
@@ -326,7 +329,8 @@ mod tests {
                 points: vec![(f64::NAN, -1.0)],
             }],
             true,
-        );
+        )
+        .into_string();
         assert!(
             empty.starts_with("<svg") || empty.contains("could not be drawn"),
             "{empty}"
@@ -344,7 +348,8 @@ mod tests {
                 points: vec![(0.0, 100.0), (1.0, 1000.0), (2.0, 50_000.0)],
             }],
             true,
-        );
+        )
+        .into_string();
         assert!(
             svg.starts_with("<svg") && svg.contains("<polyline"),
             "{svg}"
@@ -353,5 +358,38 @@ mod tests {
             svg.contains("\np99.9\n") && !svg.contains("\n0.5\n"),
             "{svg}"
         );
+    }
+
+    /// Titles, axis names and labels come from users (run labels, imported variants): plotters
+    /// must escape them, as the report inserts its SVG unescaped.
+    #[test]
+    fn plotters_escapes_the_text_it_draws() {
+        let hostile = "<script>alert(\"x\")</script> & 'q'";
+        let svg = grouped_bars(
+            hostile,
+            hostile,
+            &[hostile.into()],
+            &[("r".into(), vec![Some(1.0)])],
+        )
+        .into_string();
+        let line = Line {
+            name: hostile.into(),
+            points: vec![(0.0, 1.0), (1.0, 2.0)],
+        };
+        let lines = lines(
+            hostile,
+            (XAxis::Named(&[hostile]), hostile),
+            hostile,
+            &[line],
+            false,
+        )
+        .into_string();
+        for svg in [svg, lines] {
+            assert!(!svg.contains("<script") && !svg.contains("& "), "{svg}");
+            assert!(
+                svg.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp;"),
+                "{svg}"
+            );
+        }
     }
 }

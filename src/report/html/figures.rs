@@ -3,10 +3,9 @@
 //! shows one run), each in a `<figure>` with its legend in HTML beside the plot, found by the
 //! report's tests by its `data-chart`.
 
-use std::fmt::Write as _;
+use maud::{Markup, html};
 
 use crate::history::{Comparison, Group, RunRecord};
-use crate::report::escape::html as escape;
 use crate::report::html::charts::{self, Line, XAxis};
 use crate::results::TestResult;
 use crate::workload::{TestId, Workload};
@@ -15,32 +14,35 @@ use crate::workload::{TestId, Workload};
 const PERCENTILES: [&str; 4] = ["p50", "p99", "p99.9", "max"];
 
 /// One chart and its legend (series `i` in colour `i`).
-pub(in crate::report) fn figure(out: &mut String, kind: &str, svg: String, legend: &[&str]) {
-    let _ = write!(
-        out,
-        "<figure class=\"chart\" data-chart=\"{kind}\">{svg}<ul class=\"legend\">"
-    );
-    for (i, name) in legend.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<li><svg class=\"swatch\" width=\"14\" height=\"14\" aria-hidden=\"true\">\
-             <rect width=\"14\" height=\"14\" fill=\"{}\"/></svg>{}</li>",
-            charts::css_color(i),
-            escape(name)
-        );
+pub(in crate::report) fn figure(kind: &str, svg: Markup, legend: &[&str]) -> Markup {
+    html! {
+        figure class="chart" data-chart=(kind) {
+            (svg)
+            ul.legend {
+                @for (i, name) in legend.iter().enumerate() {
+                    li {
+                        svg class="swatch" width="14" height="14" aria-hidden="true" {
+                            rect width="14" height="14" fill=(charts::css_color(i)) {}
+                        }
+                        (name)
+                    }
+                }
+            }
+        }
     }
-    let _ = writeln!(out, "</ul></figure>");
 }
 
 /// Small multiples side by side: as many columns as the page is wide.
-fn grid(out: &mut String, body: &str) {
-    if !body.is_empty() {
-        let _ = writeln!(out, "<div class=\"grid\">\n{body}</div>");
+fn grid(figures: &[Markup]) -> Markup {
+    html! {
+        @if !figures.is_empty() {
+            div.grid { @for f in figures { (f) } }
+        }
     }
 }
 
 /// The bar chart of one test of a comparison: a group of bars per variant, a bar per run.
-pub(in crate::report) fn bars(out: &mut String, cmp: &Comparison, group: &Group) {
+pub(in crate::report) fn bars(cmp: &Comparison, group: &Group) -> Markup {
     let categories: Vec<String> = group.rows.iter().map(|r| r.variant.clone()).collect();
     let series: Vec<(String, Vec<Option<f64>>)> = cmp
         .runs
@@ -57,7 +59,6 @@ pub(in crate::report) fn bars(out: &mut String, cmp: &Comparison, group: &Group)
     let unit = group.rows.first().map_or("", |r| r.unit.as_str());
     let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
     figure(
-        out,
         "bars",
         charts::grouped_bars(
             &format!("{} — median {unit}", group.test),
@@ -66,7 +67,7 @@ pub(in crate::report) fn bars(out: &mut String, cmp: &Comparison, group: &Group)
             &series,
         ),
         &names,
-    );
+    )
 }
 
 /// The thread-scaling lines of one test, per run: a line per variant family (the variant
@@ -102,8 +103,8 @@ fn scaling_lines(cmp: &Comparison, group: &Group) -> Vec<(String, Vec<Line>)> {
     runs
 }
 
-pub(in crate::report) fn thread_scaling(out: &mut String, cmp: &Comparison) {
-    let mut body = String::new();
+pub(in crate::report) fn thread_scaling(cmp: &Comparison) -> Markup {
+    let mut figures = Vec::new();
     for group in &cmp.groups {
         let runs = scaling_lines(cmp, group);
         // One chart for all runs while every line keeps a colour of its own; past that, one
@@ -128,23 +129,18 @@ pub(in crate::report) fn thread_scaling(out: &mut String, cmp: &Comparison) {
             let title = format!("{run}{} — median {unit} by threads", group.test);
             let names: Vec<&str> = series.iter().map(|l| l.name.as_str()).collect();
             let svg = charts::lines(&title, (XAxis::Integer, "threads"), unit, &series, false);
-            figure(&mut body, "threads", svg, &names);
+            figures.push(figure("threads", svg, &names));
         }
     }
-    if !body.is_empty() {
-        let _ = writeln!(out, "<h2>Thread scaling</h2>");
-        grid(out, &body);
+    html! {
+        @if !figures.is_empty() {
+            h2 { "Thread scaling" }
+            (grid(&figures))
+        }
     }
 }
 
-pub(in crate::report) fn over_time(out: &mut String, records: &[RunRecord]) {
-    let _ = writeln!(
-        out,
-        "<h2>Throughput over time</h2>\n<p class=\"note\">One chart per test and run: the \
-         repetition closest to the median of each variant, per interval. A last interval cut \
-         short by the end of the repetition is left out: its rate, scaled from a sliver of time, \
-         says nothing about the destination.</p>"
-    );
+pub(in crate::report) fn over_time(records: &[RunRecord]) -> Markup {
     let chart = RunChart {
         kind: "series",
         title: "MB/s over time",
@@ -152,7 +148,7 @@ pub(in crate::report) fn over_time(out: &mut String, records: &[RunRecord]) {
         log_y: false,
         empty: Some("no series long enough to draw"),
     };
-    chart.draw(out, records, |res| {
+    let charts = chart.draw(records, |res| {
         let rep = res.median_repetition()?;
         let whole = rep.series_mb_s.len() - usize::from(rep.series_last_partial);
         (whole > 1).then(|| {
@@ -163,14 +159,18 @@ pub(in crate::report) fn over_time(out: &mut String, records: &[RunRecord]) {
                 .collect()
         })
     });
+    html! {
+        h2 { "Throughput over time" }
+        p.note {
+            "One chart per test and run: the repetition closest to the median of each variant, \
+             per interval. A last interval cut short by the end of the repetition is left out: \
+             its rate, scaled from a sliver of time, says nothing about the destination."
+        }
+        (charts)
+    }
 }
 
-pub(in crate::report) fn latencies(out: &mut String, records: &[RunRecord]) {
-    let _ = writeln!(
-        out,
-        "<h2>Latency percentiles</h2>\n<p class=\"note\">One chart per test and run; µs on a \
-         logarithmic axis.</p>"
-    );
+pub(in crate::report) fn latencies(records: &[RunRecord]) -> Markup {
     let chart = RunChart {
         kind: "latency",
         title: "latency percentiles",
@@ -178,7 +178,7 @@ pub(in crate::report) fn latencies(out: &mut String, records: &[RunRecord]) {
         log_y: true,
         empty: None,
     };
-    chart.draw(out, records, |res| {
+    let charts = chart.draw(records, |res| {
         let l = res.latency_us?;
         Some(vec![
             (0.0, l.p50),
@@ -187,6 +187,11 @@ pub(in crate::report) fn latencies(out: &mut String, records: &[RunRecord]) {
             (3.0, l.max),
         ])
     });
+    html! {
+        h2 { "Latency percentiles" }
+        p.note { "One chart per test and run; µs on a logarithmic axis." }
+        (charts)
+    }
 }
 
 /// Line charts of each run's results: one chart per test, a line per variant.
@@ -202,14 +207,15 @@ struct RunChart {
 }
 
 impl RunChart {
-    /// Draws the charts of every run; `points` gives a result's line, if it has one.
+    /// The charts of every run, after the notes of the runs without any; `points` gives a
+    /// result's line, if it has one.
     fn draw(
         &self,
-        out: &mut String,
         records: &[RunRecord],
         points: impl Fn(&TestResult) -> Option<Vec<(f64, f64)>>,
-    ) {
-        let mut body = String::new();
+    ) -> Markup {
+        let mut notes = Vec::new();
+        let mut figures = Vec::new();
         for r in records {
             let mut tests: Vec<(TestId, Vec<Line>)> = Vec::new();
             for res in &r.run.results {
@@ -226,52 +232,54 @@ impl RunChart {
             if tests.is_empty()
                 && let Some(empty) = self.empty
             {
-                let _ = writeln!(out, "<p class=\"note\">{}: {empty}.</p>", escape(&r.name()));
+                notes.push(html! { p.note { (r.name()) ": " (empty) "." } });
             }
             let (x_axis, x, y) = self.axes;
             for (test, series) in tests {
                 let title = format!("{} — {test} {}", r.name(), self.title);
                 let names: Vec<&str> = series.iter().map(|l| l.name.as_str()).collect();
                 let svg = charts::lines(&title, (x_axis, x), y, &series, self.log_y);
-                figure(&mut body, self.kind, svg, &names);
+                figures.push(figure(self.kind, svg, &names));
             }
         }
-        grid(out, &body);
+        html! {
+            @for note in &notes { (note) }
+            (grid(&figures))
+        }
     }
 }
 
 /// Each result's repetitions in the order they ran: the figure, how long it took, and the
 /// bytes moved, in a details element under the test's table.
-pub(in crate::report) fn repetitions(out: &mut String, records: &[RunRecord], test: TestId) {
-    let mut rows = String::new();
-    let mut most = 0;
-    for r in records {
-        for res in r.run.results.iter().filter(|res| res.test == test) {
-            let _ = write!(
-                rows,
-                "<tr><td>{}</td><td>{}</td>",
-                escape(&r.name()),
-                escape(&res.variant)
-            );
-            most = most.max(res.repetitions.len());
-            for rep in &res.repetitions {
-                let _ = write!(
-                    rows,
-                    "<td class=\"n\">{:.2} {} <span class=\"note\">in {:.3} s</span></td>",
-                    rep.rate,
-                    res.unit.as_str(),
-                    rep.elapsed_s
-                );
+pub(in crate::report) fn repetitions(records: &[RunRecord], test: TestId) -> Markup {
+    let rows: Vec<(String, &TestResult)> = records
+        .iter()
+        .flat_map(|r| {
+            let results = r.run.results.iter().filter(|res| res.test == test);
+            results.map(|res| (r.name(), res))
+        })
+        .collect();
+    let most = rows.iter().map(|(_, res)| res.repetitions.len()).max();
+    html! {
+        @if let Some(most) = most {
+            details.repetitions {
+                summary { "Repetitions in the order they ran" }
+                table {
+                    tr { th { "run" } th { "variant" } @for n in 1..=most { th { (n) } } }
+                    @for (name, res) in &rows {
+                        tr {
+                            td { (name) }
+                            td { (res.variant) }
+                            @for rep in &res.repetitions {
+                                td.n {
+                                    (format!("{:.2}", rep.rate)) " " (res.unit.as_str()) " "
+                                    span.note { "in " (format!("{:.3}", rep.elapsed_s)) " s" }
+                                }
+                            }
+                        }
+                    }
+                }
             }
-            let _ = writeln!(rows, "</tr>");
         }
-    }
-    if !rows.is_empty() {
-        let numbers: String = (1..=most).map(|n| format!("<th>{n}</th>")).collect();
-        let _ = writeln!(
-            out,
-            "<details class=\"repetitions\"><summary>Repetitions in the order they ran</summary>\n\
-             <table>\n<tr><th>run</th><th>variant</th>{numbers}</tr>\n{rows}</table></details>"
-        );
     }
 }

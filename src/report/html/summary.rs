@@ -4,72 +4,56 @@
 //! small files per second, mixed MB/s, Time Machine's check). Everything shown is in the run
 //! document: the verdict's figures, the chain's links, the results the headline picks.
 
-use std::fmt::Write as _;
+use maud::{Markup, html};
 
 use crate::history::RunRecord;
-use crate::report::escape::html as escape;
-use crate::report::html::tiles::{NO_HEADLINE, verdict};
+use crate::report::html::tiles::{no_headline, verdict};
 use crate::results::RunReport;
 
 /// The summary of every run.
-pub(in crate::report) fn summaries(out: &mut String, records: &[RunRecord]) {
-    for r in records {
-        let _ = writeln!(
-            out,
-            "<section class=\"summary\">\n<h2>{}</h2>",
-            escape(&format!("Summary: {}", r.name()))
-        );
-        let run = &r.run;
-        if let Some(answer) = &run.answer {
-            out.push_str(&crate::report::answer::html(answer));
-        }
-        verdict(out, run, |words| {
-            format!("<p class=\"verdict\"><b>Verdict:</b> {words}</p>")
-        });
-        match &run.chain {
-            Some(chain) => crate::report::html::diagram::chain(out, chain, run.verdict.as_ref()),
-            None => {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"note\">No chain recorded with this run.</p>"
-                );
+pub(in crate::report) fn summaries(records: &[RunRecord]) -> Markup {
+    html! {
+        @for r in records {
+            section.summary {
+                h2 { "Summary: " (r.name()) }
+                @if let Some(answer) = &r.run.answer { (crate::report::answer::html(answer)) }
+                (verdict(&r.run, |words| html! { p.verdict { b { "Verdict:" } " " (words) } }))
+                @match &r.run.chain {
+                    Some(chain) => {
+                        (crate::report::html::diagram::chain(chain, r.run.verdict.as_ref()))
+                    }
+                    None => p.note { "No chain recorded with this run." },
+                }
+                (headline(&r.run))
             }
         }
-        headline(out, run);
-        let _ = writeln!(out, "</section>");
     }
 }
 
 /// The headline tables of one run (`report::headline`), then Time Machine's log lines.
-fn headline(out: &mut String, run: &RunReport) {
+fn headline(run: &RunReport) -> Markup {
     let Some(tables) = crate::report::headline::tables(run) else {
-        out.push_str(NO_HEADLINE);
-        return;
+        return no_headline();
     };
-    let _ = writeln!(out, "<div class=\"headline\">");
-    out.push_str(&tables.block.html());
-    if let Some(backup) = &tables.backup {
-        out.push_str(&backup.html());
-    }
-    let _ = writeln!(out, "</div>");
-    if !run.time_machine_log.is_empty() {
-        tm_log(out, &run.time_machine_log);
-    }
     let own = &run.destination.time_machine_checks;
-    if !own.is_empty() {
-        let _ = writeln!(
-            out,
-            "<p>Time Machine's own checks of this volume (its unified log, last 7 days):</p>"
-        );
-        tm_log(out, own.iter().map(ToString::to_string));
+    html! {
+        div.headline {
+            (tables.block)
+            @if let Some(backup) = &tables.backup { (backup) }
+        }
+        @if !run.time_machine_log.is_empty() { (tm_log(&run.time_machine_log)) }
+        @if !own.is_empty() {
+            p { "Time Machine's own checks of this volume (its unified log, last 7 days):" }
+            (tm_log(own.iter().map(ToString::to_string)))
+        }
     }
 }
 
 /// Time Machine's log lines as a list, each as code.
-fn tm_log(out: &mut String, lines: impl IntoIterator<Item = impl AsRef<str>>) {
-    let _ = writeln!(out, "<ul class=\"tm-log\">");
-    for line in lines {
-        let _ = writeln!(out, "<li><code>{}</code></li>", escape(line.as_ref()));
+fn tm_log(lines: impl IntoIterator<Item = impl AsRef<str>>) -> Markup {
+    html! {
+        ul class="tm-log" {
+            @for line in lines { li { code { (line.as_ref()) } } }
+        }
     }
-    let _ = writeln!(out, "</ul>");
 }

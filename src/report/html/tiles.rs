@@ -3,92 +3,88 @@
 //! tables' cells (`headline::tables`, from `RunReport::headline`), so the page, the terminal and
 //! the HTML report show the same ones.
 
-use std::fmt::Write as _;
+use maud::{Markup, html};
 
-use crate::report::escape::html as escape;
-use crate::report::table::{Align, Table};
+use crate::report::table::{Align, Cell, Column, Table};
 use crate::results::RunReport;
 
-/// What a page says of a run without a verdict, and of one that measured no headline figure.
-const NO_VERDICT: &str = "<p class=\"note\">No verdict recorded with this run.</p>\n";
-pub(in crate::report) const NO_HEADLINE: &str =
-    "<p class=\"note\">This run measured none of the headline figures.</p>\n";
+/// What a page says of a run without a verdict.
+fn no_verdict() -> Markup {
+    html! { p.note { "No verdict recorded with this run." } }
+}
 
-/// The run's verdict in words (escaped) as `draw` marks it up, or the note that it has none.
-pub(in crate::report) fn verdict(out: &mut String, run: &RunReport, draw: impl Fn(&str) -> String) {
+/// What a page says of a run that measured no headline figure.
+pub(in crate::report) fn no_headline() -> Markup {
+    html! { p.note { "This run measured none of the headline figures." } }
+}
+
+/// The run's verdict in words as `draw` marks it up, or the note that it has none.
+pub(in crate::report) fn verdict(run: &RunReport, draw: impl Fn(String) -> Markup) -> Markup {
     match &run.verdict {
-        Some(v) => {
-            out.push_str(&draw(&escape(&v.in_words())));
-            out.push('\n');
-        }
-        None => out.push_str(NO_VERDICT),
+        Some(v) => draw(v.in_words()),
+        None => no_verdict(),
     }
 }
 
-/// The page's glance at a run, as an HTML fragment (text escaped): the time answer and its
-/// "how long" table, the verdict and the headline's tiles, then the chain as the report draws it.
-pub fn answer(run: &RunReport) -> String {
-    let mut out = String::from("<div class=\"answer\">\n");
-    if let Some(answer) = &run.answer {
-        out.push_str(&crate::report::answer::html(answer));
-    }
-    out.push_str("<div class=\"tiles\">\n");
-    verdict(&mut out, run, |words| {
-        format!(
-            "<div class=\"tile verdict\" data-tile=\"verdict\"><h3>Verdict</h3><p>{words}</p></div>"
-        )
-    });
-    match crate::report::headline::tables(run) {
-        Some(tables) => {
-            tiles(&mut out, &tables.block);
-            if let Some(backup) = &tables.backup {
-                tiles(&mut out, backup);
+/// The page's glance at a run, as an HTML fragment: the time answer and its "how long" table,
+/// the verdict and the headline's tiles, then the chain as the report draws it.
+pub fn answer(run: &RunReport) -> Markup {
+    html! {
+        div.answer {
+            @if let Some(answer) = &run.answer { (crate::report::answer::html(answer)) }
+            div.tiles {
+                (verdict(run, |words| html! {
+                    div class="tile verdict" data-tile="verdict" { h3 { "Verdict" } p { (words) } }
+                }))
+                @match crate::report::headline::tables(run) {
+                    Some(tables) => {
+                        (tiles(&tables.block))
+                        @if let Some(backup) = &tables.backup { (tiles(backup)) }
+                    }
+                    None => (no_headline()),
+                }
+            }
+            @if let Some(chain) = &run.chain {
+                (crate::report::html::diagram::chain(chain, run.verdict.as_ref()))
             }
         }
-        None => out.push_str(NO_HEADLINE),
     }
-    out.push_str("</div>\n");
-    if let Some(chain) = &run.chain {
-        crate::report::html::diagram::chain(&mut out, chain, run.verdict.as_ref());
-    }
-    out.push_str("</div>\n");
-    out
 }
 
 /// A table's tiles under its first column's title, said once (the unit, or the kind); one tile
-/// per row: the first cell its title, the row's other words (which result it is from) under
-/// it, then its figures (the right-aligned columns), each marked with its column so that read
-/// and write can be told apart by colour.
-fn tiles(out: &mut String, table: &Table) {
+/// per row.
+fn tiles(table: &Table) -> Markup {
     let kind = table.columns.first().map_or("", |c| c.title.as_str());
-    let _ = writeln!(out, "<p class=\"kind\">{}</p>", escape(kind));
-    for row in &table.rows {
-        let Some((title, rest)) = row.split_first() else {
-            continue;
-        };
-        let cells = || rest.iter().zip(table.columns.iter().skip(1));
-        let caption: Vec<String> = cells()
-            .filter(|(_, c)| c.align == Align::Left)
-            .map(|(cell, column)| format!("{} {}", column.title, cell.text))
-            .collect();
-        let _ = write!(
-            out,
-            "<div class=\"tile\" data-tile=\"figure\"><h3>{}</h3>",
-            escape(&title.text)
-        );
-        if !caption.is_empty() {
-            let _ = write!(out, "<small>{}</small>", escape(&caption.join(", ")));
+    html! {
+        p.kind { (kind) }
+        @for row in &table.rows {
+            @if let Some((title, rest)) = row.split_first() {
+                (tile(title, rest.iter().zip(table.columns.iter().skip(1))))
+            }
         }
-        out.push_str("<dl>");
-        for (cell, column) in cells().filter(|(_, c)| c.align == Align::Right) {
-            let column = escape(&column.title);
-            let _ = write!(
-                out,
-                "<dt data-column=\"{column}\">{column}</dt><dd data-column=\"{column}\">{}</dd>",
-                escape(&cell.text)
-            );
+    }
+}
+
+/// One row's tile: the first cell its title, the row's other words (which result it is from)
+/// under it, then its figures (the right-aligned columns), each marked with its column so that
+/// read and write can be told apart by colour.
+fn tile<'a>(title: &Cell, cells: impl Iterator<Item = (&'a Cell, &'a Column)> + Clone) -> Markup {
+    let caption: Vec<String> = cells
+        .clone()
+        .filter(|(_, c)| c.align == Align::Left)
+        .map(|(cell, column)| format!("{} {}", column.title, cell.text))
+        .collect();
+    html! {
+        div.tile data-tile="figure" {
+            h3 { (title.text) }
+            @if !caption.is_empty() { small { (caption.join(", ")) } }
+            dl {
+                @for (cell, column) in cells.filter(|(_, c)| c.align == Align::Right) {
+                    dt data-column=(column.title) { (column.title) }
+                    dd data-column=(column.title) { (cell.text) }
+                }
+            }
         }
-        out.push_str("</dl></div>\n");
     }
 }
 
@@ -128,7 +124,7 @@ mod tests {
             root,
             notes: Vec::new(),
         });
-        let html = answer(&run);
+        let html = answer(&run).into_string();
         let at = |what: &str| {
             html.find(what)
                 .unwrap_or_else(|| panic!("{what} in {html}"))
@@ -157,7 +153,7 @@ mod tests {
             "the unit once, not per tile: {html}"
         );
         let nothing: RunReport = serde_json::from_value(serde_json::json!({})).unwrap();
-        let html = answer(&nothing);
+        let html = answer(&nothing).into_string();
         assert!(html.contains("No verdict recorded") && html.contains("none of the headline"));
         assert!(!html.contains("time-answer") && !html.contains("data-chart"));
     }
