@@ -89,7 +89,8 @@ impl RunPlan {
 pub enum Repeats {
     /// `--runs N`: exactly N.
     Exactly(usize),
-    /// Until the median is precise or the variant's share of the budget runs out.
+    /// Until the median is precise or the variant's share of the budget (the profile's,
+    /// `RunPlan.profile.budget`) runs out.
     UntilPrecise(Adaptive),
 }
 
@@ -100,8 +101,6 @@ pub struct Adaptive {
     pub max_runs: usize,
     /// The target half-width of the median's 95% confidence interval, a fraction of it.
     pub precision: f64,
-    /// The run's time budget, shared out over the variants.
-    pub budget: Duration,
 }
 
 impl Repeats {

@@ -87,7 +87,6 @@ fn runs(o: &RunOptions, profile: &Profile) -> Result<Repeats> {
             min_runs: profile.min_runs,
             max_runs: profile.max_runs,
             precision: profile.precision,
-            budget: profile.budget,
         })),
     }
 }
@@ -310,7 +309,8 @@ mod tests {
         .unwrap();
         let backup = Profile::get(workload::ProfileName::Backup);
         assert!(
-            matches!(plan.repeats, Repeats::UntilPrecise(a) if a.min_runs == backup.min_runs && a.budget == backup.budget)
+            matches!(plan.repeats, Repeats::UntilPrecise(a) if a.min_runs == backup.min_runs)
+                && plan.profile.budget == backup.budget
         );
         assert_eq!(plan.block_duration, backup.block_duration);
         assert!(plan.block_until_steady);
