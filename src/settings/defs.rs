@@ -215,6 +215,10 @@ pub const BUFFERED: Setting = flag(
     "Never use O_DIRECT: buffered I/O with fdatasync and verified eviction",
 );
 
+pub const NO_DROP_CACHES: Setting = flag("no-drop-caches", "");
+
+pub const NO_SPACE_CHECK: Setting = flag("no-space-check", "");
+
 pub const OUTPUT: Setting = flag(
     "output",
     "Write the report (the table, or the JSON with -j) to FILE instead of stdout (80 columns \

@@ -5,6 +5,7 @@
 
 pub mod defs;
 mod file;
+pub mod flags;
 mod given;
 mod options;
 mod plan;

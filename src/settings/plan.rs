@@ -47,7 +47,11 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
         source: o.source.clone(),
         cross_filesystems: o.cross_filesystems,
         source_dir: o.source_dir.clone().unwrap_or_else(std::env::temp_dir),
-        verify: o.verify.unwrap_or(profile.verify),
+        verify: match (o.verify, o.no_verify) {
+            (_, true) => false,
+            (true, _) => true,
+            _ => profile.verify,
+        },
         seed: o.seed.unwrap_or_else(|| fastrand::u64(..)),
         label: o.label.clone(),
         sustained_time: durations.sustained_time,
