@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use clap::builder::{PossibleValue, TypedValueParser};
 
-use super::{Given, defs};
+use super::Given;
 use crate::engine::{EngineChoice, NullTiming};
 use crate::units::{format_bytes, format_size};
 use crate::workload::{Profile, ProfileName, SetKind, SuiteOptions, TestId, TestSelector};
@@ -94,7 +94,8 @@ impl TypedValueParser for TestSelectorParser {
             .to_str()
             .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
         text.parse().map_err(|e: String| {
-            let name = arg.map_or(defs::TESTS.to_string(), |a| a.to_string());
+            // clap names the flag being parsed; only a caller of its own would not.
+            let name = arg.map(|a| a.to_string()).unwrap_or_default();
             clap::Error::raw(
                 clap::error::ErrorKind::ValueValidation,
                 format!("invalid value '{text}' for '{name}': {e}\n"),
@@ -130,8 +131,9 @@ pub fn tests_short_help() -> String {
     )
 }
 
-/// `--help`: every test with what it does, the profiles that run it, and its variants.
-pub fn tests_help() -> String {
+/// `--help`: every test with what it does, the profiles that run it (`flag`: the tests not in
+/// one are run only with it), and its variants.
+pub fn tests_help(flag: &impl std::fmt::Display) -> String {
     let full = Profile::get(ProfileName::Full);
     let suite = crate::workload::suite(&SuiteOptions {
         sets: full
@@ -172,7 +174,7 @@ pub fn tests_help() -> String {
             test.about(),
             "",
             if profiles.is_empty() {
-                format!("only with {}", defs::TESTS)
+                format!("only with {flag}")
             } else {
                 names(profiles)
             },
