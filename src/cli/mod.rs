@@ -17,7 +17,7 @@ pub use history::{
     CompareArgs, DbArg, ExportArgs, ExportFormat, ForgetArgs, HistoryArgs, ImportFioArgs,
     ReportArgs, RunId, ShowArgs,
 };
-pub use run::{EngineArg, RunArgs};
+pub use run::RunArgs;
 pub use ui::UiArgs;
 
 use crate::probe::DeclaredLink;

@@ -2,6 +2,7 @@
 //! and no flag is named outside its declaration (a scan of `src/`).
 
 use super::*;
+use crate::engine::EngineChoice;
 use crate::units::ByteSize;
 use crate::workload::{Profile, ProfileName, SetKind, TestId};
 use clap::CommandFactory;
@@ -60,8 +61,8 @@ fn run_defaults() {
         panic!("not run")
     };
     assert_eq!(run.profile, None);
-    assert_eq!(run.engine, EngineArg::Auto);
-    assert!(run.path.is_none() && run.tests.is_empty() && !run.json);
+    assert_eq!(run.options.engine, EngineChoice::Auto);
+    assert!(run.path.is_none() && run.options.tests.is_none() && !run.json);
 }
 
 #[test]
@@ -96,15 +97,16 @@ fn run_every_flag() {
     };
     assert_eq!(run.path, Some(PathBuf::from("/mnt")));
     assert_eq!(run.profile.as_deref(), Some("quick"));
-    assert_eq!(run.tests.len(), 2);
-    assert_eq!(run.size, Some(ByteSize(1 << 30)));
+    let o = &run.options;
+    assert_eq!(o.tests.as_ref().map(|t| t.value.len()), Some(2));
+    assert_eq!(o.size, Some(ByteSize(1 << 30).into()));
     assert_eq!(
-        (run.runs, run.duration, run.seed),
-        (Some(4), Some(1.5), Some(9))
+        (o.runs.clone(), o.block_duration.clone(), o.seed),
+        (Some(4.into()), Some(1.5.into()), Some(9))
     );
-    assert_eq!(run.engine, EngineArg::Uring);
-    assert!(run.json && run.buffered && run.no_drop_caches);
-    assert_eq!(run.label.as_deref(), Some("usb"));
+    assert_eq!(o.engine, EngineChoice::Uring);
+    assert!(run.json && o.force_buffered && !o.allow_drop_caches);
+    assert_eq!(o.label.as_deref(), Some("usb"));
 }
 
 #[test]

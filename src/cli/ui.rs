@@ -1,7 +1,8 @@
 //! `destbench ui`: its flags.
 
-use super::{DbArg, EngineArg};
-use crate::settings::defs;
+use super::DbArg;
+use crate::engine::EngineChoice;
+use crate::settings::{defs, flags};
 
 #[derive(Debug, clap::Args)]
 pub struct UiArgs {
@@ -15,8 +16,8 @@ pub struct UiArgs {
 
     /// How the runs started from the page issue I/O (as `run --engine`; `null` measures nothing
     /// and is for trying the page out).
-    #[arg(long = defs::ENGINE.long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
+    #[arg(long = defs::ENGINE.long, value_parser = flags::engine(), default_value = "auto")]
+    pub engine: EngineChoice,
 
     #[command(flatten)]
     pub db: DbArg,

@@ -6,14 +6,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::cli::{DbArg, EngineArg, RunArgs};
-use crate::engine::{EngineChoice, NullTiming};
+use crate::cli::{DbArg, RunArgs};
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::probe::{Chain, DeclaredLink};
 use crate::results::{RunReport, YourData};
 use crate::runner::Progress;
-use crate::settings::{ConfigFile, Given, RunOptions, RunPlan, defs};
-use crate::workload::ProfileName;
+use crate::settings::{ConfigFile, RunOptions, RunPlan, defs};
 
 use super::config;
 use crate::{answer, cluster, probe, report, runner, verdict};
@@ -209,63 +207,14 @@ fn time_machine_checks(mut run_report: RunReport, plan: &RunPlan) -> RunReport {
 /// The run the flags ask for, before validation: the flags, then the config file under them
 /// (`settings` decides what wins).
 pub fn options(args: &RunArgs, config: Option<&ConfigFile>) -> Result<RunOptions> {
-    let mut options = flags(args);
-    if args.time_machine {
-        options.destination = probe::time_machine_destination()
-            .map_err(|e| Error::Usage(format!("{}: {e}", defs::TIME_MACHINE)))?;
-    }
+    let mut options = args.options.clone();
+    options.destination = if args.time_machine {
+        probe::time_machine_destination()
+            .map_err(|e| Error::Usage(format!("{}: {e}", defs::TIME_MACHINE)))?
+    } else {
+        absolute(args.path.clone().unwrap_or_else(|| PathBuf::from(".")))
+    };
     options.with_config(args.profile.as_deref(), config)
-}
-
-/// The engine a run uses for `--engine`'s value (the page's too).
-pub fn engine(arg: EngineArg) -> EngineChoice {
-    match arg {
-        EngineArg::Auto => EngineChoice::Auto,
-        EngineArg::Sync => EngineChoice::Sync,
-        EngineArg::Uring => EngineChoice::Uring,
-        EngineArg::Null => EngineChoice::Null(NullTiming::default()),
-    }
-}
-
-/// What the flags set, each under the name the plan gives it.
-fn flags(args: &RunArgs) -> RunOptions {
-    RunOptions {
-        destination: absolute(args.path.clone().unwrap_or_else(|| PathBuf::from("."))),
-        profile: ProfileName::default(),
-        tests: list(&args.tests),
-        size: args.size.map(Given::from),
-        band_size: args.band_size.map(Given::from),
-        runs: args.runs.map(Given::from),
-        block_duration: args.duration.map(Given::from),
-        sustained_time: args.time.map(Given::from),
-        min_time: args.min_time.map(Given::from),
-        engine: engine(args.engine),
-        label: args.label.clone(),
-        force_buffered: args.buffered,
-        allow_drop_caches: !args.no_drop_caches,
-        unconfined_programs: args.unconfined_programs,
-        check_space: !args.no_space_check,
-        threads: list(&args.threads),
-        sets: list(&args.sets),
-        set_size: args.set_size.map(Given::from),
-        files: args.files.map(Given::from),
-        source: args.source.clone(),
-        cross_filesystems: args.cross_filesystems,
-        source_dir: args.source_dir.clone(),
-        verify: if args.no_verify {
-            Some(false)
-        } else if args.verify {
-            Some(true)
-        } else {
-            None
-        },
-        seed: args.seed,
-    }
-}
-
-/// A list flag when given (`None`: the config file's, else the profile's).
-fn list<T: Clone>(values: &[T]) -> Option<Given<Vec<T>>> {
-    (!values.is_empty()).then(|| values.to_vec().into())
 }
 
 /// The destination as an absolute, canonical path, so that the history, comparisons, reports

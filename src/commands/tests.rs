@@ -213,7 +213,7 @@ proptest! {
                 id: 1,
                 stored_unix_s: 0,
                 started_unix_s: 0,
-                label: args.label.clone(),
+                label: args.options.label.clone(),
                 destination: args.path.unwrap_or_default().display().to_string(),
                 host: None,
                 failures: 0,

@@ -252,7 +252,7 @@ fn settings(plan: &RunPlan) -> RunSettings {
                 min_runs: a.min_runs,
                 max_runs: a.max_runs,
                 precision: a.precision,
-                budget_s: a.budget.as_secs_f64(),
+                budget_s: plan.profile.budget.as_secs_f64(),
             }),
             crate::settings::Repeats::Exactly(_) => None,
         },

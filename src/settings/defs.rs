@@ -6,9 +6,18 @@
 //! here too, by name only (`TOOL`, `DB`).
 
 use std::fmt;
+use std::path::PathBuf;
 
-use crate::units::{format_bytes, format_size};
-use crate::workload::{Profile, ProfileName};
+use clap::builder::TypedValueParser;
+
+use super::Given;
+use super::flags::{
+    List, TestSelectorParser, engine, given, positive, positive_u64, sets_help, sets_short_help,
+    tests_help, tests_short_help,
+};
+use crate::engine::EngineChoice;
+use crate::units::{ByteSize, format_bytes, format_size};
+use crate::workload::{Profile, ProfileName, SetKind, TestSelector};
 
 /// One setting of `destbench run`.
 #[derive(Debug)]
@@ -215,6 +224,10 @@ pub const BUFFERED: Setting = flag(
     "Never use O_DIRECT: buffered I/O with fdatasync and verified eviction",
 );
 
+pub const NO_DROP_CACHES: Setting = flag("no-drop-caches", "");
+
+pub const NO_SPACE_CHECK: Setting = flag("no-space-check", "");
+
 pub const OUTPUT: Setting = flag(
     "output",
     "Write the report (the table, or the JSON with -j) to FILE instead of stdout (80 columns \
@@ -259,6 +272,133 @@ pub const UNCONFINED_PROGRAMS: Setting = flag(
      cannot confine them to the scratch (no Landlock, no sandbox) and others can write along its \
      path; by default they are left out there, with the reason",
 );
+
+// What a run is asked: each setting's field, its flag the clap attribute on it (its name and
+// help from the declaration above), its config key the field's name (or the file's table).
+
+/// Every field a choice, `None` or empty for the profile's default. The command line writes
+/// straight into it (`cli::RunArgs` flattens it: each field below is its flag), the config file
+/// fills what the flags left unset, and library callers build it. The values a config file can
+/// also set are [`Given`], so that an error names where they came from.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunOptions {
+    /// The destination (`run`'s PATH, or Time Machine's).
+    #[arg(skip = PathBuf::from("."))]
+    pub destination: PathBuf,
+    /// Resolved from `--profile` and the config file by [`with_config`](Self::with_config).
+    #[arg(skip)]
+    pub profile: ProfileName,
+    // `None` for the profile's tests.
+    #[arg(short, long = TESTS.long, value_parser = List(TestSelectorParser),
+          hide_possible_values = true, help = tests_short_help(), long_help = tests_help(&TESTS))]
+    pub tests: Option<Given<Vec<TestSelector>>>,
+    // The block tests' file, and the sustained test's cap.
+    #[arg(long = SIZE.long, help = SIZE.help(), value_parser = given::<ByteSize>)]
+    pub size: Option<Given<ByteSize>>,
+    // tm-backup's band size; `None` for the one Time Machine would choose.
+    #[arg(long = BAND_SIZE.long, help = BAND_SIZE.help(),
+          value_parser = given::<ByteSize>)]
+    pub band_size: Option<Given<ByteSize>>,
+    #[arg(short, long = RUNS.long, help = RUNS.help(), allow_negative_numbers = true,
+          value_parser = positive.map(Given::from))]
+    pub runs: Option<Given<usize>>,
+    // Seconds.
+    #[arg(long = DURATION.long, help = DURATION.help(), allow_negative_numbers = true,
+          value_name = "DURATION", value_parser = given::<f64>)]
+    pub block_duration: Option<Given<f64>>,
+    // Seconds.
+    #[arg(long = MIN_TIME.long, help = MIN_TIME.help(), allow_negative_numbers = true,
+          value_parser = given::<f64>)]
+    pub min_time: Option<Given<f64>>,
+    // Seconds.
+    #[arg(long = TIME.long, help = TIME.help(), allow_negative_numbers = true,
+          value_name = "TIME", value_parser = given::<f64>)]
+    pub sustained_time: Option<Given<f64>>,
+    /// I/O engine of the block tests: auto (sync at queue depth 1, io_uring above), sync, uring
+    /// (the file-set and metadata tests use system calls under each).
+    #[arg(long = ENGINE.long, value_parser = engine(), default_value = "auto")]
+    pub engine: EngineChoice,
+    /// A label stored with the results.
+    #[arg(long)]
+    pub label: Option<String>,
+    #[arg(long = BUFFERED.long, help = BUFFERED.help())]
+    pub force_buffered: bool,
+    /// Never drop the machine's page cache, even as root when per-file eviction fails.
+    #[arg(long = NO_DROP_CACHES.long, action = clap::ArgAction::SetFalse)]
+    pub allow_drop_caches: bool,
+    #[arg(long = UNCONFINED_PROGRAMS.long, help = UNCONFINED_PROGRAMS.help())]
+    pub unconfined_programs: bool,
+    // `None` for the profile's.
+    #[arg(long = THREADS.long, help = THREADS.help(), allow_negative_numbers = true,
+          value_parser = List(positive))]
+    pub threads: Option<Given<Vec<usize>>>,
+    // `None` for the profile's.
+    #[arg(long = SETS.long, help = sets_short_help(), long_help = sets_help(),
+          value_parser = List(|s: &str| s.parse::<SetKind>()))]
+    pub sets: Option<Given<Vec<SetKind>>>,
+    #[arg(long = SET_SIZE.long, help = SET_SIZE.help(),
+          value_parser = given::<ByteSize>)]
+    pub set_size: Option<Given<ByteSize>>,
+    #[arg(long = FILES.long, help = FILES.help(), allow_negative_numbers = true,
+          value_parser = positive_u64.map(Given::from))]
+    pub files: Option<Given<u64>>,
+    #[arg(long = SOURCE.long, help = SOURCE.help())]
+    pub source: Option<PathBuf>,
+    /// Let --source enter directories on other filesystems (mount points); by default they are
+    /// skipped and counted, as `find -xdev` does.
+    #[arg(long)]
+    pub cross_filesystems: bool,
+    /// Where generated file sets are made (default: the system's temp directory; choose a fast
+    /// local disk).
+    #[arg(long = SOURCE_DIR.long)]
+    pub source_dir: Option<PathBuf>,
+    // Both at once is a contradiction, refused rather than settled by their order.
+    #[arg(long = VERIFY.long, help = VERIFY.help(), conflicts_with = "no_verify")]
+    pub verify: bool,
+    /// Do not verify restored files.
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Skip the free-space check (for filesystems that misreport free space); a destination
+    /// that fills up still fails the test that hit it, cleanly.
+    #[arg(long = NO_SPACE_CHECK.long, action = clap::ArgAction::SetFalse)]
+    pub check_space: bool,
+    /// Seed for the random data and offsets (default: random; recorded in the results).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// The defaults of `destbench run .`: the backup profile, everything else from it.
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            destination: PathBuf::from("."),
+            profile: ProfileName::default(),
+            tests: None,
+            size: None,
+            runs: None,
+            block_duration: None,
+            sustained_time: None,
+            min_time: None,
+            engine: EngineChoice::default(),
+            label: None,
+            force_buffered: false,
+            allow_drop_caches: true,
+            unconfined_programs: false,
+            check_space: true,
+            threads: None,
+            sets: None,
+            set_size: None,
+            files: None,
+            source: None,
+            cross_filesystems: false,
+            source_dir: None,
+            verify: false,
+            no_verify: false,
+            seed: None,
+            band_size: None,
+        }
+    }
+}
 
 /// The settings the config file can set, each under its key.
 #[cfg(test)]

@@ -1,92 +1,13 @@
-//! What a caller asks of a run, typed: the one path from the command line, the config file and
-//! library callers to the plan. Each setting has one name and one meaning from here down.
+//! What a caller asks of a run ([`RunOptions`], declared in `defs` beside its settings): the
+//! config file under the flags, then the plan. Each setting has one name and one meaning from
+//! here down.
 
 use std::path::PathBuf;
 
 use super::defs::PROFILE;
-use super::{ConfigFile, Given, RunPlan, plan};
-use crate::engine::EngineChoice;
+use super::{ConfigFile, RunOptions, RunPlan, plan};
 use crate::error::{Error, Result};
-use crate::units::ByteSize;
-use crate::workload::{ProfileName, SetKind, TestSelector};
-
-/// Every field a choice, `None` or empty for the profile's default. The values a config file can
-/// also set are [`Given`], so that an error names where they came from.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    pub destination: PathBuf,
-    pub profile: ProfileName,
-    /// `--tests`: `None` for the profile's tests.
-    pub tests: Option<Given<Vec<TestSelector>>>,
-    /// `--size`: the block tests' file, and the sustained test's cap.
-    pub size: Option<Given<ByteSize>>,
-    pub runs: Option<Given<usize>>,
-    /// `--duration`, seconds.
-    pub block_duration: Option<Given<f64>>,
-    /// `--time`, seconds.
-    pub sustained_time: Option<Given<f64>>,
-    /// `--min-time`, seconds.
-    pub min_time: Option<Given<f64>>,
-    pub engine: EngineChoice,
-    pub label: Option<String>,
-    /// Never O_DIRECT (`--buffered`).
-    pub force_buffered: bool,
-    /// May drop the machine's page cache (off with `--no-drop-caches`).
-    pub allow_drop_caches: bool,
-    /// Run the programs a run starts unconfined where the system cannot confine them
-    /// (`--unconfined-programs`).
-    pub unconfined_programs: bool,
-    /// Refuse to start without the free space the run needs (off with `--no-space-check`).
-    pub check_space: bool,
-    /// `--threads`: `None` for the profile's.
-    pub threads: Option<Given<Vec<usize>>>,
-    /// `--sets`: `None` for the profile's.
-    pub sets: Option<Given<Vec<SetKind>>>,
-    pub set_size: Option<Given<ByteSize>>,
-    pub files: Option<Given<u64>>,
-    pub source: Option<PathBuf>,
-    /// `--cross-filesystems`.
-    pub cross_filesystems: bool,
-    pub source_dir: Option<PathBuf>,
-    /// `--verify` / `--no-verify`; `None` for the profile's choice.
-    pub verify: Option<bool>,
-    /// `None` for a random seed (recorded in the results).
-    pub seed: Option<u64>,
-    /// `--band-size`: tm-backup's band size; `None` for the one Time Machine would choose.
-    pub band_size: Option<Given<ByteSize>>,
-}
-
-/// The defaults of `destbench run .`: the backup profile, everything else from it.
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            destination: PathBuf::from("."),
-            profile: ProfileName::default(),
-            tests: None,
-            size: None,
-            runs: None,
-            block_duration: None,
-            sustained_time: None,
-            min_time: None,
-            engine: EngineChoice::default(),
-            label: None,
-            force_buffered: false,
-            allow_drop_caches: true,
-            unconfined_programs: false,
-            check_space: true,
-            threads: None,
-            sets: None,
-            set_size: None,
-            files: None,
-            source: None,
-            cross_filesystems: false,
-            source_dir: None,
-            verify: None,
-            seed: None,
-            band_size: None,
-        }
-    }
-}
+use crate::workload::ProfileName;
 
 impl RunOptions {
     /// The defaults of `destbench run PATH`.

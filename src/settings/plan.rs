@@ -2,6 +2,7 @@
 //! default from the profile; an error names the value's origin (the flag, or the config file's
 //! line).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::defs::{
@@ -10,11 +11,70 @@ use super::defs::{
 };
 use super::{
     Adaptive, Given, MAX_DURATION_S, MAX_RUNS, MAX_SUSTAINED_S, MAX_THREADS, MIN_FILE_SIZE, Origin,
-    Repeats, RunOptions, RunPlan, SetPlan, suite_options,
+    Repeats, RunOptions, SetPlan, suite_options,
 };
+use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
 use crate::units::format_bytes;
 use crate::workload::{self, Profile, SetName, SuiteOptions, Variant};
+
+/// Everything a run needs, validated (from [`RunOptions::plan`]); the runner reads it.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub destination: PathBuf,
+    pub profile: Profile,
+    pub variants: Vec<Variant>,
+    /// How many repetitions each variant gets.
+    pub repeats: Repeats,
+    /// Size of the block tests' file (a multiple of 1 MiB).
+    pub file_size: u64,
+    /// How long a block-test repetition runs: exactly, with `--duration`; else at most, as it
+    /// stops once its rate is steady and `min_time` has passed.
+    pub block_duration: Duration,
+    /// Whether a block test stops once its rate is steady (no `--duration` given).
+    pub block_until_steady: bool,
+    /// The least every repetition should last (`--min-time`, else the profile's; zero: no
+    /// minimum).
+    pub min_time: Duration,
+    pub engine: EngineChoice,
+    /// Never use O_DIRECT (for checking the fallback path on filesystems that accept it).
+    pub force_buffered: bool,
+    /// May drop the machine's page cache (root only) when per-file eviction fails.
+    pub allow_drop_caches: bool,
+    /// Run rsync unconfined where the system cannot confine it (see `platform::confine`).
+    pub unconfined_programs: bool,
+    /// Refuse to start when the destination reports less free space than the run needs.
+    pub check_space: bool,
+    /// The file sets of the file-level tests.
+    pub file_sets: Vec<SetPlan>,
+    /// The user's folder to use as the file set (read-only).
+    pub source: Option<PathBuf>,
+    /// Whether walks of `source` enter other filesystems.
+    pub cross_filesystems: bool,
+    /// Where generated file sets are made.
+    pub source_dir: PathBuf,
+    /// Verify restored files against the source.
+    pub verify: bool,
+    pub seed: u64,
+    pub label: Option<String>,
+    /// The longest the sustained test writes (`--time`, else the profile's).
+    pub sustained_time: Duration,
+    /// The most the sustained test writes (`--size` when given, else the profile's); never more
+    /// than the free space leaves.
+    pub sustained_size: u64,
+    /// tm-backup's band size (`--band-size`); `None` for the one Time Machine would choose for
+    /// the destination's size.
+    pub band_size: Option<u64>,
+}
+
+impl RunPlan {
+    /// The variants the profile runs on its own (its tests, file sets and thread counts): the
+    /// work its time budget is for.
+    pub fn profile_variants(&self) -> Vec<Variant> {
+        let suite = suite_options(&self.profile, &[], &[], false, self.engine);
+        workload::select(workload::suite(&suite), &[], self.profile.tests).unwrap_or_default()
+    }
+}
 
 pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
     let profile = Profile::get(o.profile);
@@ -47,7 +107,11 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
         source: o.source.clone(),
         cross_filesystems: o.cross_filesystems,
         source_dir: o.source_dir.clone().unwrap_or_else(std::env::temp_dir),
-        verify: o.verify.unwrap_or(profile.verify),
+        verify: match (o.verify, o.no_verify) {
+            (_, true) => false,
+            (true, _) => true,
+            _ => profile.verify,
+        },
         seed: o.seed.unwrap_or_else(|| fastrand::u64(..)),
         label: o.label.clone(),
         sustained_time: durations.sustained_time,
@@ -87,7 +151,6 @@ fn runs(o: &RunOptions, profile: &Profile) -> Result<Repeats> {
             min_runs: profile.min_runs,
             max_runs: profile.max_runs,
             precision: profile.precision,
-            budget: profile.budget,
         })),
     }
 }
@@ -310,7 +373,8 @@ mod tests {
         .unwrap();
         let backup = Profile::get(workload::ProfileName::Backup);
         assert!(
-            matches!(plan.repeats, Repeats::UntilPrecise(a) if a.min_runs == backup.min_runs && a.budget == backup.budget)
+            matches!(plan.repeats, Repeats::UntilPrecise(a) if a.min_runs == backup.min_runs)
+                && plan.profile.budget == backup.budget
         );
         assert_eq!(plan.block_duration, backup.block_duration);
         assert!(plan.block_until_steady);

@@ -159,7 +159,7 @@ struct RunForm<'a> {
 /// are.
 fn plan(app: &App, form: &RunForm<'_>, config: Option<&ConfigFile>) -> Result<RunPlan> {
     let options = RunOptions {
-        engine: run::engine(app.engine),
+        engine: app.engine,
         ..RunOptions::new(run::absolute(PathBuf::from(form.path)))
     };
     options.with_config(Some(form.profile), config)?.plan()

@@ -17,7 +17,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cli::{DbArg, EngineArg, UiArgs};
+use crate::cli::{DbArg, UiArgs};
+use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
 use crate::interrupt;
 
@@ -25,7 +26,7 @@ use crate::interrupt;
 pub struct App {
     pub token: String,
     pub port: u16,
-    pub engine: EngineArg,
+    pub engine: EngineChoice,
     pub db: DbArg,
     pub jobs: job::Jobs,
 }

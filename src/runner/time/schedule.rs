@@ -101,7 +101,9 @@ impl Schedule {
             items,
             repeats: plan.repeats,
             budget_s: match plan.repeats {
-                Repeats::UntilPrecise(a) => Some(a.budget.as_secs_f64() * chosen_share(plan)),
+                Repeats::UntilPrecise(_) => {
+                    Some(plan.profile.budget.as_secs_f64() * chosen_share(plan))
+                }
                 Repeats::Exactly(_) => None,
             },
             judged: 0.0,

@@ -1,5 +1,3 @@
-use std::time::Duration;
-
 use super::*;
 use crate::settings::Adaptive;
 use crate::stats::precision;
@@ -19,7 +17,6 @@ const RULE: Repeats = Repeats::UntilPrecise(Adaptive {
     min_runs: 2,
     max_runs: 5,
     precision: 0.02,
-    budget: Duration::from_secs(90),
 });
 
 /// Three variants of 1 s repetitions (2 to 5 of them) with 90 s of budget to share.
