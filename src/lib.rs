@@ -34,7 +34,7 @@ pub use commands::main;
 pub use error::Error;
 // The runner as a library, with every ETA it hands the display (tests/integration/eta.rs).
 pub use engine::{EngineChoice, NullTiming};
-pub use results::{RunReport, WarningKind};
+pub use results::{RunDocument, WarningKind};
 pub use runner::{Eta, Progress, run};
 pub use settings::{Given, RunOptions};
 pub use units::ByteSize;

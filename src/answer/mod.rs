@@ -14,8 +14,8 @@ mod tests;
 
 use crate::probe::{Key, Value};
 use crate::results::{
-    Answer, AnswerRow, AnswerTool, Details, Routine, RoutineUnit, RunReport, TestResult, ToolTimes,
-    WhatIf, YourData,
+    Answer, AnswerRow, AnswerTool, Details, Routine, RoutineUnit, RunDocument, TestResult,
+    ToolTimes, WhatIf, YourData,
 };
 use crate::settings::defs::TESTS;
 use crate::workload::TestId;
@@ -27,7 +27,7 @@ const TABLE_BYTES: [(u64, &str); 2] = [(100_000_000_000, "100 GB"), (1_000_000_0
 
 /// The answer for `data` from a finished run (with its verdict); None where the run measured
 /// nothing a backup's time can be drawn from.
-pub fn of(run: &RunReport, data: YourData) -> Option<Answer> {
+pub fn of(run: &RunDocument, data: YourData) -> Option<Answer> {
     let mean_size = data
         .files
         .filter(|f| *f > 0)
@@ -58,7 +58,7 @@ pub fn of(run: &RunReport, data: YourData) -> Option<Answer> {
 }
 
 /// One tool's first and routine backups of `data`.
-fn times(pace: &Pace, data: &YourData, run: &RunReport) -> ToolTimes {
+fn times(pace: &Pace, data: &YourData, run: &RunDocument) -> ToolTimes {
     let routine = match pace.hourly(data.bytes, data.files) {
         Some(hourly) => {
             let (factor, assumed) = throttling(run);
@@ -106,7 +106,7 @@ fn times(pace: &Pace, data: &YourData, run: &RunReport) -> ToolTimes {
 
 /// How much slower Time Machine's hourly backups go while other programs use the disk: the
 /// throttled test's writes at background priority against alone, where it measured that.
-fn throttling(run: &RunReport) -> (f64, String) {
+fn throttling(run: &RunDocument) -> (f64, String) {
     let turned_off = run
         .chain
         .as_ref()
@@ -160,7 +160,7 @@ fn files_in(data: &YourData, bytes: u64) -> Option<u64> {
 /// The headline tool's first backup with the limiting link replaced by the next faster one:
 /// the data's bytes at the new ceiling instead of at the measured write rate, the rest as
 /// measured.
-fn what_if(run: &RunReport, data: &YourData, headline: &ToolTimes) -> Option<WhatIf> {
+fn what_if(run: &RunDocument, data: &YourData, headline: &ToolTimes) -> Option<WhatIf> {
     let verdict = run.verdict.as_ref()?;
     let upgrade = what_if::upgrade(verdict, run.chain.as_ref()?)?;
     let now_mb_s = verdict.write_mb_s.or(verdict.measured_mb_s)?;

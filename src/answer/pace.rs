@@ -5,7 +5,7 @@
 use crate::estimate::model::time_machine::{self, TimeMachineEstimate};
 use crate::estimate::model::{self, CopyMeasurement, Fitted};
 use crate::estimate::run_copies;
-use crate::results::{AnswerTool, Range, RunReport, TestResult};
+use crate::results::{AnswerTool, Range, RunDocument, TestResult};
 use crate::units::{decimal_bytes as size, human_duration};
 
 use crate::verdict::large_sequential_results;
@@ -52,14 +52,18 @@ pub(super) enum Pace<'a> {
     /// Only the large sequential write: the bytes' time, no file's own cost.
     BytesOnly { write: &'a TestResult, stray: Stray },
     /// The `tm-backup` replay of Time Machine's writes.
-    TimeMachine(&'a RunReport),
+    TimeMachine(&'a RunDocument),
 }
 
 impl<'a> Pace<'a> {
     /// A copy tool's pace for data of `mean_size` bytes a file: the user's folder copied,
     /// else the fit to the file sets, else the set nearest in mean file size; for a plain copy,
     /// else the sequential write; None without any of them (and for Time Machine).
-    pub fn copy(run: &'a RunReport, tool: AnswerTool, mean_size: Option<f64>) -> Option<Pace<'a>> {
+    pub fn copy(
+        run: &'a RunDocument,
+        tool: AnswerTool,
+        mean_size: Option<f64>,
+    ) -> Option<Pace<'a>> {
         let op = match tool {
             AnswerTool::PlainCopy => FileOp::Copy { cache_on: true },
             AnswerTool::Rsync => FileOp::CopyWith(CopyProgram::Rsync),
@@ -107,7 +111,7 @@ impl<'a> Pace<'a> {
     }
 
     /// Time Machine's pace, where the run replayed it.
-    pub fn time_machine(run: &'a RunReport) -> Option<Pace<'a>> {
+    pub fn time_machine(run: &'a RunDocument) -> Option<Pace<'a>> {
         time_machine::estimate(run, 1 << 30, 1000)
             .is_ok()
             .then_some(Pace::TimeMachine(run))
@@ -217,7 +221,7 @@ impl<'a> Pace<'a> {
 /// rsync's walk over `files` unchanged files, from the run's updates (rsync again onto its own
 /// copy of a set): the user's folder's where it was copied, else the set of the most files; with
 /// what it came from.
-pub(super) fn rsync_walk(run: &RunReport, files: u64) -> Option<(Range, String)> {
+pub(super) fn rsync_walk(run: &RunDocument, files: u64) -> Option<(Range, String)> {
     let update = FileOp::UpdateWith(CopyProgram::Rsync);
     let (result, _) = run
         .results
@@ -251,7 +255,7 @@ pub(super) fn rsync_walk(run: &RunReport, files: u64) -> Option<(Range, String)>
 }
 
 /// The replay's estimate; [`Pace::time_machine`] made sure there is one.
-fn tm(run: &RunReport, bytes: u64, files: Option<u64>) -> TimeMachineEstimate {
+fn tm(run: &RunDocument, bytes: u64, files: Option<u64>) -> TimeMachineEstimate {
     time_machine::estimate(run, bytes, files.unwrap_or(0))
         .expect("Pace::TimeMachine is made only where the replay gives an estimate")
 }

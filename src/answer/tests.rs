@@ -23,8 +23,8 @@ fn copy(set: &str, files: u64, bytes: u64) -> serde_json::Value {
 
 /// A run with the backup profile's two sets copied, behind `row` (None: a link of unknown
 /// speed), writing sequentially at `write` MB/s; judged.
-fn run(row: Option<&str>, write: f64, results: Vec<serde_json::Value>) -> RunReport {
-    let mut run: RunReport = serde_json::from_value(serde_json::json!({
+fn run(row: Option<&str>, write: f64, results: Vec<serde_json::Value>) -> RunDocument {
+    let mut run: RunDocument = serde_json::from_value(serde_json::json!({
         "schema": "destbench.run/2", "destination": { "path": "/mnt/backup" },
         "results": results }))
     .unwrap();
@@ -210,7 +210,7 @@ fn the_hourly_backup_is_throttled_unless_throttling_is_off() {
             "alone": { "write_mb_s": 30.0, "read_mb_s": 30.0 },
             "background": { "write_mb_s": 10.0, "read_mb_s": 28.0 } } });
     let mut run = run(Some("usb2-bot"), 33.0, vec![tm, throttled]);
-    let answer = |run: &RunReport| of(run, home(10_000_000_000, Some(50_000))).unwrap();
+    let answer = |run: &RunDocument| of(run, home(10_000_000_000, Some(50_000))).unwrap();
     let on = answer(&run);
     assert_eq!(on.tools[0].tool, AnswerTool::TimeMachine);
     let hourly = |a: &Answer| a.tools[0].routine.as_ref().unwrap().seconds.expected;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Result;
 use crate::platform::{self, UserDir};
-use crate::results::{DataKind, RunReport, YourData};
+use crate::results::{DataKind, RunDocument, YourData};
 use crate::runner::{self, Progress};
 use crate::settings::defs;
 use crate::tree::survey;
@@ -53,7 +53,7 @@ pub fn folder(path: &Path, progress: &mut dyn Progress) -> Result<YourData> {
 }
 
 /// The user's folder the run copied as its file set (`--source`), as the run counted it.
-pub fn folder_of_run(run: &RunReport) -> Option<YourData> {
+pub fn folder_of_run(run: &RunDocument) -> Option<YourData> {
     run.results.iter().find_map(|r| {
         let set = r.file_set.as_ref()?;
         matches!(

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::results::{
     Aggregate, AggregateRepetition, ClusterInfo, PerClient, RankRecord, RankWindow,
-    RepetitionRecord, RunReport, TestFailure, TestResult, Unit,
+    RepetitionRecord, RunDocument, TestFailure, TestResult, Unit,
 };
 use crate::stats;
 use crate::units;
@@ -20,7 +20,7 @@ pub struct RankPart {
     pub clock_offset_s: f64,
     /// Its windows, already on rank 0's clock.
     pub windows: Vec<RankWindow>,
-    pub report: RunReport,
+    pub report: RunDocument,
     pub scratch: String,
 }
 
@@ -32,9 +32,9 @@ pub struct Coordination {
 
 /// One run document from every client's part (`parts` in rank order, rank 0 first): its
 /// `results` are the aggregates, `cluster` keeps each client's windows and results.
-pub fn combine(parts: Vec<RankPart>, how: &Coordination) -> RunReport {
+pub fn combine(parts: Vec<RankPart>, how: &Coordination) -> RunDocument {
     let Some(first) = parts.first() else {
-        return RunReport::default();
+        return RunDocument::default();
     };
     let mut doc = first.report.clone();
     let aggregates: Vec<Aggregate> = first

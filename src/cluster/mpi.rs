@@ -20,7 +20,7 @@ use super::{Coordination, RankPart, combine};
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::interrupt;
 use crate::probe::Chain;
-use crate::results::{RankWindow, Repetition, RunReport};
+use crate::results::{RankWindow, Repetition, RunDocument};
 use crate::runner::{self, Progress, RepetitionHook, RunPlan};
 use crate::workload::Variant;
 
@@ -60,7 +60,7 @@ pub struct Session {
 /// What one step (one number of active clients) left this rank with.
 pub enum StepOutcome {
     /// Rank 0: the combined document.
-    Combined(Box<RunReport>),
+    Combined(Box<RunDocument>),
     /// Another rank, or one not active in this step.
     Done,
 }
@@ -222,7 +222,7 @@ impl Session {
         chain: Option<&Chain>,
         stonewall: bool,
         progress: &mut dyn Progress,
-    ) -> Result<Option<RunReport>> {
+    ) -> Result<Option<RunDocument>> {
         let hook = MpiHook {
             comm,
             clock_offset_s: self.clock_offset_s,

@@ -1,6 +1,6 @@
 use super::aggregate::{Coordination, RankPart, combine, window_aggregate};
 use super::*;
-use crate::results::{RankWindow, RunReport, TestResult, Unit};
+use crate::results::{RankWindow, RunDocument, TestResult, Unit};
 use crate::workload::TestId;
 
 fn window(rep: usize, start: f64, end: f64, bytes: u64) -> RankWindow {
@@ -32,9 +32,9 @@ fn part(rank: usize, windows: Vec<RankWindow>) -> RankPart {
         host: if rank < 2 { "a".into() } else { "b".into() },
         clock_offset_s: rank as f64 * -0.001,
         windows,
-        report: RunReport {
+        report: RunDocument {
             results: vec![result],
-            ..RunReport::default()
+            ..RunDocument::default()
         },
         scratch: format!("/d/.destbench-r{rank}-*"),
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::cli::{DbArg, RunId};
 use crate::error::{Error, Result};
 use crate::history::{self, RunRecord, Store, environment};
-use crate::results::RunReport;
+use crate::results::RunDocument;
 use crate::settings::defs;
 
 /// The database's path: `--db` (or its environment variable), else the default location.
@@ -87,7 +87,7 @@ impl RunStore {
 }
 
 /// Stores a finished run (creating the database when missing); returns its id.
-pub fn store_run(target: &RunStore, report: &RunReport) -> Result<i64> {
+pub fn store_run(target: &RunStore, report: &RunDocument) -> Result<i64> {
     let mut store = Store::open(&target.path)?;
     let env = environment::collect(&environment::Machine::this(), report.chain.as_ref());
     Ok(store.insert(report, &env)?)

@@ -10,7 +10,7 @@ use crate::cli::{Cli, Command};
 use crate::cluster::{self, Session, StepOutcome};
 use crate::error::{Error, Result};
 use crate::probe::Chain;
-use crate::results::{RunReport, ScalingPoint};
+use crate::results::{RunDocument, ScalingPoint};
 use crate::runner::{NoProgress, Progress};
 use crate::settings::RunPlan;
 
@@ -89,8 +89,8 @@ impl Clients for Ranks<'_> {
         plan: &RunPlan,
         chain: Option<Chain>,
         progress: &mut dyn Progress,
-    ) -> Result<Option<RunReport>> {
-        let mut points: Vec<(usize, RunReport)> = Vec::new();
+    ) -> Result<Option<RunDocument>> {
+        let mut points: Vec<(usize, RunDocument)> = Vec::new();
         for &clients in &self.counts {
             let step =
                 self.session

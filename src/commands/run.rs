@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use crate::cli::{DbArg, RunArgs};
 use crate::error::{EXIT_RUNTIME, Error, Result};
 use crate::probe::{Chain, DeclaredLink};
-use crate::results::{RunReport, YourData};
+use crate::results::{RunDocument, YourData};
 use crate::runner::Progress;
 use crate::settings::{ConfigFile, RunOptions, RunPlan, defs};
 
@@ -109,7 +109,7 @@ pub trait Clients {
         plan: &RunPlan,
         chain: Option<Chain>,
         progress: &mut dyn Progress,
-    ) -> Result<Option<RunReport>>;
+    ) -> Result<Option<RunDocument>>;
 }
 
 /// One client: the terminal's run and the page's.
@@ -129,7 +129,7 @@ impl Clients for OneClient {
         plan: &RunPlan,
         chain: Option<Chain>,
         progress: &mut dyn Progress,
-    ) -> Result<Option<RunReport>> {
+    ) -> Result<Option<RunDocument>> {
         runner::run(plan, chain, progress).map(Some)
     }
 }
@@ -196,7 +196,7 @@ pub fn execute<C: Clients>(
 
 /// macOS: whether Time Machine would accept the destination, when the run wrote its log lines.
 #[cfg_attr(not(target_os = "macos"), allow(unused_mut, unused_variables))]
-fn time_machine_checks(mut run_report: RunReport, plan: &RunPlan) -> RunReport {
+fn time_machine_checks(mut run_report: RunDocument, plan: &RunPlan) -> RunDocument {
     #[cfg(target_os = "macos")]
     if !run_report.time_machine_log.is_empty() {
         run_report.destination.time_machine_checks = probe::time_machine_checks(&plan.destination);
@@ -242,7 +242,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 /// The run with its verdict, and the answer for the user's data: the folder they named
 /// (`--data`), else the folder the run copied (`--source`), else the volume holding the home
 /// folder.
-fn judge(mut run_report: RunReport, data: Option<YourData>) -> RunReport {
+fn judge(mut run_report: RunDocument, data: Option<YourData>) -> RunDocument {
     run_report.verdict = Some(verdict::of(&run_report));
     let data = data
         .or_else(|| answer::folder_of_run(&run_report))
@@ -252,7 +252,7 @@ fn judge(mut run_report: RunReport, data: Option<YourData>) -> RunReport {
 }
 
 /// The report printed as `output` asks (nothing for the page's).
-fn print(output: &Output, run_report: &RunReport) -> Result<()> {
+fn print(output: &Output, run_report: &RunDocument) -> Result<()> {
     let Output::Printed {
         json,
         wide,
@@ -293,7 +293,7 @@ fn print(output: &Output, run_report: &RunReport) -> Result<()> {
 /// Stores a finished run in one transaction and says so on stderr; returns its id. An error or
 /// an interruption returned before and stored nothing; nor is a run in which every test failed
 /// stored (it has no figure to compare): None.
-fn store(store: &RunStore, run_report: &RunReport, json: bool) -> Result<Option<i64>> {
+fn store(store: &RunStore, run_report: &RunDocument, json: bool) -> Result<Option<i64>> {
     if run_report.results.is_empty() && !run_report.failures.is_empty() {
         eprintln!("destbench: not stored in the history: every test failed");
         return Ok(None);
@@ -314,7 +314,7 @@ fn store(store: &RunStore, run_report: &RunReport, json: bool) -> Result<Option<
 /// the run's results are kept instead. The report was printed already; with `--json` it is the
 /// document on stdout, else the document is written to a new file in the temp directory (never
 /// over an existing one).
-fn not_stored(cause: Error, run_report: &crate::results::RunReport, json: bool) -> Error {
+fn not_stored(cause: Error, run_report: &crate::results::RunDocument, json: bool) -> Error {
     let kept = if json {
         "its JSON report is on stdout".to_string()
     } else {

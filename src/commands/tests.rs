@@ -16,7 +16,7 @@ use crate::cli::{Cli, Command};
 use crate::history::{HistoryEntry, RunRecord, Store};
 use crate::probe::DeclaredLink;
 use crate::report::{self, export::Exporter};
-use crate::results::RunReport;
+use crate::results::RunDocument;
 use crate::units::{ByteSize, MAX_SIZE};
 use crate::workload::{TestId, TestSelector};
 
@@ -357,7 +357,7 @@ fn fuzz_store() -> (tempfile::TempDir, Store, rusqlite::Connection) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.sqlite");
     let mut store = Store::open(&path).unwrap();
-    let run: RunReport = serde_json::from_value(seed_document()).unwrap();
+    let run: RunDocument = serde_json::from_value(seed_document()).unwrap();
     store
         .insert(&run, &crate::history::Environment::default())
         .unwrap();

@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::interrupt;
-use crate::results::RunReport;
+use crate::results::RunDocument;
 use crate::tree::survey::Survey;
 use crate::workload::Tool;
 
@@ -41,7 +41,7 @@ use survey::Surveyed;
 /// A run from the history to estimate from.
 pub struct StoredRun {
     pub id: i64,
-    pub run: RunReport,
+    pub run: RunDocument,
 }
 
 /// Where one destination's measurements came from.

@@ -2,7 +2,7 @@
 //! sets with the asked number of threads. Its file sets are files in one directory level, with
 //! no slack recorded.
 
-use crate::results::{RunReport, TestResult};
+use crate::results::{RunDocument, TestResult};
 use crate::workload::{FileOp, SetName, Workload};
 
 use super::model::CopyMeasurement;
@@ -16,7 +16,7 @@ fn is_copy(r: &TestResult, op: FileOp, threads: usize) -> bool {
 }
 
 /// The write-cache-on copies of `run` with `threads` threads, one measurement per file set.
-pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement> {
+pub fn copy_measurements(run: &RunDocument, threads: usize) -> Vec<CopyMeasurement> {
     run_copies(run, CACHED_COPY, threads)
         .into_iter()
         .map(|(_, m)| m)
@@ -26,7 +26,11 @@ pub fn copy_measurements(run: &RunReport, threads: usize) -> Vec<CopyMeasurement
 /// The copies of `run` made by `op` on `threads` threads, with the set each copied: the
 /// answer tells the user's own folder (`--source`) from the generated sets, and destbench's
 /// copy from rsync's.
-pub fn run_copies(run: &RunReport, op: FileOp, threads: usize) -> Vec<(SetName, CopyMeasurement)> {
+pub fn run_copies(
+    run: &RunDocument,
+    op: FileOp,
+    threads: usize,
+) -> Vec<(SetName, CopyMeasurement)> {
     run.results
         .iter()
         .filter(|r| is_copy(r, op, threads))
@@ -61,7 +65,7 @@ mod tests {
     /// A repetition that copied the set 4 times to last --min-time is 4 copies, not one.
     #[test]
     fn a_repetition_of_several_passes_is_one_copy_per_pass() {
-        let run: RunReport = serde_json::from_value(serde_json::json!({
+        let run: RunDocument = serde_json::from_value(serde_json::json!({
             "schema": "destbench.run/1",
             "destination": { "path": "/mnt" },
             "results": [ { "test": "files-copy", "variant": "small-1t-cache-on", "threads": 1,

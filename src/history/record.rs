@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::RunReport;
+use crate::results::RunDocument;
 
 /// A destination's filesystem, where readable: its type and UUID tell runs on one path but
 /// different filesystems (a disk swapped under one mount point) apart. Flattened where it is
@@ -69,7 +69,7 @@ pub struct RunRecord {
     /// The document exactly as stored (for exports: nothing a newer version added is lost).
     pub document: serde_json::Value,
     /// The same document, read.
-    pub run: RunReport,
+    pub run: RunDocument,
 }
 
 impl RunRecord {

@@ -11,7 +11,7 @@ use super::HistoryError;
 use super::migrations::MIGRATIONS;
 use super::open::{self, Header, Owner};
 use super::record::{Environment, HistoryEntry, RunRecord, Sequential};
-use crate::results::RunReport;
+use crate::results::RunDocument;
 
 /// An open history database.
 pub struct Store {
@@ -179,7 +179,7 @@ impl Store {
 
     /// Stores one run (its `destbench.run/2` document and where it ran) in a single
     /// transaction, and returns its id. Either all of it lands or none.
-    pub fn insert(&mut self, doc: &RunReport, env: &Environment) -> Result<i64, HistoryError> {
+    pub fn insert(&mut self, doc: &RunDocument, env: &Environment) -> Result<i64, HistoryError> {
         let (tx, path) = self.write_transaction()?;
         let fail = |e: rusqlite::Error| HistoryError::sqlite(&path, e);
         let id = insert_run(&tx, doc, env).map_err(fail)?;
@@ -255,7 +255,7 @@ impl Store {
             )
         };
         let document: serde_json::Value = serde_json::from_str(&text).map_err(damaged)?;
-        let run = RunReport::deserialize(&document).map_err(damaged)?;
+        let run = RunDocument::deserialize(&document).map_err(damaged)?;
         Ok(RunRecord {
             id,
             stored_unix_s,
@@ -295,7 +295,7 @@ impl Store {
 
 /// `entry` with the headline figures of its stored document.
 fn with_headline(mut entry: HistoryEntry, document: &str) -> HistoryEntry {
-    let Ok(run) = serde_json::from_str::<RunReport>(document) else {
+    let Ok(run) = serde_json::from_str::<RunDocument>(document) else {
         return entry;
     };
     let [write, read] = crate::verdict::large_sequential_results(&run.results);
@@ -310,7 +310,7 @@ fn with_headline(mut entry: HistoryEntry, document: &str) -> HistoryEntry {
 /// The run's own row (where it ran, its document whole); returns its id.
 fn insert_run(
     tx: &rusqlite::Transaction<'_>,
-    doc: &RunReport,
+    doc: &RunDocument,
     env: &Environment,
 ) -> rusqlite::Result<i64> {
     let stored = SystemTime::now()
@@ -349,7 +349,7 @@ fn insert_run(
 fn insert_results(
     tx: &rusqlite::Transaction<'_>,
     id: i64,
-    doc: &RunReport,
+    doc: &RunDocument,
 ) -> rusqlite::Result<()> {
     let mut result = tx.prepare(
         "INSERT INTO results (run_id, position, test, variant, unit, median, method, engine)

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use super::open::APPLICATION_ID;
 use super::*;
-use crate::results::RunReport;
+use crate::results::RunDocument;
 
 /// A run document as an older or partial writer might have made it, read leniently.
-fn doc(label: &str, results: serde_json::Value) -> RunReport {
+fn doc(label: &str, results: serde_json::Value) -> RunDocument {
     serde_json::from_value(serde_json::json!({
         "schema": "destbench.run/1",
         "destbench_version": "0.1.0",

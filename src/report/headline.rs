@@ -1,10 +1,10 @@
 //! The headline as tables, drawn alike by the terminal's first screen, the HTML summary and the
 //! Markdown export: the four CrystalDiskMark-style block figures (read and write), then the
 //! backup-shaped ones, each naming the result it comes from. Which results they are is
-//! `RunReport::headline`'s choice; every figure is a stored result's median.
+//! `RunDocument::headline`'s choice; every figure is a stored result's median.
 
 use crate::report::table::{MISSING, Table};
-use crate::results::{OpKind, RunReport, TestResult};
+use crate::results::{OpKind, RunDocument, TestResult};
 
 /// The headline's two tables: the block figures, and the backup-shaped ones (None when the run
 /// measured none of them).
@@ -14,7 +14,7 @@ pub struct HeadlineTables {
 }
 
 /// The run's headline, or None when it measured none of its figures.
-pub fn tables(run: &RunReport) -> Option<HeadlineTables> {
+pub fn tables(run: &RunDocument) -> Option<HeadlineTables> {
     let h = run.headline();
     if h.is_empty() {
         return None;

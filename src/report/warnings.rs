@@ -3,7 +3,7 @@
 //! long line per result, kinds in the order of [`WarningKind`] (what the user must act on
 //! first). A sentence is never cut (the terminal wraps it); `-v` prints every warning whole.
 
-use crate::results::{RunReport, Warning, WarningKind};
+use crate::results::{RunDocument, Warning, WarningKind};
 
 /// One kind of warning and what it concerns.
 struct Group {
@@ -16,7 +16,7 @@ struct Group {
 
 /// The warnings grouped by kind, in the order of the kinds. Warnings of documents written
 /// before warnings had kinds are each a group of their own words.
-fn groups(report: &RunReport) -> Vec<Group> {
+fn groups(report: &RunDocument) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     for (result, Warning { kind, message }) in report.labelled_warnings() {
         let same =
@@ -55,7 +55,7 @@ fn fit_list(items: &[String], room: usize) -> String {
 /// The grouped warnings, most pressing first, at most `max_entries` of them (the last then
 /// names the kinds `-v` shows besides). A kind's list of results is kept to two lines of
 /// `width` characters by naming fewer results; a sentence is kept whole.
-pub fn grouped(report: &RunReport, width: usize, max_entries: usize) -> Vec<String> {
+pub fn grouped(report: &RunDocument, width: usize, max_entries: usize) -> Vec<String> {
     let groups = groups(report);
     let mut entries: Vec<String> = groups
         .iter()
@@ -85,7 +85,7 @@ pub fn grouped(report: &RunReport, width: usize, max_entries: usize) -> Vec<Stri
 }
 
 /// Every warning whole, as `-v` prints them: "test variant: warning" for a result's.
-pub fn all(report: &RunReport) -> Vec<String> {
+pub fn all(report: &RunDocument) -> Vec<String> {
     report
         .labelled_warnings()
         .into_iter()

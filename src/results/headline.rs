@@ -3,7 +3,7 @@
 //! Machine's check). Only a choice among the run's results, by index and by what each result
 //! did (its workload): the figures stay theirs, and every report shows the same ones.
 
-use super::{RunReport, TestResult};
+use super::{RunDocument, TestResult};
 use crate::workload::{
     Direction, Pattern, SetKind, SetName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, Workload,
 };
@@ -98,7 +98,7 @@ fn backup_copy(results: &[TestResult], set: SetKind) -> Option<usize> {
         .map(|(_, i)| i)
 }
 
-impl RunReport {
+impl RunDocument {
     /// The headline results of this run.
     pub fn headline(&self) -> Headline {
         let find = |workload: Workload| {
@@ -134,7 +134,7 @@ mod tests {
             serde_json::json!({ "test": test, "variant": variant, "median": median,
                 "method": "direct", "engine": "sync" })
         };
-        let run: RunReport = serde_json::from_value(serde_json::json!({ "results": [
+        let run: RunDocument = serde_json::from_value(serde_json::json!({ "results": [
             result("seq-write", "SEQ1M-Q8T1", 100.0),
             result("4k-read", "RND4K-Q1T1", 10.0),
             result("files-copy", "small-4t-cache-off", 5.0),
@@ -155,6 +155,6 @@ mod tests {
         assert_eq!(h.small_files, Some(3), "one thread before the cache");
         assert_eq!(h.mixed, Some(6), "the write cache off first");
         assert_eq!(h.tm_check, [5]);
-        assert!(!h.is_empty() && RunReport::default().headline().is_empty());
+        assert!(!h.is_empty() && RunDocument::default().headline().is_empty());
     }
 }

@@ -155,7 +155,7 @@ fn display_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Err
 /// A whole run: the run document.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct RunReport {
+pub struct RunDocument {
     /// `RUN_SCHEMA` for the documents this version writes.
     pub schema: String,
     pub destbench_version: String,
@@ -202,7 +202,7 @@ pub struct RunReport {
     pub cluster: Option<ClusterInfo>,
 }
 
-impl RunReport {
+impl RunDocument {
     /// The document as JSON, pretty-printed, with a trailing newline.
     pub fn to_json(&self) -> String {
         let mut text = serde_json::to_string_pretty(self).expect("a run document serialises");

@@ -28,7 +28,7 @@ fn document() -> serde_json::Value {
 
 #[test]
 fn unknown_fields_and_values_are_tolerated_and_missing_fields_defaulted() {
-    let run: RunReport = serde_json::from_value(document()).unwrap();
+    let run: RunDocument = serde_json::from_value(document()).unwrap();
     assert_eq!(run.destination.path, PathBuf::from("/mnt"));
     assert_eq!(run.settings.profile, ProfileName::Quick);
     assert_eq!(run.settings.label.as_deref(), Some("usb"));
@@ -58,7 +58,7 @@ fn unknown_fields_and_values_are_tolerated_and_missing_fields_defaulted() {
 
 #[test]
 fn a_file_set_records_its_shape_and_older_sets_load_without_it() {
-    let run: RunReport = serde_json::from_value(document()).unwrap();
+    let run: RunDocument = serde_json::from_value(document()).unwrap();
     let old = run.results[0].file_set.as_ref().unwrap();
     assert_eq!(old.file_sizes, FileSizes::default());
     let set = FileSetInfo {
@@ -85,9 +85,9 @@ fn a_file_set_records_its_shape_and_older_sets_load_without_it() {
 
 #[test]
 fn a_document_reads_back_to_the_same_value() {
-    let mut run: RunReport = serde_json::from_value(document()).unwrap();
+    let mut run: RunDocument = serde_json::from_value(document()).unwrap();
     run.verdict.as_mut().unwrap().cached[0].result = Some(0);
-    let again: RunReport = serde_json::from_str(&run.to_json()).unwrap();
+    let again: RunDocument = serde_json::from_str(&run.to_json()).unwrap();
     assert_eq!(again, run);
     // The verdict's "likely cached" is shown beside the result it concerns.
     assert_eq!(
@@ -104,7 +104,7 @@ fn a_document_reads_back_to_the_same_value() {
 
 #[test]
 fn the_json_keeps_the_documented_field_order() {
-    let run: RunReport = serde_json::from_value(document()).unwrap();
+    let run: RunDocument = serde_json::from_value(document()).unwrap();
     let text = run.to_json();
     let keys: Vec<&str> = [
         "\"schema\"",

@@ -29,7 +29,7 @@ use crate::platform;
 use crate::platform::confine::Launcher;
 use crate::probe::Chain;
 use crate::results::{
-    AdaptiveSettings, Destination, RUN_SCHEMA, RunReport, RunSettings, TestFailure, TestResult,
+    AdaptiveSettings, Destination, RUN_SCHEMA, RunDocument, RunSettings, TestFailure, TestResult,
     time_machine_lines,
 };
 use crate::results::{Warning, WarningKind};
@@ -49,7 +49,11 @@ pub fn planned_total_s(plan: &RunPlan) -> f64 {
 /// interruption); a failing test is recorded in the report's `failures` and the others go on.
 /// `chain` is the destination's chain as probed before the run (None when it could not be),
 /// recorded with the results and read, never probed again, by the tests that need it.
-pub fn run(plan: &RunPlan, chain: Option<Chain>, progress: &mut dyn Progress) -> Result<RunReport> {
+pub fn run(
+    plan: &RunPlan,
+    chain: Option<Chain>,
+    progress: &mut dyn Progress,
+) -> Result<RunDocument> {
     run_with(plan, chain, progress, &Alone)
 }
 
@@ -60,7 +64,7 @@ pub fn run_with(
     chain: Option<Chain>,
     progress: &mut dyn Progress,
     hook: &dyn RepetitionHook,
-) -> Result<RunReport> {
+) -> Result<RunDocument> {
     let fixed;
     let plan = if hook.with_others() {
         fixed = fixed_for_others(plan);
@@ -107,7 +111,7 @@ pub fn run_with(
         ));
     }
     drop(scratch);
-    Ok(RunReport {
+    Ok(RunDocument {
         started_unix_s: started
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -167,8 +171,8 @@ fn document(
     chain: Option<Chain>,
     results: Vec<TestResult>,
     failures: Vec<TestFailure>,
-) -> RunReport {
-    RunReport {
+) -> RunDocument {
+    RunDocument {
         schema: RUN_SCHEMA.into(),
         destbench_version: crate::version::VERSION.into(),
         destination: Destination {
@@ -181,7 +185,7 @@ fn document(
         failures,
         peak_rss_bytes: platform::peak_rss(),
         chain,
-        ..RunReport::default()
+        ..RunDocument::default()
     }
 }
 

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 
 use crate::probe::{Ceiling, Chain, NodeKind, RemovalPolicy};
 pub use crate::results::{CachedFigure, LinkRef, Verdict, VerdictKind};
-use crate::results::{OpKind, RunReport, TestResult, round_mb_s};
+use crate::results::{OpKind, RunDocument, TestResult, round_mb_s};
 
 use crate::workload::{
     Direction, FileOp, Pattern, SetKind, SetName, TRANSFER_SIZES, TestId, Workload,
@@ -265,7 +265,7 @@ impl PerFile {
 /// With several clients (`cluster`) the results are their aggregates, so the narrowest link of
 /// the chain (the one they share, as far as rank 0 sees it) is judged against the aggregate; a
 /// detail then sets each client's own rate against the same link, as its own share of it.
-pub fn of(run: &RunReport) -> Verdict {
+pub fn of(run: &RunDocument) -> Verdict {
     let mut verdict = judge(run.chain.as_ref(), &run.results);
     if let Some(info) = run.cluster.as_ref().filter(|c| c.clients > 1) {
         let aggregate = judged(&run.results).and_then(|r| {

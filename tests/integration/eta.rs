@@ -50,7 +50,7 @@ impl Progress for Seen {
 }
 
 /// Runs `options` on `destination` as the library does; its ETAs and its document.
-fn run(destination: &Path, options: RunOptions) -> (Seen, destbench::RunReport) {
+fn run(destination: &Path, options: RunOptions) -> (Seen, destbench::RunDocument) {
     // File sets in the test's own temp directory, as support::destbench() gives its runs: what a
     // killed run left in /tmp must not turn into a warning here.
     let plan = RunOptions {

@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use crate::results::{Details, RunReport, TestResult, TmBackupDetails};
+use crate::results::{Details, RunDocument, TestResult, TmBackupDetails};
 use crate::workload::TestId;
 
 use super::Range;
@@ -59,7 +59,7 @@ pub enum NoTimeMachine {
 }
 
 /// The tm-backup figures of `run`, if it has them.
-fn replay(run: &RunReport) -> Option<&TmBackupDetails> {
+fn replay(run: &RunDocument) -> Option<&TmBackupDetails> {
     run.results
         .iter()
         .filter(|r: &&TestResult| r.test == TestId::TmBackup)
@@ -71,7 +71,7 @@ fn replay(run: &RunReport) -> Option<&TmBackupDetails> {
 
 /// The estimate for a source of `bytes` in `files` files on the destination of `run`.
 pub fn estimate(
-    run: &RunReport,
+    run: &RunDocument,
     bytes: u64,
     files: u64,
 ) -> Result<TimeMachineEstimate, NoTimeMachine> {
@@ -112,8 +112,8 @@ mod tests {
     use super::*;
     use crate::results::TmPhaseFigures;
 
-    fn run_with(first: TmPhaseFigures, incremental: TmPhaseFigures) -> RunReport {
-        let mut run: RunReport = serde_json::from_value(serde_json::json!({
+    fn run_with(first: TmPhaseFigures, incremental: TmPhaseFigures) -> RunDocument {
+        let mut run: RunDocument = serde_json::from_value(serde_json::json!({
             "schema": "destbench.run/2", "destination": { "path": "/mnt" },
             "results": [ { "test": "tm-backup", "variant": "sparsebundle", "method": "fsync",
                 "engine": "sync", "workload": { "kind": "tm-backup" } } ]

@@ -167,11 +167,11 @@ fn job(res: &TestResult, direction: Direction, pattern: Pattern, size: u64) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RunReport;
+    use crate::results::RunDocument;
 
     #[test]
     fn block_variants_become_jobs_and_the_rest_is_left_out() {
-        let run: RunReport = serde_json::from_value(serde_json::json!({
+        let run: RunDocument = serde_json::from_value(serde_json::json!({
             "destination": { "path": "/mnt/nas" },
             "settings": { "file_size_bytes": 16777216, "block_duration_s": 0.5 },
             "results": [

@@ -1,15 +1,15 @@
 //! JSON: the run document of `run --json` (schema `destbench.run/2`, documented in docs/json.md,
-//! the serialisation of [`RunReport`]), and the export of stored runs.
+//! the serialisation of [`RunDocument`]), and the export of stored runs.
 
 use serde::Serialize;
 
 use crate::history::{Environment, RunRecord};
 use crate::report::export::Exporter;
 use crate::report::export::{EXPORT_SCHEMA, runs as documented_runs};
-use crate::results::RunReport;
+use crate::results::RunDocument;
 
 /// The run document, pretty-printed, with a trailing newline.
-pub fn render(report: &RunReport) -> String {
+pub fn render(report: &RunDocument) -> String {
     report.to_json()
 }
 

@@ -8,7 +8,7 @@ use maud::{Markup, html};
 
 use crate::history::RunRecord;
 use crate::report::html::tiles::{no_headline, verdict};
-use crate::results::RunReport;
+use crate::results::RunDocument;
 
 /// The summary of every run.
 pub(in crate::report) fn summaries(records: &[RunRecord]) -> Markup {
@@ -31,7 +31,7 @@ pub(in crate::report) fn summaries(records: &[RunRecord]) -> Markup {
 }
 
 /// The headline tables of one run (`report::headline`), then Time Machine's log lines.
-fn headline(run: &RunReport) -> Markup {
+fn headline(run: &RunDocument) -> Markup {
     let Some(tables) = crate::report::headline::tables(run) else {
         return no_headline();
     };

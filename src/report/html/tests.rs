@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::probe::{Bandwidth, Ceiling, Chain, Node, NodeKind};
-use crate::results::{RunReport, Verdict};
+use crate::results::{RunDocument, Verdict};
 
-fn record(id: i64, run: RunReport) -> RunRecord {
+fn record(id: i64, run: RunDocument) -> RunRecord {
     RunRecord {
         id,
         stored_unix_s: 0,
@@ -61,7 +61,7 @@ fn file_set_threads_and_a_chain_get_their_charts() {
             "unit": "MB/s", "median": median, "samples": [median, median], "threads": threads,
             "method": "syncfs", "engine": "sync" })
     };
-    let mut run: RunReport = serde_json::from_value(serde_json::json!({
+    let mut run: RunDocument = serde_json::from_value(serde_json::json!({
         "settings": { "label": "nas" },
         "results": [ result(1, 10.0), result(2, 18.0), result(4, 30.0),
             { "test": "seq-write", "variant": "SEQ1M-Q8T1", "unit": "MB/s", "median": 33.0,
@@ -135,7 +135,7 @@ fn file_set_threads_and_a_chain_get_their_charts() {
 /// runs made alike are not.
 #[test]
 fn differing_settings_are_warned_before_the_results() {
-    let run = |runs: usize| -> RunReport {
+    let run = |runs: usize| -> RunDocument {
         serde_json::from_value(serde_json::json!({ "settings": { "runs": runs } })).unwrap()
     };
     let html = report(&[record(1, run(3)), record(2, run(5))]);
@@ -153,7 +153,7 @@ fn differing_settings_are_warned_before_the_results() {
 
 #[test]
 fn a_cached_figure_is_noted_beside_its_result() {
-    let mut run: RunReport = serde_json::from_value(serde_json::json!({
+    let mut run: RunDocument = serde_json::from_value(serde_json::json!({
         "results": [ { "test": "seq-read", "variant": "SEQ1M-Q8T1", "median": 120.0,
             "method": "evict", "engine": "sync" } ],
     }))
@@ -173,11 +173,11 @@ fn a_cached_figure_is_noted_beside_its_result() {
 fn a_chain_without_a_chart_is_a_sentence_not_json() {
     let mut unknown = usb_chain();
     unknown.root.children.remove(0);
-    let mut with_chain: RunReport =
+    let mut with_chain: RunDocument =
         serde_json::from_value(serde_json::json!({ "settings": { "label": "vm \"disk\"" } }))
             .unwrap();
     with_chain.chain = Some(unknown);
-    let without: RunReport = serde_json::from_value(serde_json::json!({})).unwrap();
+    let without: RunDocument = serde_json::from_value(serde_json::json!({})).unwrap();
     let html = report(&[record(1, with_chain), record(2, without)]);
     // The summaries at the top carry the chains: a diagram of boxes, or a sentence.
     let section = &html[html.find("<section class=\"summary\">").unwrap()..];
@@ -195,7 +195,7 @@ fn a_chain_without_a_chart_is_a_sentence_not_json() {
 /// Time Machine's own logged checks (a Mac's run) follow destbench's tm-check lines.
 #[test]
 fn time_machines_own_checks_are_shown_after_destbenchs() {
-    let run: RunReport = serde_json::from_value(serde_json::json!({
+    let run: RunDocument = serde_json::from_value(serde_json::json!({
         "destination": { "path": "/Volumes/b", "time_machine_checks": [ { "concurrent": true,
             "files": 500, "file_size": "4 KB", "mb_s": 1.18, "destination": "/Volumes/b",
             "seconds": 1.736, "when": "2026-11-24 02:14:10" } ] },
@@ -260,8 +260,8 @@ fn cluster() -> serde_json::Value {
 
 /// The first run of the snapshot: a hostile label and path, a chain, a verdict, an answer, two
 /// clients, a warning, a failure and Time Machine's log.
-fn hostile_run() -> RunReport {
-    let mut run: RunReport = serde_json::from_value(serde_json::json!({
+fn hostile_run() -> RunDocument {
+    let mut run: RunDocument = serde_json::from_value(serde_json::json!({
         "settings": { "label": "<script>alert(\"x\")</script> & 'q'", "runs": 3, "seed": 7 },
         "destination": { "path": "/mnt/<nas> & 'b'" },
         "started_unix_s": 1_767_225_600u64,
@@ -290,7 +290,7 @@ fn hostile_run() -> RunReport {
 }
 
 /// The second run: other settings, faster writes (a real difference), no chain.
-fn plain_run() -> RunReport {
+fn plain_run() -> RunDocument {
     serde_json::from_value(serde_json::json!({
         "settings": { "label": "sata", "runs": 5, "seed": 7 },
         "destination": { "path": "/mnt/sata" },

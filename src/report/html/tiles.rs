@@ -1,12 +1,12 @@
 //! The answer first, for a glance (`destbench ui`'s page, after a run): the time answer, the
 //! verdict in words, one tile per headline figure, the chain. The figures are the headline
-//! tables' cells (`headline::tables`, from `RunReport::headline`), so the page, the terminal and
+//! tables' cells (`headline::tables`, from `RunDocument::headline`), so the page, the terminal and
 //! the HTML report show the same ones.
 
 use maud::{Markup, html};
 
 use crate::report::table::{Align, Cell, Column, Table};
-use crate::results::RunReport;
+use crate::results::RunDocument;
 
 /// What a page says of a run without a verdict.
 fn no_verdict() -> Markup {
@@ -19,7 +19,7 @@ pub(in crate::report) fn no_headline() -> Markup {
 }
 
 /// The run's verdict in words as `draw` marks it up, or the note that it has none.
-pub(in crate::report) fn verdict(run: &RunReport, draw: impl Fn(String) -> Markup) -> Markup {
+pub(in crate::report) fn verdict(run: &RunDocument, draw: impl Fn(String) -> Markup) -> Markup {
     match &run.verdict {
         Some(v) => draw(v.in_words()),
         None => no_verdict(),
@@ -28,7 +28,7 @@ pub(in crate::report) fn verdict(run: &RunReport, draw: impl Fn(String) -> Marku
 
 /// The page's glance at a run, as an HTML fragment: the time answer and its "how long" table,
 /// the verdict and the headline's tiles, then the chain as the report draws it.
-pub fn answer(run: &RunReport) -> Markup {
+pub fn answer(run: &RunDocument) -> Markup {
     html! {
         div.answer {
             @if let Some(answer) = &run.answer { (crate::report::answer::html(answer)) }
@@ -98,7 +98,7 @@ mod tests {
     /// headline row (read and write marked), the chain; text escaped.
     #[test]
     fn the_time_then_the_verdict_the_tiles_and_the_chain_escaped() {
-        let mut run: RunReport = serde_json::from_value(serde_json::json!({
+        let mut run: RunDocument = serde_json::from_value(serde_json::json!({
             "results": [
                 { "test": "seq-write", "variant": "SEQ1M-Q8T1", "median": 33.84, "min": 33.0,
                   "max": 34.5, "method": "direct", "engine": "sync" },
@@ -152,7 +152,7 @@ mod tests {
             !html.contains("<small>MB/s"),
             "the unit once, not per tile: {html}"
         );
-        let nothing: RunReport = serde_json::from_value(serde_json::json!({})).unwrap();
+        let nothing: RunDocument = serde_json::from_value(serde_json::json!({})).unwrap();
         let html = answer(&nothing).into_string();
         assert!(html.contains("No verdict recorded") && html.contains("none of the headline"));
         assert!(!html.contains("time-answer") && !html.contains("data-chart"));

@@ -15,7 +15,7 @@ use anstyle::{AnsiColor, Style as Ansi};
 use crate::probe::NodeKind;
 use crate::report::table::Table;
 use crate::report::terminal::results_table::{narrow_table, wide_table};
-use crate::results::{FileSizes, Method, OpKind, RunReport, TestResult, Verdict};
+use crate::results::{FileSizes, Method, OpKind, RunDocument, TestResult, Verdict};
 use crate::settings::defs;
 use crate::workload::Variant;
 
@@ -100,7 +100,7 @@ fn wrap(out: &mut String, first: &str, text: &str, width: usize) {
 
 /// The whole terminal report: the summary first (what the destination is, the verdict, the
 /// headline and backup-shaped figures), then the details.
-pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
+pub fn render(report: &RunDocument, style: Style, layout: Layout) -> String {
     let mut out = String::new();
     if let Some(answer) = &report.answer {
         let wrapped = |text: &str| {
@@ -120,7 +120,7 @@ pub fn render(report: &RunReport, style: Style, layout: Layout) -> String {
 }
 
 /// What was measured and how: the destination with its filesystem, the settings, the access.
-fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
+fn title(out: &mut String, report: &RunDocument, style: Style, width: usize) {
     let s = &report.settings;
     // The destination with its filesystem's identity (the mount the chain starts from).
     let filesystem = report
@@ -164,7 +164,7 @@ fn title(out: &mut String, report: &RunReport, style: Style, width: usize) {
 }
 
 /// The verdict, the headline figures and the backup-shaped ones.
-fn summary(out: &mut String, report: &RunReport, style: Style, width: usize) {
+fn summary(out: &mut String, report: &RunDocument, style: Style, width: usize) {
     if let Some(v) = &report.verdict {
         verdict(out, v, style, width);
     }
@@ -181,7 +181,7 @@ fn summary(out: &mut String, report: &RunReport, style: Style, width: usize) {
 
 /// Every result in a table (narrowed to the width unless asked), the clients, the file sets,
 /// Time Machine's log lines and each result's own details.
-fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
+fn details(out: &mut String, report: &RunDocument, style: Style, layout: Layout) {
     let width = layout.width;
     let _ = writeln!(out, "\n{}", style.paint(Ansi::new().bold(), "details:"));
     let bold = |header: &str| style.paint(Ansi::new().bold(), header);
@@ -242,7 +242,7 @@ fn details(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
 }
 
 /// What each method shown means, and how to read the figures.
-fn legend(out: &mut String, report: &RunReport, width: usize) {
+fn legend(out: &mut String, report: &RunDocument, width: usize) {
     let mut methods: Vec<Method> = Vec::new();
     for r in &report.results {
         if !methods.contains(&r.method) {
@@ -264,7 +264,7 @@ fn legend(out: &mut String, report: &RunReport, width: usize) {
 }
 
 /// The warnings (grouped unless verbose) and the failures.
-fn problems(out: &mut String, report: &RunReport, style: Style, layout: Layout) {
+fn problems(out: &mut String, report: &RunDocument, style: Style, layout: Layout) {
     let width = layout.width;
     let warnings = if layout.verbose {
         crate::report::warnings::all(report)
@@ -295,7 +295,7 @@ fn problems(out: &mut String, report: &RunReport, style: Style, layout: Layout) 
 }
 
 /// The file sets the tree tests used, each once.
-fn file_sets(out: &mut String, report: &RunReport, width: usize) {
+fn file_sets(out: &mut String, report: &RunDocument, width: usize) {
     let mut sets: Vec<String> = Vec::new();
     for set in report.results.iter().filter_map(|r| r.file_set.as_ref()) {
         if set.source_path.is_empty() {
@@ -362,7 +362,7 @@ fn verdict(out: &mut String, v: &Verdict, style: Style, width: usize) {
 
 /// `-v`: every result's repetitions in the order they ran, each with its figure, its time to the
 /// microsecond and what it moved; with how well they know the median and why they stopped.
-pub fn repetitions(report: &RunReport) -> String {
+pub fn repetitions(report: &RunDocument) -> String {
     let mut out = String::from("\nrepetitions, in the order they ran:\n");
     for r in &report.results {
         let _ = writeln!(

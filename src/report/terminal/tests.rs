@@ -5,11 +5,11 @@ use crate::probe::TimeMachineCheck;
 
 #[test]
 fn time_machines_own_checks_follow_destbenchs_lines() {
-    let mut report = RunReport {
+    let mut report = RunDocument {
         time_machine_log: vec![
             "Wrote 1 50 MB file at 80.00 MB/s to \"/b\" in 0.625 seconds".into(),
         ],
-        ..RunReport::default()
+        ..RunDocument::default()
     };
     report.destination.time_machine_checks = vec![TimeMachineCheck {
         concurrent: false,

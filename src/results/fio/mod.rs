@@ -9,7 +9,7 @@
 
 mod output;
 
-use super::{Destination, Method, OpKind, RepetitionRecord, RunReport, RunSettings, TestResult};
+use super::{Destination, Method, OpKind, RepetitionRecord, RunDocument, RunSettings, TestResult};
 use super::{RUN_SCHEMA, Unit, Warning, WarningKind};
 use crate::engine::EngineKind;
 use crate::stats::LatencySummary;
@@ -251,7 +251,7 @@ fn import_jobs(jobs: &[&FioJob], global: &JobOptions, version: &str) -> Imported
 }
 
 /// The run document of an fio JSON result; `Err` says in a few words what is wrong with it.
-pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, String> {
+pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunDocument, String> {
     let doc = fio_document(text)?;
     let version = doc
         .version
@@ -278,7 +278,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
     } else {
         format!("{version} {}", imported.engines.join(","))
     };
-    Ok(RunReport {
+    Ok(RunDocument {
         schema: RUN_SCHEMA.into(),
         destbench_version: crate::version::VERSION.into(),
         destination: Destination {
@@ -298,7 +298,7 @@ pub fn from_fio_json(text: &str, label: Option<String>) -> Result<RunReport, Str
         duration_s: imported.duration_s,
         results: imported.results,
         warnings: imported.warnings,
-        ..RunReport::default()
+        ..RunDocument::default()
     })
 }
 
