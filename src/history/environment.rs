@@ -62,7 +62,7 @@ fn identify(env: &mut Environment, chain: &Chain) {
         fs_uuid: fact(NodeKind::Mount, Key::Uuid),
     };
     // Network and virtual filesystems name a server (`//nas/share`) or nothing as their source.
-    env.device = fact(NodeKind::Mount, Key::Source).filter(|s| s.starts_with("/dev/"));
+    env.device = fact(NodeKind::Mount, Key::MountedFrom).filter(|s| s.starts_with("/dev/"));
     env.device_model = fact(NodeKind::Disk, Key::Model);
     env.device_serial = fact(NodeKind::Disk, Key::Serial);
 }
@@ -80,7 +80,10 @@ mod tests {
         };
         let mut mount = Node::new(NodeKind::Mount, "exfat at /media/backup from /dev/sdb1");
         mount.fact(Value::Filesystem("exfat".into()), "/proc/self/mountinfo");
-        mount.fact(Value::Source("/dev/sdb1".into()), "/proc/self/mountinfo");
+        mount.fact(
+            Value::MountedFrom("/dev/sdb1".into()),
+            "/proc/self/mountinfo",
+        );
         mount.fact(Value::Uuid("1234-ABCD".into()), "/run/udev/data/b8:17");
         let mut disk = Node::new(NodeKind::Disk, "disk sdb: My Passport");
         disk.fact(
@@ -108,9 +111,10 @@ mod tests {
         let nas = Node::new(NodeKind::Mount, "cifs at /mnt from //nas/share");
         let mut nas_chain = chain.clone();
         nas_chain.root = nas;
-        nas_chain
-            .root
-            .fact(Value::Source("//nas/share".into()), "/proc/self/mountinfo");
+        nas_chain.root.fact(
+            Value::MountedFrom("//nas/share".into()),
+            "/proc/self/mountinfo",
+        );
         let env = collect(&machine, Some(&nas_chain));
         assert!(env.device.is_none() && env.device_model.is_none());
         assert!(collect(&machine, None).filesystem.fs_type.is_none());

@@ -15,7 +15,9 @@ use super::links::trim_number;
 pub struct Fact {
     #[serde(flatten)]
     pub value: Value,
-    pub source: String,
+    /// Where the fact was read: a file, a command, a query. `source` in the documents.
+    #[serde(rename = "source")]
+    pub origin: String,
 }
 
 /// What a fact says. [`Key`] names each kind; the terminal shows `key: value`.
@@ -58,7 +60,8 @@ pub enum Value {
     Transport(Transport),
     /// What a mount is mounted from: a device ("/dev/sdb1"), a share ("//nas/share").
     #[strum_discriminants(strum(serialize = "source"))]
-    Source(String),
+    #[serde(rename = "source")]
+    MountedFrom(String),
     /// The filesystem's UUID.
     #[strum_discriminants(strum(serialize = "uuid"))]
     Uuid(String),
@@ -161,7 +164,7 @@ impl Value {
             Value::Filesystem(s)
             | Value::Scheduler(s)
             | Value::SmbDialect(s)
-            | Value::Source(s)
+            | Value::MountedFrom(s)
             | Value::Uuid(s)
             | Value::Model(s)
             | Value::Serial(s) => Some(s),
@@ -246,7 +249,7 @@ impl From<Wire> for Fact {
         });
         Fact {
             value,
-            source: w.source,
+            origin: w.source,
         }
     }
 }
@@ -304,7 +307,7 @@ mod tests {
         for value in facts {
             let fact = Fact {
                 value,
-                source: "a test".into(),
+                origin: "a test".into(),
             };
             let text = serde_json::to_string(&fact).unwrap();
             assert_eq!(serde_json::from_str::<Fact>(&text).unwrap(), fact, "{text}");
@@ -321,7 +324,7 @@ mod tests {
         let facts: Vec<Fact> = serde_json::from_str(old).unwrap();
         assert_eq!(facts[0].value, Value::Filesystem("ext4".into()));
         assert_eq!(facts[1].value, Value::Signing(true));
-        assert_eq!(facts[1].source, "Get-SmbConnection");
+        assert_eq!(facts[1].origin, "Get-SmbConnection");
         let Value::PhyRate(rate) = facts[2].value else {
             panic!("{:?}", facts[2])
         };

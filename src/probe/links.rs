@@ -34,7 +34,9 @@ pub struct LinkRow {
     pub practical: f64,
     pub practical_max: f64,
     pub scale: Scale,
-    pub source: String,
+    /// Where the row's figures come from: its citation, the table's `source` column.
+    #[serde(rename = "source")]
+    pub origin: String,
 }
 
 impl LinkRow {
@@ -47,11 +49,14 @@ impl LinkRow {
         if self.practical > self.practical_max {
             return Err(format!("row {}: practical above practical_max", self.id));
         }
-        if [&self.id, &self.name, &self.source]
+        if [&self.id, &self.name, &self.origin]
             .iter()
             .any(|s| s.is_empty())
         {
-            return Err(format!("row {:?}: empty id, name or source", self.id));
+            return Err(format!(
+                "row {:?}: empty id, name or source (its origin)",
+                self.id
+            ));
         }
         Ok(self)
     }
@@ -134,7 +139,7 @@ impl LinkRow {
             rated,
             practical_mb_s: practical,
             practical_max_mb_s: practical_max,
-            source: format!("links table row {} ({})", self.id, self.source),
+            origin: format!("links table row {} ({})", self.id, self.origin),
             declared: false,
         }
     }
@@ -178,7 +183,7 @@ mod tests {
         assert!(with("a,b,c,1,2,fixed,s, with, commas").is_err());
         let quoted = with("a,b,c,1,2,per-lane,\"s, with, commas\"").unwrap();
         assert_eq!(
-            (quoted[0].scale, quoted[0].source.as_str()),
+            (quoted[0].scale, quoted[0].origin.as_str()),
             (Scale::PerLane, "s, with, commas")
         );
     }

@@ -135,8 +135,9 @@ pub struct Ceiling {
     pub practical_mb_s: f64,
     /// The top of the practical range; a figure well above it is a cache.
     pub practical_max_mb_s: f64,
-    /// Where the figures come from.
-    pub source: String,
+    /// Where the figures come from (`source` in the documents).
+    #[serde(rename = "source")]
+    pub origin: String,
     /// Declared by the user, not read from the system.
     pub declared: bool,
 }
@@ -153,16 +154,16 @@ impl Node {
     }
 
     /// Records a fact.
-    pub fn fact(&mut self, value: Value, source: impl Into<String>) {
+    pub fn fact(&mut self, value: Value, origin: impl Into<String>) {
         self.facts.push(Fact {
             value,
-            source: source.into(),
+            origin: origin.into(),
         });
     }
 
     /// Records a fact nobody compares: `name` and the text as read.
-    pub fn other(&mut self, name: &str, text: impl Into<String>, source: impl Into<String>) {
-        self.fact(Value::other(name, text), source);
+    pub fn other(&mut self, name: &str, text: impl Into<String>, origin: impl Into<String>) {
+        self.fact(Value::other(name, text), origin);
     }
 
     /// The value of the first fact with `key`.

@@ -61,11 +61,11 @@ impl DeclaredLink {
                 trim_number(self.mbit_s)
             ),
             rated: format!("{} Mbit/s (declared)", trim_number(self.mbit_s)),
-            source: format!(
+            origin: format!(
                 "declared by the user (--link-speed {}), not read from the system; payload {}% of it as for TCP ({})",
                 self.text,
                 trim_number(row.practical * 100.0),
-                c.source
+                c.origin
             ),
             declared: true,
             ..c
@@ -120,7 +120,7 @@ mod tests {
         let Bandwidth::Known(c) = "100mbit".parse::<DeclaredLink>().unwrap().bandwidth() else {
             panic!("no ceiling")
         };
-        assert!(c.declared && c.source.contains("declared by the user"));
+        assert!(c.declared && c.origin.contains("declared by the user"));
         assert_eq!(c.practical_mb_s, 11.8);
     }
 }

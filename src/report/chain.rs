@@ -41,7 +41,7 @@ fn node(out: &mut String, n: &Node, prefix: &str, last: bool, top: bool) {
     }
     for f in &n.facts {
         let v = &f.value;
-        let _ = writeln!(out, "{inner}{bar}{}: {v}  [{}]", v.name(), f.source);
+        let _ = writeln!(out, "{inner}{bar}{}: {v}  [{}]", v.name(), f.origin);
     }
     for (i, c) in n.children.iter().enumerate() {
         node(out, c, &inner, i + 1 == n.children.len(), false);
@@ -67,7 +67,7 @@ pub fn render(chain: &Chain) -> String {
                     let _ = writeln!(
                         out,
                         "  {:<28} rated {:<22} practical ~{} MB/s  [{}]",
-                        c.link, c.rated, c.practical_mb_s, c.source
+                        c.link, c.rated, c.practical_mb_s, c.origin
                     );
                 }
                 Bandwidth::Unknown { why } => {

@@ -165,7 +165,7 @@ impl BlockWalk<'_, '_> {
         dev_name: Option<&str>,
         depth: usize,
     ) -> Vec<Node> {
-        let source = Path::new(&m.source)
+        let source = Path::new(&m.from)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned());
         let wanted: Vec<String> = dev_name

@@ -150,10 +150,10 @@ fn speed_fact(n: &mut Node, dir: &Path, shown: &str) -> Option<String> {
     Some(speed)
 }
 
-fn rate_fact(n: &mut Node, typed: fn(Rate) -> Value, name: &str, text: &str, source: String) {
+fn rate_fact(n: &mut Node, typed: fn(Rate) -> Value, name: &str, text: &str, origin: String) {
     match Rate::parse(text).filter(|r| r.mbit_s > 0.0) {
-        Some(rate) => n.fact(typed(rate), source),
-        None => n.other(name, text, source),
+        Some(rate) => n.fact(typed(rate), origin),
+        None => n.other(name, text, origin),
     }
 }
 

@@ -54,11 +54,11 @@ fn mount_node(
             "{} at {} from {}",
             m.fstype,
             m.mount_point.display(),
-            m.source
+            m.from
         ),
     );
     node.fact(Value::Filesystem(m.fstype.clone()), SRC);
-    node.fact(Value::Source(m.source.clone()), SRC);
+    node.fact(Value::MountedFrom(m.from.clone()), SRC);
     node.other("mount id", m.id.to_string(), SRC);
     if m.major != 0
         && let Some((uuid, src)) =
@@ -85,7 +85,7 @@ fn mount_node(
         // Plain "fuse" mounts often name no subtype and give /dev/fuse as source.
         let name = match fs.strip_prefix("fuse.") {
             Some(sub) => sub,
-            None if m.source != "/dev/fuse" && m.source != "fuse" => &m.source,
+            None if m.from != "/dev/fuse" && m.from != "fuse" => &m.from,
             None => "unnamed",
         };
         let mut user = Node::new(NodeKind::Userspace, format!("FUSE server ({name})"));

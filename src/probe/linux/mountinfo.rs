@@ -16,7 +16,8 @@ pub struct MountEntry {
     pub mount_point: PathBuf,
     pub options: Vec<String>,
     pub fstype: String,
-    pub source: String,
+    /// What is mounted: a device, a share (mountinfo's "mount source").
+    pub from: String,
     pub super_options: Vec<String>,
 }
 
@@ -74,7 +75,7 @@ pub(super) fn parse_line(line: &str) -> Option<MountEntry> {
         mount_point: PathBuf::from(unescape(l[4])),
         options: list(l[5]),
         fstype: r[0].to_string(),
-        source: unescape(r[1]),
+        from: unescape(r[1]),
         super_options: list(r[2]),
     })
 }

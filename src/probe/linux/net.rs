@@ -27,7 +27,7 @@ fn server_host(m: &MountEntry) -> Option<String> {
     if let Some(addr) = m.option("addr").filter(|a| !a.is_empty()) {
         return Some(addr.to_string());
     }
-    let src = m.source.as_str();
+    let src = m.from.as_str();
     let host = match m.fstype.as_str() {
         // //host/share
         "cifs" | "smb3" => src.strip_prefix("//")?.split('/').next()?,
@@ -68,11 +68,11 @@ pub fn node(m: &MountEntry, roots: &SysRoots, notes: &mut Vec<String>) -> Node {
         ));
     }
     let Some(host) = server_host(m) else {
-        let mut n = Node::new(NodeKind::Server, format!("server of {}", m.source));
+        let mut n = Node::new(NodeKind::Server, format!("server of {}", m.from));
         n.bandwidth = Bandwidth::Unknown {
             why: match fs {
                 "fuse.rclone" => "rclone names a remote from its own config; the server and route are not visible".into(),
-                _ => format!("the server is not named in the mount source {:?}", m.source),
+                _ => format!("the server is not named in the mount source {:?}", m.from),
             },
         };
         return n;

@@ -60,7 +60,7 @@ const FUSE_DEVICE: &str = "/dev/fuse";
 fn writable_storage(m: &MountEntry) -> bool {
     // The superblock's "ro" (a filesystem remounted read-only after errors) counts too.
     let read_only = m.options.iter().chain(&m.super_options).any(|o| o == "ro");
-    let device = m.source.starts_with("/dev/") && m.source != FUSE_DEVICE;
+    let device = m.from.starts_with("/dev/") && m.from != FUSE_DEVICE;
     let stored = NETWORK.contains(&m.fstype.as_str())
         || (device && !READ_ONLY_KINDS.contains(&m.fstype.as_str()));
     stored && !read_only

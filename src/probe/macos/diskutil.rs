@@ -3,7 +3,7 @@
 
 use plist::{Dictionary, Value};
 
-use super::{Tools, ioreg, source};
+use super::{Tools, ioreg, origin};
 use crate::probe::{Bandwidth, Node, NodeKind};
 
 /// What `diskutil info -plist DEV` says of one device, the keys destbench reads.
@@ -69,7 +69,7 @@ fn info(dev: &str, tools: &dyn Tools) -> (Option<DiskInfo>, String) {
     let args = ["diskutil", "info", "-plist", dev];
     (
         tools.output(&args).as_deref().and_then(parse),
-        source(&args),
+        origin(&args),
     )
 }
 

@@ -4,7 +4,7 @@
 
 use plist::{Dictionary, Value};
 
-use super::{Tools, source};
+use super::{Tools, origin};
 use crate::probe::links::{row, usb_row};
 use crate::probe::{self, Bandwidth, Node, NodeKind, Rate, Transport};
 
@@ -57,7 +57,7 @@ fn read_tree(class: &str, tools: &dyn Tools) -> (Option<Value>, String) {
     let tree = tools
         .output(&args)
         .and_then(|t| Value::from_reader_xml(t.as_bytes()).ok());
-    (tree, source(&args))
+    (tree, origin(&args))
 }
 
 /// The bus of the whole disk `bsd`, as its `BusProtocol` names it (`bus`, read from

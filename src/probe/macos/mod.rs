@@ -38,7 +38,7 @@ pub trait Tools {
 }
 
 /// Where a fact came from: the command line as typed.
-fn source(args: &[&str]) -> String {
+fn origin(args: &[&str]) -> String {
     args.join(" ")
 }
 
@@ -66,7 +66,10 @@ fn mount_node(mount: &MountFacts, tools: &dyn Tools, notes: &mut Vec<String>) ->
         Value::Filesystem(mount.fstype.clone()),
         "statfs (f_fstypename)",
     );
-    node.fact(Value::Source(mount.from.clone()), "statfs (f_mntfromname)");
+    node.fact(
+        Value::MountedFrom(mount.from.clone()),
+        "statfs (f_mntfromname)",
+    );
     node.other("mount point", &mount.on, "statfs (f_mntonname)");
     throttling(&mut node, tools);
     match mount.fstype.as_str() {

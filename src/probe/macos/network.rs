@@ -4,7 +4,7 @@
 
 use plist::Value;
 
-use super::{MountFacts, Tools, source};
+use super::{MountFacts, Tools, origin};
 use crate::probe::links::{row, trim_number};
 use crate::probe::{self, Bandwidth, Node, NodeKind, Rate};
 
@@ -44,12 +44,12 @@ pub fn server_node(mount: &MountFacts, tools: &dyn Tools, notes: &mut Vec<String
     match tools.output(&args).as_deref().and_then(route_interface) {
         Some(iface) => {
             let mut i = interface_node(&iface, tools);
-            i.other("route", format!("{host} via {iface}"), source(&args));
+            i.other("route", format!("{host} via {iface}"), origin(&args));
             n.children.push(i);
         }
         None => {
             n.bandwidth = Bandwidth::Unknown {
-                why: format!("`{}` named no interface", source(&args)),
+                why: format!("`{}` named no interface", origin(&args)),
             }
         }
     }
@@ -73,13 +73,13 @@ fn smb_facts(n: &mut Node, mount: &MountFacts, tools: &dyn Tools, notes: &mut Ve
         n.other(
             "SMB session",
             "smbutil statshares gave nothing",
-            source(&args),
+            origin(&args),
         );
         return;
     };
     let attrs = parse_statshares(&text);
     let get = |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
-    let src = source(&args);
+    let src = origin(&args);
     if let Some(v) = get("SMB_VERSION") {
         n.fact(
             probe::Value::SmbDialect(v.trim_start_matches("SMB_").into()),
@@ -141,20 +141,20 @@ fn nfs_facts(n: &mut Node, mount: &MountFacts, tools: &dyn Tools) {
         n.other(
             "NFS",
             "nfsstat -m gave nothing for this mount",
-            source(&args),
+            origin(&args),
         );
         return;
     };
     for p in params.split(',') {
         if let Some(v) = p.strip_prefix("vers=") {
-            n.other("NFS version", v, source(&args));
+            n.other("NFS version", v, origin(&args));
         }
         if p.starts_with("rsize=") || p.starts_with("wsize=") || p == "tcp" || p == "udp" {
-            n.other("NFS parameter", p, source(&args));
+            n.other("NFS parameter", p, origin(&args));
         }
     }
     if let Some(a) = address {
-        n.other("address", a, source(&args));
+        n.other("address", a, origin(&args));
     }
 }
 
@@ -229,7 +229,7 @@ fn interface_node(iface: &str, tools: &dyn Tools) -> Node {
         .map(|x| wifi_interfaces(&x))
         .unwrap_or_default();
     if let Some((_, rate, phy)) = wifi.into_iter().find(|(name, ..)| name == iface) {
-        let src = source(&wifi_args);
+        let src = origin(&wifi_args);
         n.label = format!("interface {iface} (Wi-Fi)");
         if let Some(phy) = phy {
             n.other("PHY mode", phy, &src);
@@ -258,7 +258,7 @@ fn interface_node(iface: &str, tools: &dyn Tools) -> Node {
                 probe::Value::LinkSpeed(Rate {
                     mbit_s: mbit as f64,
                 }),
-                source(&args),
+                origin(&args),
             );
             n.label = format!("interface {iface} (Ethernet, {mbit} Mbit/s)");
             n.bandwidth = Bandwidth::Known(row("ethernet").ceiling_of_rate(mbit as f64));
@@ -267,7 +267,7 @@ fn interface_node(iface: &str, tools: &dyn Tools) -> Node {
             n.bandwidth = Bandwidth::Unknown {
                 why: format!(
                     "`{}` reports no media speed: link down, virtual, or not Ethernet",
-                    source(&args)
+                    origin(&args)
                 ),
             }
         }

@@ -156,11 +156,11 @@ fn yes_no(v: bool) -> &'static str {
 }
 
 /// A fact from an answer that may be missing or have failed (then its reason is the value).
-fn fact_of(n: &mut Node, key: &str, value: Result<Option<String>, &String>, source: &str) {
+fn fact_of(n: &mut Node, key: &str, value: Result<Option<String>, &String>, origin: &str) {
     match value {
-        Ok(Some(v)) => n.other(key, v, source),
+        Ok(Some(v)) => n.other(key, v, origin),
         Ok(None) => {}
-        Err(e) => n.other(key, format!("not read: {e}"), source),
+        Err(e) => n.other(key, format!("not read: {e}"), origin),
     }
 }
 
@@ -245,7 +245,7 @@ fn transport(bus: Bus) -> Transport {
 /// storage queries do not give the negotiated link speed (SATA generation, USB speed, PCIe
 /// lanes): the ceiling stays unknown, with that reason.
 fn bus_node(disk: &Disk) -> Node {
-    let (bus, source) = match (&disk.adapter, &disk.device) {
+    let (bus, origin) = match (&disk.adapter, &disk.device) {
         (Ok(a), _) => (Some(a.bus), ADAPTER_Q),
         (Err(_), Ok(d)) => (Some(d.bus), DEVICE_Q),
         _ => (None, ADAPTER_Q),
@@ -258,7 +258,7 @@ fn bus_node(disk: &Disk) -> Node {
         return n;
     };
     let mut n = Node::new(NodeKind::Transport, bus.name());
-    n.fact(Value::Transport(transport(bus)), source);
+    n.fact(Value::Transport(transport(bus)), origin);
     if let Ok(a) = &disk.adapter {
         n.other(
             "max transfer",

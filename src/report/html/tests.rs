@@ -36,7 +36,7 @@ fn usb_chain() -> Chain {
             rated: "480 Mbit/s".into(),
             practical_mb_s: 35.0,
             practical_max_mb_s: 40.0,
-            source: "links table".into(),
+            origin: "links table".into(),
             declared: false,
         }),
     ));
