@@ -14,11 +14,11 @@ fn encode(text: &str) -> String {
     form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
-/// A run of `dest` with `profile`, asked with `source` in "What do you back up?"; its status
+/// A run of `dest` with `profile`, asked with `data` in "What do you back up?"; its status
 /// and body.
-fn ask(ui: &Ui, dest: &Path, profile: &str, source: &str) -> (u16, String) {
+fn ask(ui: &Ui, dest: &Path, profile: &str, data: &str) -> (u16, String) {
     let path = encode(dest.to_str().unwrap());
-    let form = format!("path={path}&profile={profile}&source={}", encode(source));
+    let form = format!("path={path}&profile={profile}&data={}", encode(data));
     ui.post("/api/run", &form)
 }
 

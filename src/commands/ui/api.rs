@@ -126,7 +126,7 @@ pub fn profiles(app: &App, path: Option<&str>) -> Reply {
                 let form = RunForm {
                     path,
                     profile: name.as_str(),
-                    source: None,
+                    data: None,
                 };
                 let planned_s = crate::runner::planned_total_s(&plan(app, &form, config.as_ref())?);
                 Ok(Profile {
@@ -152,7 +152,7 @@ struct RunForm<'a> {
     profile: &'a str,
     /// "What do you back up?": a folder the answer is for (`--data`, surveyed, never copied);
     /// None for the home volume.
-    source: Option<&'a str>,
+    data: Option<&'a str>,
 }
 
 /// The plan of a run of the page's, with the server's engine, checked as the terminal's flags
@@ -225,7 +225,7 @@ pub fn run_request(app: &App, form: &[(String, String)]) -> Result<RunRequest, R
     let asked = RunForm {
         path: required(form, "path", "a destination folder")?,
         profile: value(form, "profile").unwrap_or(ProfileName::default().as_str()),
-        source: source(form)?,
+        data: data(form)?,
     };
     let config = config::load()?;
     Ok(RunRequest {
@@ -233,21 +233,18 @@ pub fn run_request(app: &App, form: &[(String, String)]) -> Result<RunRequest, R
         link_speed: None,
         output: Output::Stored,
         history: Some(app.db.clone()),
-        data: asked.source.map(|s| run::absolute(PathBuf::from(s))),
+        data: asked.data.map(|s| run::absolute(PathBuf::from(s))),
     })
 }
 
 /// "What do you back up?": empty for the home volume, else a folder by its full path (the
 /// server's working directory means nothing to the page).
-fn source(form: &[(String, String)]) -> Result<Option<&str>, Refused> {
-    match value(form, "source")
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
+fn data(form: &[(String, String)]) -> Result<Option<&str>, Refused> {
+    match value(form, "data").map(str::trim).filter(|s| !s.is_empty()) {
         Some(s) if !Path::new(s).is_absolute() => Err(Refused::Invalid(format!(
             "what you back up: {s}: give the folder's full path, e.g. /home/me/Documents"
         ))),
-        source => Ok(source),
+        data => Ok(data),
     }
 }
 
@@ -347,13 +344,13 @@ mod tests {
     /// "What do you back up?": nothing typed is the home volume; a folder by its full path.
     #[test]
     fn what_is_backed_up_is_nothing_or_a_full_path() {
-        let form = |source: &str| vec![("source".to_string(), source.to_string())];
-        assert_eq!(source(&form("  ")).ok(), Some(None));
-        assert_eq!(source(&[]).ok(), Some(None));
+        let form = |data: &str| vec![("data".to_string(), data.to_string())];
+        assert_eq!(data(&form("  ")).ok(), Some(None));
+        assert_eq!(data(&[]).ok(), Some(None));
         let full = std::env::temp_dir();
         let full = full.to_str().unwrap();
-        assert_eq!(source(&form(full)).ok(), Some(Some(full)));
-        match source(&form("Documents")) {
+        assert_eq!(data(&form(full)).ok(), Some(Some(full)));
+        match data(&form("Documents")) {
             Err(Refused::Invalid(why)) => assert_eq!(
                 why,
                 "what you back up: Documents: give the folder's full path, e.g. /home/me/Documents"

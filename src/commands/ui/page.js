@@ -159,7 +159,7 @@ async function refresh() { await loadProfiles(); await loadHistory(); }
 $('run').addEventListener('click', async () => {
   showError(null);
   try {
-    const fields = { path: chosen(), profile: $('profile').value, source: $('what').value.trim() };
+    const fields = { path: chosen(), profile: $('profile').value, data: $('what').value.trim() };
     showStatus(await post('/api/run', fields));
   } catch (e) { showError(e); }
 });
