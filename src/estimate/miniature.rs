@@ -27,7 +27,7 @@ pub const MAX_BYTES: u64 = 32 << 20;
 
 /// What the miniature holds and where.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
+pub struct Layout {
     /// The scale: the miniature's share of the source's files, directories and bytes.
     pub fraction: f64,
     /// Directory `i + 1`'s parent (0 is the miniature's root).
@@ -49,7 +49,7 @@ pub struct Source<'s> {
 
 /// The miniature of `source`; None for a tree with nothing to scale (no files, directories or
 /// links within the budget).
-pub fn plan(source: &Source<'_>, seed: u64) -> Option<Plan> {
+pub fn layout(source: &Source<'_>, seed: u64) -> Option<Layout> {
     let files = source.histogram.total_files();
     let bytes = source.histogram.total_bytes();
     let fraction = [
@@ -87,7 +87,7 @@ pub fn plan(source: &Source<'_>, seed: u64) -> Option<Plan> {
     let symlinks = (0..link_count).map(|_| place()).collect();
     // A random recursive tree: each directory's parent is any directory made before it.
     let parents: Vec<usize> = (1..=dir_count).map(|i| rng.usize(0..i)).collect();
-    Some(Plan {
+    Some(Layout {
         fraction,
         parents,
         files: grouped.files,
@@ -170,8 +170,8 @@ mod tests {
 
     /// The miniature of a tree of `h`'s files, `dirs` directories and `links` symlinks, with
     /// no sample of its directories.
-    fn plan_of(h: &SizeHistogram, dirs: u64, links: u64) -> Option<Plan> {
-        plan(
+    fn layout_of(h: &SizeHistogram, dirs: u64, links: u64) -> Option<Layout> {
+        layout(
             &Source {
                 histogram: h,
                 dirs,
@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn a_large_tree_keeps_its_shape_at_the_file_budget() {
         let h = histogram(&[(500, 3000), (3000, 2000), (20_000, 2500), (150_000, 500)]);
-        let p = plan_of(&h, 850, 40).unwrap();
+        let p = layout_of(&h, 850, 40).unwrap();
         assert!((p.fraction - 0.25).abs() < 1e-9, "{}", p.fraction);
         assert_eq!(p.files.len(), 2000);
         assert_eq!(p.parents.len(), 213);
@@ -229,7 +229,7 @@ mod tests {
     #[test]
     fn large_files_keep_to_the_byte_budget() {
         let h = histogram(&[(10_000, 100), (4 << 20, 60), (2 << 30, 1)]);
-        let p = plan_of(&h, 10, 0).unwrap();
+        let p = layout_of(&h, 10, 0).unwrap();
         let bytes: u64 = p.files.iter().map(|(_, s)| s).sum();
         assert!(bytes <= MAX_BYTES, "{bytes}");
         assert!(p.files.iter().all(|&(_, s)| s < 1 << 30));
@@ -240,13 +240,13 @@ mod tests {
     #[test]
     fn a_small_tree_is_copied_whole_and_an_empty_one_not_at_all() {
         let h = histogram(&[(100, 3), (5000, 2)]);
-        let p = plan_of(&h, 2, 1).unwrap();
+        let p = layout_of(&h, 2, 1).unwrap();
         assert_eq!(p.fraction, 1.0);
         let mut sizes: Vec<u64> = p.files.iter().map(|&(_, s)| s).collect();
         sizes.sort();
         assert_eq!(sizes, [100, 100, 100, 5000, 5000]);
         assert_eq!((p.parents.len(), p.symlinks.len()), (2, 1));
-        assert_eq!(plan_of(&SizeHistogram::default(), 0, 0), None);
+        assert_eq!(layout_of(&SizeHistogram::default(), 0, 0), None);
     }
 
     /// With a sample of the tree's directories, the miniature's directories are sampled ones,
@@ -272,7 +272,7 @@ mod tests {
             symlinks: 0,
             sample: &sample,
         };
-        let p = plan(&source, 1).unwrap();
+        let p = layout(&source, 1).unwrap();
         assert!(
             (p.fraction - 2000.0 / 9300.0).abs() < 1e-9,
             "{}",

@@ -34,7 +34,7 @@ pub use error::{EstimateError, NoEstimate};
 use model::SourceCost;
 use model::time_machine::{self, NoTimeMachine, TimeMachineEstimate};
 pub use model::{CopyMeasurement, Estimate};
-pub use options::{Options, Plan};
+pub use options::{EstimatePlan, Options};
 pub use stored::run_copies;
 use survey::Surveyed;
 
@@ -99,7 +99,7 @@ struct Copies {
 /// Estimates the backup of the plan's source to the destinations measured now and to those of
 /// the `stored` runs. The caller loads the stored runs (the history is a layer above) after
 /// [`Options::plan`] and before this: a wrong id should not cost a survey or a measurement.
-pub fn run(plan: &Plan, stored: &[StoredRun]) -> Result<EstimateReport, EstimateError> {
+pub fn run(plan: &EstimatePlan, stored: &[StoredRun]) -> Result<EstimateReport, EstimateError> {
     let o = &plan.options;
     let time_machine = o.tool == Some(Tool::TimeMachine);
     let mut gathered: Vec<Copies> = if time_machine {
@@ -164,7 +164,7 @@ fn time_machine_report(source: &Path, survey: Survey, stored: &[StoredRun]) -> E
     }
 }
 
-impl Plan {
+impl EstimatePlan {
     /// A stored run's copies, which stand only for destbench's own copy.
     fn stored_copies(&self, stored: &StoredRun) -> Copies {
         let measurements = match &self.options.tool {
@@ -226,7 +226,7 @@ struct BackupRuns {
     changed: f64,
 }
 
-impl Plan {
+impl EstimatePlan {
     /// Where the calibration sets and the miniatures are written: `--source-dir`, or the temp
     /// directory.
     fn source_dir(&self) -> PathBuf {

@@ -1,5 +1,5 @@
 //! What a caller asks of an estimate ([`Options`]) and the same checked, its tools resolved
-//! ([`Plan`]): no I/O but a look along the PATH for the tool's program.
+//! ([`EstimatePlan`]): no I/O but a look along the PATH for the tool's program.
 
 use std::path::PathBuf;
 
@@ -36,7 +36,7 @@ pub struct Options {
 
 /// Checked options, with the tools they resolve to.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct EstimatePlan {
     pub(super) options: Options,
     /// The threads of the stored runs' copies (`--tool parallel:N` says them too).
     pub(super) threads: usize,
@@ -46,7 +46,7 @@ pub struct Plan {
 
 impl Options {
     /// Checks the options and resolves the tools: before anything is read, written or loaded.
-    pub fn plan(self) -> Result<Plan, EstimateError> {
+    pub fn plan(self) -> Result<EstimatePlan, EstimateError> {
         if self.to.is_empty() && !self.from_stored_runs {
             return Err(EstimateError::NoDestination);
         }
@@ -74,7 +74,7 @@ impl Options {
                 tool: measured_tool,
             });
         }
-        Ok(Plan {
+        Ok(EstimatePlan {
             options: self,
             threads,
             measured_tool,

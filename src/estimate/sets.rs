@@ -87,7 +87,7 @@ impl Sets {
 /// Writes the calibration sets into a scratch directory in `source_dir`, and the miniature of
 /// the surveyed source where it has one.
 pub fn make_sets(source_dir: &Path, source: &Survey) -> Result<Sets> {
-    let miniature = miniature::plan(
+    let miniature = miniature::layout(
         &miniature::Source {
             histogram: &source.histogram,
             // The root exists at the destination already.
@@ -130,9 +130,9 @@ pub fn make_sets(source_dir: &Path, source: &Survey) -> Result<Sets> {
         shape.dirs += dirs.div_ceil(20);
         sets.push((shape, root));
     }
-    if let Some(plan) = miniature {
+    if let Some(layout) = miniature {
         let root = area.path().join(MINIATURE);
-        let shape = write_miniature(&plan, &mut within, &mut rng)
+        let shape = write_miniature(&layout, &mut within, &mut rng)
             .map_err(|e| Error::io(format!("writing the miniature {}", root.display()), e))?;
         sets.push((shape, root));
     }
@@ -153,25 +153,25 @@ pub fn make_sets(source_dir: &Path, source: &Survey) -> Result<Sets> {
 /// leads out of the miniature and a copy can set its owner: over sshfs, `cp -a` sets a link's
 /// owner through the link (SFTP follows it) and fails on a dangling one.
 fn write_miniature(
-    plan: &miniature::Plan,
+    layout: &miniature::Layout,
     within: &mut Within<'_>,
     rng: &mut fastrand::Rng,
 ) -> std::io::Result<Shape> {
     let mut dirs = vec![PathBuf::from(MINIATURE)];
     within.dir(&dirs[0])?;
-    for (i, &parent) in plan.parents.iter().enumerate() {
+    for (i, &parent) in layout.parents.iter().enumerate() {
         // Names as long as real ones: a directory's entries take the room they take in a tree.
         let dir = dirs[parent].join(format!("directory-{i:05}"));
         within.dir(&dir)?;
         dirs.push(dir);
     }
-    for (i, &(dir, len)) in plan.files.iter().enumerate() {
+    for (i, &(dir, len)) in layout.files.iter().enumerate() {
         let data: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
         within
             .create(&dirs[dir].join(format!("file-{i:05}.data")))?
             .write_all(&data)?;
     }
-    for (i, &dir) in plan.symlinks.iter().enumerate() {
+    for (i, &dir) in layout.symlinks.iter().enumerate() {
         within.symlink(
             &dirs[dir].join(format!("link-{i:05}")),
             std::ffi::OsStr::new("."),
@@ -179,8 +179,8 @@ fn write_miniature(
     }
     Ok(Shape {
         name: MINIATURE,
-        dirs: plan.parents.len() as u64,
-        sizes: plan.files.iter().map(|&(_, size)| size).collect(),
-        symlinks: plan.symlinks.len() as u64,
+        dirs: layout.parents.len() as u64,
+        sizes: layout.files.iter().map(|&(_, size)| size).collect(),
+        symlinks: layout.symlinks.len() as u64,
     })
 }

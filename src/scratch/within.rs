@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::engine::tree::{Dir, Kind, SystemTree, TreeEngine};
+use crate::engine::tree::{Dir, EntryKind, SystemTree, TreeEngine};
 use crate::platform::{self, OpenHow};
 
 use super::Scratch;
@@ -116,12 +116,12 @@ impl<'a> Within<'a> {
             for entry in entries {
                 let path = at.join(&entry.name);
                 match entry.kind {
-                    Kind::Dir => pending.push(path),
-                    Kind::File => {
+                    EntryKind::Dir => pending.push(path),
+                    EntryKind::File => {
                         let size = self.engine.stat(&dir, &entry.name)?.size;
                         visit(self, &path, Found::File(size))?;
                     }
-                    Kind::Symlink => visit(self, &path, Found::Link)?,
+                    EntryKind::Symlink => visit(self, &path, Found::Link)?,
                     _ => {}
                 }
             }

@@ -64,7 +64,7 @@ impl Repeats {
 
 /// A file set to use, as planned from the profile and the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SetPlan {
+pub struct SetSpec {
     pub name: SetName,
     pub total_bytes: u64,
     pub max_files: u64,

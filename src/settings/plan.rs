@@ -11,7 +11,7 @@ use super::defs::{
 };
 use super::{
     Adaptive, Given, MAX_DURATION_S, MAX_RUNS, MAX_SUSTAINED_S, MAX_THREADS, MIN_FILE_SIZE, Origin,
-    Repeats, RunOptions, SetPlan, suite_options,
+    Repeats, RunOptions, SetSpec, suite_options,
 };
 use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
@@ -46,7 +46,7 @@ pub struct RunPlan {
     /// Refuse to start when the destination reports less free space than the run needs.
     pub check_space: bool,
     /// The file sets of the file-level tests.
-    pub file_sets: Vec<SetPlan>,
+    pub file_sets: Vec<SetSpec>,
     /// The user's folder to use as the file set (read-only).
     pub source: Option<PathBuf>,
     /// Whether walks of `source` enter other filesystems.
@@ -274,7 +274,7 @@ fn variants(o: &RunOptions, profile: &Profile, suite: &SuiteOptions) -> Result<V
 
 /// Each file set of the suite: its size from `--set-size` or the profile, its files capped by
 /// `--files`, each file at most the block tests' file.
-fn file_sets(o: &RunOptions, profile: &Profile, sets: &[SetName], size_cap: u64) -> Vec<SetPlan> {
+fn file_sets(o: &RunOptions, profile: &Profile, sets: &[SetName], size_cap: u64) -> Vec<SetSpec> {
     let profile_size = |kind| {
         profile
             .sets
@@ -284,7 +284,7 @@ fn file_sets(o: &RunOptions, profile: &Profile, sets: &[SetName], size_cap: u64)
     };
     let set_size = o.set_size.as_ref().map(|g| g.value.0);
     sets.iter()
-        .map(|&name| SetPlan {
+        .map(|&name| SetSpec {
             name,
             total_bytes: match name {
                 SetName::Generated(kind) => set_size.unwrap_or_else(|| profile_size(kind)),

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::engine::EngineFactory;
-use crate::engine::tree::{Dir, Root, Stat, SystemTree, TreeEngine};
+use crate::engine::tree::{Dir, EntryStat, Root, SystemTree, TreeEngine};
 use crate::error::{Error, Result};
 
 use super::walk::{Found, Place, Walk};
@@ -17,7 +17,7 @@ use super::{Listed, Task};
 #[derive(Default)]
 pub(super) struct Walked {
     /// Directories in the order found (parents first), with their source metadata for a copy.
-    pub dirs: Vec<(PathBuf, Option<Stat>)>,
+    pub dirs: Vec<(PathBuf, Option<EntryStat>)>,
     pub special: Listed,
     pub unreadable: Listed,
     pub skipped: super::Skipped,

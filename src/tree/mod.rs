@@ -31,7 +31,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::engine::tree::{CopyError, Dir, Kind, Root, TreeEngine};
+use crate::engine::tree::{CopyError, Dir, EntryKind, Root, TreeEngine};
 use crate::engine::{EngineFactory, EngineKind};
 use crate::error::{Error, Result};
 use crate::platform::{self, AsHandleRef, Handle};
@@ -335,7 +335,7 @@ pub fn remove_all(parent: &Root, name: &str, engines: &EngineFactory) {
     fn remove(engine: &mut dyn TreeEngine, parent: &Dir, name: &OsStr) {
         if let Ok(dir) = engine.open_dir(parent, name) {
             for entry in engine.list(&dir).unwrap_or_default() {
-                if entry.kind == Kind::Dir {
+                if entry.kind == EntryKind::Dir {
                     remove(engine, &dir, &entry.name);
                 } else {
                     let _ = engine.unlink(&dir, &entry.name);

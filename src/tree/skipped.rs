@@ -2,7 +2,7 @@
 //! device nodes, mount points and unreadable files, and the user should see how many of each
 //! were not copied.
 
-use crate::engine::tree::Kind;
+use crate::engine::tree::EntryKind;
 
 /// Entries left out of a task or a survey, by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -29,12 +29,12 @@ impl Skipped {
     }
 
     /// Counts one entry that is neither a directory nor a file, by its kind.
-    pub fn add(&mut self, kind: Kind) {
+    pub fn add(&mut self, kind: EntryKind) {
         match kind {
-            Kind::Symlink => self.symlinks += 1,
-            Kind::Fifo => self.fifos += 1,
-            Kind::Socket => self.sockets += 1,
-            Kind::Device | Kind::Dir | Kind::File => self.devices += 1,
+            EntryKind::Symlink => self.symlinks += 1,
+            EntryKind::Fifo => self.fifos += 1,
+            EntryKind::Socket => self.sockets += 1,
+            EntryKind::Device | EntryKind::Dir | EntryKind::File => self.devices += 1,
         }
     }
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::engine::tree::Kind;
+use crate::engine::tree::EntryKind;
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::platform::AsHandleRef;
@@ -258,7 +258,7 @@ fn list(dir: Arc<Handle>, rel: &Path, survey: &mut Survey) -> Vec<Pending> {
             }),
             FileKind::Symlink => {
                 survey.symlinks += 1;
-                survey.skipped.add(Kind::Symlink);
+                survey.skipped.add(EntryKind::Symlink);
             }
             FileKind::File => {
                 let size = size.unwrap_or(0);

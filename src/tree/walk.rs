@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::PathBuf;
 
-use crate::engine::tree::{Dir, Entry, Kind, TreeEngine};
+use crate::engine::tree::{Dir, Entry, EntryKind, TreeEngine};
 
 /// Where an entry is: its path from the root (for messages), its directory, its name.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ pub enum Found {
     File(Place),
     Symlink(Place),
     /// A socket, FIFO or device: never opened, never copied.
-    Special(PathBuf, Kind),
+    Special(PathBuf, EntryKind),
     /// A directory on another filesystem than the root's (a mount point): not entered.
     OtherFilesystem(PathBuf),
     /// A directory that could not be opened or listed.
@@ -92,7 +92,7 @@ impl Walk {
                 name: entry.name,
             };
             return Some(match entry.kind {
-                Kind::Dir => {
+                EntryKind::Dir => {
                     let opened = engine.open_dir(&place.dir, &place.name);
                     if let (Some(root), Ok(dir)) = (self.device, &opened)
                         && engine.device(dir).ok().flatten().is_some_and(|d| d != root)
@@ -113,9 +113,11 @@ impl Walk {
                         Err(e) => Found::Unreadable(place.rel, e),
                     }
                 }
-                Kind::File => Found::File(place),
-                Kind::Symlink => Found::Symlink(place),
-                Kind::Fifo | Kind::Socket | Kind::Device => Found::Special(place.rel, entry.kind),
+                EntryKind::File => Found::File(place),
+                EntryKind::Symlink => Found::Symlink(place),
+                EntryKind::Fifo | EntryKind::Socket | EntryKind::Device => {
+                    Found::Special(place.rel, entry.kind)
+                }
             });
         }
     }

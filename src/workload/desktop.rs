@@ -87,7 +87,7 @@ impl Quantiles {
 
 /// The plan of a `mixed` set of `total` bytes: an iterator of entries that ends when the set
 /// holds `total` bytes or `max_files` files. No file is larger than `size_cap`.
-pub struct MixedPlan {
+pub struct MixedEntries {
     normal: Normal,
     total: u64,
     max_files: u64,
@@ -109,13 +109,13 @@ pub struct MixedPlan {
     left_in_dir: u64,
 }
 
-impl MixedPlan {
+impl MixedEntries {
     pub fn new(total: u64, max_files: u64, size_cap: u64, seed: u64) -> Self {
         let normal = Normal::new(0.0, 1.0).expect("the standard normal");
         let largest = (total / MAX_FILE_PART).min(size_cap).max(1);
         let body_top = normal.cdf(((largest as f64).ln() - SIZE_LN_MEAN) / SIZE_LN_SD);
         let mut rng = fastrand::Rng::with_seed(seed ^ 0x00d1_5c5e_7000_0007);
-        let mut plan = MixedPlan {
+        let mut plan = MixedEntries {
             normal,
             total,
             max_files,
@@ -180,7 +180,7 @@ impl MixedPlan {
     }
 }
 
-impl Iterator for MixedPlan {
+impl Iterator for MixedEntries {
     type Item = Entry;
 
     fn next(&mut self) -> Option<Entry> {
@@ -231,7 +231,7 @@ mod tests {
         small_dirs: usize,
     }
 
-    fn shape(plan: MixedPlan) -> Shape {
+    fn shape(plan: MixedEntries) -> Shape {
         let mut sizes = Vec::new();
         let mut depth = vec![0usize];
         let mut files_in = vec![0u64];
@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn mixed_at_100_mb_looks_like_a_disk() {
         for seed in 1..=5 {
-            let s = shape(MixedPlan::new(100 * MB, u64::MAX, 512 << 20, seed));
+            let s = shape(MixedEntries::new(100 * MB, u64::MAX, 512 << 20, seed));
             println!("seed {seed}: {s:?}");
             assert_eq!(s.bytes, 100 * MB, "{s:?}");
             assert!(s.files >= 1000, "{s:?}");
@@ -303,7 +303,7 @@ mod tests {
     fn mixed_scales_with_the_set() {
         let shapes: Vec<Shape> = [50 * MB, 100 * MB, 600 * MB]
             .into_iter()
-            .map(|total| shape(MixedPlan::new(total, u64::MAX, 1 << 30, 7)))
+            .map(|total| shape(MixedEntries::new(total, u64::MAX, 1 << 30, 7)))
             .collect();
         println!("{shapes:#?}");
         for pair in shapes.windows(2) {
@@ -320,21 +320,21 @@ mod tests {
 
     #[test]
     fn files_and_the_size_cap_are_respected() {
-        let s = shape(MixedPlan::new(100 * MB, 300, 512 << 20, 1));
+        let s = shape(MixedEntries::new(100 * MB, 300, 512 << 20, 1));
         assert_eq!(s.files, 300);
         assert!(s.bytes < 100 * MB);
-        let s = shape(MixedPlan::new(100 * MB, u64::MAX, 1 << 20, 1));
+        let s = shape(MixedEntries::new(100 * MB, u64::MAX, 1 << 20, 1));
         assert_eq!(s.bytes, 100 * MB);
         assert!(s.max <= 1 << 20, "{s:?}");
-        let tiny = shape(MixedPlan::new(1000, u64::MAX, 1 << 30, 1));
+        let tiny = shape(MixedEntries::new(1000, u64::MAX, 1 << 30, 1));
         assert_eq!(tiny.bytes, 1000);
     }
 
     #[test]
     fn plans_are_deterministic_from_the_seed() {
-        let a: Vec<Entry> = MixedPlan::new(20 * MB, u64::MAX, 1 << 30, 9).collect();
-        let b: Vec<Entry> = MixedPlan::new(20 * MB, u64::MAX, 1 << 30, 9).collect();
-        let c: Vec<Entry> = MixedPlan::new(20 * MB, u64::MAX, 1 << 30, 10).collect();
+        let a: Vec<Entry> = MixedEntries::new(20 * MB, u64::MAX, 1 << 30, 9).collect();
+        let b: Vec<Entry> = MixedEntries::new(20 * MB, u64::MAX, 1 << 30, 9).collect();
+        let c: Vec<Entry> = MixedEntries::new(20 * MB, u64::MAX, 1 << 30, 10).collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -24,7 +24,7 @@ use std::time::{Duration, SystemTime};
 use hdrhistogram::Histogram;
 
 use super::DataStamper;
-use super::desktop::{Entry, MixedPlan};
+use super::desktop::{Entry, MixedEntries};
 use crate::platform;
 use crate::platform::{AsHandleRef, Handle, HandleRef};
 
@@ -160,7 +160,7 @@ impl FileSizes {
 pub const GENERATED_MTIME: Duration = Duration::from_secs(1_577_836_800);
 
 /// Draws file sizes for the sets of one range (`small`, `medium`, `large`; `mixed` has its own
-/// plan, [`MixedPlan`]).
+/// plan, [`MixedEntries`]).
 pub struct SizeSampler {
     kind: SetKind,
     cap: u64,
@@ -271,10 +271,10 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// `mixed`: the entries of a [`MixedPlan`], directories named `dNNNNN` after their index and
+/// `mixed`: the entries of a [`MixedEntries`], directories named `dNNNNN` after their index and
 /// files `fNNNN.bin` after their place in their directory.
 fn generate_mixed(spec: &SetSpec, root: &Path, out: &mut Writer) -> io::Result<()> {
-    let plan = MixedPlan::new(spec.total_bytes, spec.max_files, spec.size_cap, spec.seed);
+    let plan = MixedEntries::new(spec.total_bytes, spec.max_files, spec.size_cap, spec.seed);
     let mut dirs: Vec<(std::path::PathBuf, u32)> = vec![(root.to_path_buf(), 0)];
     for entry in plan {
         match entry {

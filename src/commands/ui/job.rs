@@ -22,14 +22,14 @@ use super::super::{db, estimate};
 pub enum Status {
     Idle,
     Running {
-        what: Kind,
+        what: JobKind,
         /// The destination (a run) or the source (an estimate), as the job sees it.
         path: PathBuf,
         progress: Option<ProgressView>,
         cancelling: bool,
     },
     Done {
-        what: Kind,
+        what: JobKind,
         path: PathBuf,
         outcome: Outcome,
     },
@@ -37,7 +37,7 @@ pub enum Status {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub enum JobKind {
     Run,
     Estimate,
 }
@@ -136,8 +136,8 @@ impl Jobs {
         let progress = TerminalProgress::hidden();
         let reader = progress.reader();
         let path = request.plan.destination.clone();
-        self.begin(Kind::Run, path.clone(), Some(reader))?;
-        self.spawn(Kind::Run, path, move || {
+        self.begin(JobKind::Run, path.clone(), Some(reader))?;
+        self.spawn(JobKind::Run, path, move || {
             let mut progress = progress;
             let finished = run::execute(&request, &OneClient, &mut progress)?;
             Ok(match finished.run_id {
@@ -155,8 +155,8 @@ impl Jobs {
         };
         let args: EstimateArgs = *args;
         let path = args.source.clone();
-        self.begin(Kind::Estimate, path.clone(), None)?;
-        self.spawn(Kind::Estimate, path, move || {
+        self.begin(JobKind::Estimate, path.clone(), None)?;
+        self.spawn(JobKind::Estimate, path, move || {
             Ok(Outcome::Estimated {
                 text: estimate::text(&args)?,
             })
@@ -179,7 +179,7 @@ impl Jobs {
 
     fn begin(
         &self,
-        what: Kind,
+        what: JobKind,
         path: PathBuf,
         reader: Option<ProgressReader>,
     ) -> std::result::Result<(), Refused> {
@@ -201,7 +201,7 @@ impl Jobs {
     /// Runs `job` on its own thread, its outcome kept for the tabs.
     fn spawn(
         &self,
-        what: Kind,
+        what: JobKind,
         path: PathBuf,
         job: impl FnOnce() -> Result<Outcome> + Send + 'static,
     ) {
@@ -215,7 +215,7 @@ impl Jobs {
         }
     }
 
-    fn end(&self, what: Kind, path: PathBuf, outcome: Result<Outcome>) {
+    fn end(&self, what: JobKind, path: PathBuf, outcome: Result<Outcome>) {
         let outcome = match outcome {
             Ok(outcome) => outcome,
             Err(e @ Error::Interrupted(_)) if self.cancelling() => Outcome::Cancelled {

@@ -148,7 +148,7 @@ impl Root {
 
 /// What an entry is, as its directory (or an lstat) says; symlinks are never followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum EntryKind {
     Dir,
     File,
     Symlink,
@@ -160,15 +160,15 @@ pub enum Kind {
 
 /// The platform's kind of an entry; one that did not say (`Unknown`) is treated as a device: never
 /// opened.
-impl From<FileKind> for Kind {
-    fn from(kind: FileKind) -> Kind {
+impl From<FileKind> for EntryKind {
+    fn from(kind: FileKind) -> EntryKind {
         match kind {
-            FileKind::Dir => Kind::Dir,
-            FileKind::File => Kind::File,
-            FileKind::Symlink => Kind::Symlink,
-            FileKind::Fifo => Kind::Fifo,
-            FileKind::Socket => Kind::Socket,
-            FileKind::Device | FileKind::Unknown => Kind::Device,
+            FileKind::Dir => EntryKind::Dir,
+            FileKind::File => EntryKind::File,
+            FileKind::Symlink => EntryKind::Symlink,
+            FileKind::Fifo => EntryKind::Fifo,
+            FileKind::Socket => EntryKind::Socket,
+            FileKind::Device | FileKind::Unknown => EntryKind::Device,
         }
     }
 }
@@ -177,13 +177,13 @@ impl From<FileKind> for Kind {
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub name: OsString,
-    pub kind: Kind,
+    pub kind: EntryKind,
 }
 
 /// What `stat` says of an entry (without following a symlink), and what a copy keeps of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stat {
-    pub kind: Kind,
+pub struct EntryStat {
+    pub kind: EntryKind,
     pub size: u64,
     /// Permission bits (`& 0o7777`).
     pub mode: u32,
@@ -267,7 +267,7 @@ pub trait TreeEngine: Send {
     fn open(&mut self, dir: &Dir, name: &OsStr) -> io::Result<FileId>;
 
     /// What `name` in `dir` is, without following a symlink.
-    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat>;
+    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<EntryStat>;
 
     /// Writes `len` bytes read from `source` (a file outside the engine: the source of a backup)
     /// into `file`; returns the bytes copied, fewer if the source shrank. Data moves through the
@@ -279,10 +279,10 @@ pub trait TreeEngine: Send {
     fn read(&mut self, file: FileId, buf: &mut [u8]) -> io::Result<usize>;
 
     /// Sets a file's times, and its mode when `mode` is given.
-    fn set_meta(&mut self, file: FileId, meta: &Stat, mode: bool) -> io::Result<()>;
+    fn set_meta(&mut self, file: FileId, meta: &EntryStat, mode: bool) -> io::Result<()>;
 
     /// Sets a directory's mode and times, and makes it durable when `durable`.
-    fn set_dir_meta(&mut self, dir: &Dir, meta: &Stat, durable: bool) -> io::Result<()>;
+    fn set_dir_meta(&mut self, dir: &Dir, meta: &EntryStat, durable: bool) -> io::Result<()>;
 
     /// Makes the file's data and metadata durable.
     fn fsync(&mut self, file: FileId) -> io::Result<()>;

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{CopyError, Dir, Entry, Kind, Root, Stat, TreeEngine};
+use super::{CopyError, Dir, Entry, EntryKind, EntryStat, Root, TreeEngine};
 use crate::engine::{EngineKind, FileId, NullTiming};
 use crate::platform::HandleRef;
 
@@ -264,9 +264,9 @@ impl TreeEngine for NullTree {
                 .into_iter()
                 .map(|(name, id)| {
                     let kind = match tree.node(id)? {
-                        Node::Dir(_) => Kind::Dir,
-                        Node::File(_) => Kind::File,
-                        Node::Symlink(_) => Kind::Symlink,
+                        Node::Dir(_) => EntryKind::Dir,
+                        Node::File(_) => EntryKind::File,
+                        Node::Symlink(_) => EntryKind::Symlink,
                     };
                     Ok(Entry { name, kind })
                 })
@@ -311,16 +311,16 @@ impl TreeEngine for NullTree {
         Ok(self.open_node(node))
     }
 
-    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
+    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<EntryStat> {
         let dir = node_of(dir)?;
         self.meta(|tree| {
             let id = tree.lookup(dir, name)?;
             let (kind, size) = match tree.node(id)? {
-                Node::Dir(_) => (Kind::Dir, 0),
-                Node::File(size) => (Kind::File, *size),
-                Node::Symlink(target) => (Kind::Symlink, target.len() as u64),
+                Node::Dir(_) => (EntryKind::Dir, 0),
+                Node::File(size) => (EntryKind::File, *size),
+                Node::Symlink(target) => (EntryKind::Symlink, target.len() as u64),
             };
-            Ok(Stat {
+            Ok(EntryStat {
                 kind,
                 size,
                 mode: 0o644,
@@ -363,11 +363,11 @@ impl TreeEngine for NullTree {
         Ok(n as usize)
     }
 
-    fn set_meta(&mut self, file: FileId, _meta: &Stat, _mode: bool) -> io::Result<()> {
+    fn set_meta(&mut self, file: FileId, _meta: &EntryStat, _mode: bool) -> io::Result<()> {
         self.file(file).map(drop)
     }
 
-    fn set_dir_meta(&mut self, dir: &Dir, _meta: &Stat, durable: bool) -> io::Result<()> {
+    fn set_dir_meta(&mut self, dir: &Dir, _meta: &EntryStat, durable: bool) -> io::Result<()> {
         node_of(dir)?;
         if durable {
             self.clock += self.timing.sync_latency;
@@ -477,7 +477,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             engine.stat(&root, OsStr::new("b")).unwrap().kind,
-            Kind::File
+            EntryKind::File
         );
         assert!(engine.stat(&root, OsStr::new("a")).is_err());
         engine.unlink(&root, OsStr::new("b")).unwrap();

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Timespec, Timestamps};
 
 use super::system_common::{self, Common};
-use super::{CopyError, Dir, Entry, Kind, Stat, TreeEngine};
+use super::{CopyError, Dir, Entry, EntryKind, EntryStat, TreeEngine};
 use crate::engine::FileId;
 use crate::platform::{self, SpliceError, SplicePipe};
 
@@ -33,7 +33,7 @@ impl SystemTree {
     }
 
     /// What the open `file` is.
-    pub fn fstat(&self, file: FileId) -> io::Result<Stat> {
+    pub fn fstat(&self, file: FileId) -> io::Result<EntryStat> {
         Ok(stat_of(&rustix::fs::fstat(self.fd(file)?)?))
     }
 
@@ -79,20 +79,20 @@ fn open_directory(parent: BorrowedFd<'_>, name: &OsStr) -> io::Result<Dir> {
     Ok(Dir::Real(Arc::new(fd)))
 }
 
-fn kind_of(t: FileType) -> Kind {
+fn kind_of(t: FileType) -> EntryKind {
     match t {
-        FileType::Directory => Kind::Dir,
-        FileType::RegularFile => Kind::File,
-        FileType::Symlink => Kind::Symlink,
-        FileType::Fifo => Kind::Fifo,
-        FileType::Socket => Kind::Socket,
-        _ => Kind::Device,
+        FileType::Directory => EntryKind::Dir,
+        FileType::RegularFile => EntryKind::File,
+        FileType::Symlink => EntryKind::Symlink,
+        FileType::Fifo => EntryKind::Fifo,
+        FileType::Socket => EntryKind::Socket,
+        _ => EntryKind::Device,
     }
 }
 
 #[allow(clippy::unnecessary_cast)] // mode_t is 16 bits on macOS
-fn stat_of(st: &rustix::fs::Stat) -> Stat {
-    Stat {
+fn stat_of(st: &rustix::fs::Stat) -> EntryStat {
+    EntryStat {
         kind: kind_of(FileType::from_raw_mode(st.st_mode)),
         size: st.st_size as u64,
         mode: st.st_mode as u32 & 0o7777,
@@ -101,7 +101,7 @@ fn stat_of(st: &rustix::fs::Stat) -> Stat {
     }
 }
 
-fn timestamps(meta: &Stat) -> Timestamps {
+fn timestamps(meta: &EntryStat) -> Timestamps {
     let spec = |(tv_sec, tv_nsec): (i64, u32)| Timespec {
         tv_sec,
         tv_nsec: tv_nsec.into(),
@@ -180,7 +180,7 @@ impl TreeEngine for SystemTree {
     fn open(&mut self, dir: &Dir, name: &OsStr) -> io::Result<FileId> {
         let file = self.open_at(dir, name, OFlags::RDONLY | OFlags::NONBLOCK, 0)?;
         match self.fstat(file) {
-            Ok(stat) if stat.kind == Kind::File => Ok(file),
+            Ok(stat) if stat.kind == EntryKind::File => Ok(file),
             other => {
                 let _ = self.close(file);
                 Err(other.err().unwrap_or_else(|| {
@@ -190,7 +190,7 @@ impl TreeEngine for SystemTree {
         }
     }
 
-    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
+    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<EntryStat> {
         let st = rustix::fs::statat(dir.fd()?, name, AtFlags::SYMLINK_NOFOLLOW)?;
         Ok(stat_of(&st))
     }
@@ -242,7 +242,7 @@ impl TreeEngine for SystemTree {
         }
     }
 
-    fn set_meta(&mut self, file: FileId, meta: &Stat, mode: bool) -> io::Result<()> {
+    fn set_meta(&mut self, file: FileId, meta: &EntryStat, mode: bool) -> io::Result<()> {
         let fd = self.fd(file)?;
         if mode {
             rustix::fs::fchmod(fd, platform::raw_mode(meta.mode))?;
@@ -250,7 +250,7 @@ impl TreeEngine for SystemTree {
         Ok(rustix::fs::futimens(fd, &timestamps(meta))?)
     }
 
-    fn set_dir_meta(&mut self, dir: &Dir, meta: &Stat, durable: bool) -> io::Result<()> {
+    fn set_dir_meta(&mut self, dir: &Dir, meta: &EntryStat, durable: bool) -> io::Result<()> {
         let fd = dir.fd()?;
         rustix::fs::fchmod(fd, platform::raw_mode(meta.mode))?;
         rustix::fs::futimens(fd, &timestamps(meta))?;

@@ -7,7 +7,7 @@ use std::io;
 use std::sync::Arc;
 
 use super::system_common::{self, Common};
-use super::{CopyError, Dir, Entry, Stat, TreeEngine};
+use super::{CopyError, Dir, Entry, EntryStat, TreeEngine};
 use crate::engine::FileId;
 use crate::platform::{self, AsHandleRef, FileKind, HandleRef};
 
@@ -27,19 +27,19 @@ impl SystemTree {
     }
 
     /// What the open `file` is.
-    pub fn fstat(&self, file: FileId) -> io::Result<Stat> {
+    pub fn fstat(&self, file: FileId) -> io::Result<EntryStat> {
         stat_of(self.fd(file)?)
     }
 }
 
-fn stat_of(handle: HandleRef<'_>) -> io::Result<Stat> {
+fn stat_of(handle: HandleRef<'_>) -> io::Result<EntryStat> {
     let st = platform::stat(handle)?;
     let (accessed, modified) = platform::times(handle)?;
     let readonly = {
         let info = std::fs::File::from(handle.try_clone_to_owned()?).metadata()?;
         platform::mode_of(&info)
     };
-    Ok(Stat {
+    Ok(EntryStat {
         kind: st.kind.into(),
         size: st.size,
         mode: readonly,
@@ -105,10 +105,10 @@ impl TreeEngine for SystemTree {
         Ok(self.common.files.insert(handle))
     }
 
-    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<Stat> {
+    fn stat(&mut self, dir: &Dir, name: &OsStr) -> io::Result<EntryStat> {
         let st = platform::stat_in(dir.fd()?, name)?;
         if st.kind != FileKind::File && st.kind != FileKind::Dir {
-            return Ok(Stat {
+            return Ok(EntryStat {
                 kind: st.kind.into(),
                 size: st.size,
                 mode: 0o777,
@@ -142,12 +142,12 @@ impl TreeEngine for SystemTree {
         platform::read(self.fd(file)?, buf)
     }
 
-    fn set_meta(&mut self, file: FileId, meta: &Stat, _mode: bool) -> io::Result<()> {
+    fn set_meta(&mut self, file: FileId, meta: &EntryStat, _mode: bool) -> io::Result<()> {
         platform::set_times(self.fd(file)?, meta.accessed, meta.modified)
     }
 
     /// Directories keep their times only: Windows directories have no mode.
-    fn set_dir_meta(&mut self, dir: &Dir, meta: &Stat, durable: bool) -> io::Result<()> {
+    fn set_dir_meta(&mut self, dir: &Dir, meta: &EntryStat, durable: bool) -> io::Result<()> {
         let handle = platform::dir_for_writing(dir.fd()?)?;
         platform::set_times(handle.handle_ref(), meta.accessed, meta.modified)?;
         if durable {
