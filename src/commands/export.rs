@@ -9,12 +9,13 @@ use super::db;
 
 pub fn export(args: &ExportArgs) -> Result<String> {
     let records = db::records(&args.db, &args.ids)?;
+    let markdown;
     let exporter: &dyn report::export::Exporter = match args.format {
         ExportFormat::Json => &report::export::json::Json,
         ExportFormat::Csv => &report::export::csv::Csv,
         ExportFormat::Md => {
-            let cmp = history::compare::compare(&records);
-            return Ok(report::export::markdown::render(&records, &cmp));
+            markdown = report::export::markdown::Markdown(history::compare::compare(&records));
+            &markdown
         }
         ExportFormat::Fio => &report::export::fio::FioJobs,
     };

@@ -337,15 +337,16 @@ fn read_back(store: &Store, id: i64) -> Result<(), TestCaseError> {
                 report::terminal::Style { color: false },
                 layout,
             );
+            let markdown =
+                report::export::markdown::Markdown(crate::history::compare::compare(&records));
             for exporter in [
                 &report::export::json::Json as &dyn Exporter,
                 &report::export::csv::Csv,
+                &markdown,
             ] {
                 let _ = exporter.serialize(&records);
             }
-            let cmp = crate::history::compare::compare(&records);
-            let _ = report::export::markdown::render(&records, &cmp);
-            let _ = report::html::render(&records, &cmp);
+            let _ = report::html::render(&records, &markdown.0);
         }
         Err(e) => one_line(&e.to_string())?,
     }

@@ -6,11 +6,21 @@ use std::fmt::Write as _;
 use crate::history::{Comparison, RunRecord};
 use crate::report::dates::utc;
 use crate::report::escape::markdown_cell as cell;
+use crate::report::export::Exporter;
 use crate::report::table::{self, Table};
 
-/// `export --format md`: `records` laid side by side in `cmp` (their comparison,
-/// `history::compare::compare`, computed before: the export only formats it).
-pub fn render(records: &[RunRecord], cmp: &Comparison) -> String {
+/// `export --format md`, of the runs whose comparison (`history::compare::compare`) it holds:
+/// computed before, so the export only formats it.
+pub struct Markdown(pub Comparison);
+
+impl Exporter for Markdown {
+    fn serialize(&self, runs: &[RunRecord]) -> String {
+        render(runs, &self.0)
+    }
+}
+
+/// `records` laid side by side in `cmp`, their comparison.
+fn render(records: &[RunRecord], cmp: &Comparison) -> String {
     let mut runs = Table::text_then_figures(&["#", "run", "destination", "date", "host"], &[]);
     for (i, (run, record)) in cmp.runs.iter().zip(records).enumerate() {
         runs.push([

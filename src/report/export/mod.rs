@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::history::{Comparison, HistoryEntry, RunRecord};
 
-/// A format stored runs are exported to as they are, not compared (`export --format json`,
-/// `csv` and `fio`, `show --json`).
+/// A format stored runs are exported to (`export --format json`, `csv`, `md` and `fio`, `show
+/// --json`); one that compares them (Markdown) is made with their comparison, computed before.
 pub trait Exporter {
     /// The whole export of `runs`, in their order (the first is the baseline of comparisons).
     fn serialize(&self, runs: &[RunRecord]) -> String;
