@@ -53,7 +53,11 @@ pub fn of(run: &RunDocument, data: YourData) -> Option<Answer> {
         what_if,
         words: Vec::new(),
     };
-    answer.words = words::sentences(&answer, run.verdict.as_ref());
+    let kind = run
+        .chain
+        .as_ref()
+        .and_then(crate::probe::health::drive_kind);
+    answer.words = words::sentences(&answer, run.verdict.as_ref(), kind);
     Some(answer)
 }
 

@@ -317,3 +317,47 @@ fn a_share_widens_a_copys_range() {
     assert!((high(&on_disk) - 1.3).abs() < 1e-9, "{}", high(&on_disk));
     assert!((high(&on_share) - 1.6).abs() < 1e-9, "{}", high(&on_share));
 }
+
+/// An SMR disk (a listed model) says what its cache does to a first backup; a failing one says
+/// so before the time; a CMR disk adds nothing.
+#[test]
+fn the_disks_kind_and_health_come_into_the_answer() {
+    use crate::probe::Value;
+    use crate::probe::health::{Assessment, DriveKind, Recording};
+    let with = |facts: Vec<Value>| {
+        let mut run = run(Some("usb2-bot"), 33.0, sets());
+        let chain = run.chain.as_mut().unwrap();
+        for value in facts {
+            chain.root.children[0].fact(value, "smartctl");
+        }
+        run.verdict = Some(crate::verdict::of(&run));
+        of(&run, home(500_000_000_000, Some(400_000)))
+            .unwrap()
+            .words
+    };
+    let kind = |recording| DriveKind {
+        recording,
+        basis: "WD Red 3.5 (EFAX) in data/drive_kinds.csv".into(),
+        inferred: false,
+    };
+    let smr = with(vec![Value::DriveKind(kind(Recording::Smr))]);
+    let line = smr
+        .iter()
+        .find(|w| w.starts_with("This disk records by SMR"));
+    let line = line.unwrap_or_else(|| panic!("no SMR sentence in {smr:?}"));
+    assert!(
+        line.contains("500 GB") && line.contains("--tests sustained"),
+        "{line}"
+    );
+    let cmr = with(vec![Value::DriveKind(kind(Recording::Cmr))]);
+    assert!(
+        !cmr.iter().any(|w| w.contains("SMR") || w.contains("CMR")),
+        "{cmr:?}"
+    );
+    let failing = with(vec![Value::SmartAssessment(Assessment::Failed)]);
+    assert!(
+        failing[0].starts_with("This disk's own SMART check"),
+        "{failing:?}"
+    );
+    assert!(failing[1].starts_with("A first backup"), "{failing:?}");
+}

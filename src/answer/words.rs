@@ -2,17 +2,24 @@
 //! and the page print these, never their own). Nothing here decides; every figure comes from
 //! the answer and the verdict.
 
+use crate::probe::health::{DriveKind, Recording};
 use crate::results::{Answer, AnswerTool, DataKind, Range, RoutineUnit, ToolTimes, Verdict};
 use crate::units::{decimal_bytes as size, human_duration, thousands as count};
 
 /// The answer's sentences, in the order they are shown: the time of a first and a routine
 /// backup, its range and basis, the other tools, what limits it and what would help, and the
 /// tests that would make it better.
-pub(super) fn sentences(answer: &Answer, verdict: Option<&Verdict>) -> Vec<String> {
+pub(super) fn sentences(
+    answer: &Answer,
+    verdict: Option<&Verdict>,
+    kind: Option<&DriveKind>,
+) -> Vec<String> {
     let headline = &answer.tools[0];
-    let mut out = vec![first(answer, headline), range(headline)];
+    let mut out: Vec<String> = verdict.and_then(|v| v.alarm.clone()).into_iter().collect();
+    out.extend([first(answer, headline), range(headline)]);
     out.extend(answer.tools[1..].iter().map(other_tool));
     out.extend(limit(answer, verdict));
+    out.extend(kind.and_then(|k| past_cache(answer, k)));
     out.extend(answer.missing.iter().map(|m| sentence(m)));
     out
 }
@@ -72,6 +79,30 @@ fn limit(answer: &Answer, verdict: Option<&Verdict>) -> Option<String> {
         "{summary} On {} the same first backup would take as little as {}{bound}.",
         w.instead,
         human_duration(w.first_seconds)
+    ))
+}
+
+/// What the disk's kind does to a first backup larger than its cache: SMR and QLC disks write
+/// far slower past it than a run of some GB measures.
+fn past_cache(answer: &Answer, kind: &DriveKind) -> Option<String> {
+    let (what, cache) = match kind.recording {
+        Recording::Smr => (
+            "This disk records by SMR",
+            "a cache of some GB, then far slower while it rewrites whole bands",
+        ),
+        Recording::Qlc => (
+            "This SSD is QLC",
+            "its SLC cache of some tens of GB, then far slower",
+        ),
+        Recording::Cmr | Recording::Tlc => return None,
+    };
+    Some(format!(
+        "{what} ({}): it writes fast into {cache}, so a first backup of {} can take longer \
+         than this run's rate says; `destbench run {TESTS} sustained` measures the rate past \
+         the cache.",
+        kind.basis,
+        size(answer.data.bytes),
+        TESTS = crate::settings::defs::TESTS,
     ))
 }
 

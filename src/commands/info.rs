@@ -6,7 +6,8 @@ use crate::probe;
 use crate::report;
 
 pub fn info(args: &InfoArgs) -> Result<String> {
-    let chain = probe::probe(&args.path, args.link_speed.as_ref())?;
+    let mut chain = probe::probe(&args.path, args.link_speed.as_ref())?;
+    probe::health::read(&mut chain, &probe::health::Live);
     Ok(if args.json {
         report::chain::render_json(&chain)
     } else {

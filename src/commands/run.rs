@@ -177,11 +177,17 @@ pub fn execute<C: Clients>(
     // The user's folder is surveyed before the run: a wrong path costs no measuring.
     let data = request.data.as_deref().map(|d| answer::folder(d, progress));
     let data = clients.agree(data.transpose())?;
-    let chain = probe::probe(&request.plan.destination, request.link_speed.as_ref()).ok();
+    let mut chain = probe::probe(&request.plan.destination, request.link_speed.as_ref()).ok();
+    if let Some(chain) = chain.as_mut() {
+        probe::health::read(chain, &probe::health::Live);
+    }
     clients.check_chain(chain.as_ref())?;
-    let Some(run_report) = clients.measure(&request.plan, chain, progress)? else {
+    let Some(mut run_report) = clients.measure(&request.plan, chain, progress)? else {
         return Ok(Finished::default());
     };
+    if let Some(chain) = run_report.chain.as_mut() {
+        probe::health::reread_link_errors(chain, &probe::health::Live);
+    }
     let run_report = judge(time_machine_checks(run_report, &request.plan), data);
     print(&request.output, &run_report)?;
     let run_id = match store {

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::record::RunRecord;
+use crate::probe::{Key, Node, NodeKind};
 use crate::results::{TestResult, Unit};
 use crate::stats::{self, Significance};
 use crate::workload::{TestId, Workload};
@@ -71,7 +72,71 @@ pub struct Comparison {
     /// The settings in which the runs differ, each as `file size: [1] 16 MiB, [2] 1 GiB`: a
     /// difference in the figures may then come from the settings, not the destination.
     pub settings_differ: Vec<String>,
+    /// The disk's health facts that differ between runs of the same disk (by its serial, else
+    /// its device), each as `pending sectors: [1] 0, [2] 8`: a disk that is wearing out.
+    pub health_changed: Vec<String>,
     pub groups: Vec<Group>,
+}
+
+/// The health facts a comparison follows from run to run.
+const HEALTH: [Key; 9] = [
+    Key::SmartAssessment,
+    Key::ReallocatedSectors,
+    Key::PendingSectors,
+    Key::UncorrectableSectors,
+    Key::LinkErrors,
+    Key::CriticalWarning,
+    Key::EnduranceUsed,
+    Key::MediaErrors,
+    Key::UnsafeShutdowns,
+];
+
+/// The first disk of a run's chain that SMART was read for.
+fn disk(record: &RunRecord) -> Option<&Node> {
+    let chain = record.run.chain.as_ref()?;
+    chain
+        .nodes()
+        .into_iter()
+        .find(|n| n.kind == NodeKind::Disk && HEALTH.iter().any(|k| n.get(*k).is_some()))
+}
+
+/// The disk's identity across runs: its serial, else the device it was.
+fn identity(node: &Node) -> Option<String> {
+    node.get(Key::Serial)
+        .or_else(|| node.get(Key::Device))
+        .map(ToString::to_string)
+}
+
+/// The health facts that changed between the runs of the first run's disk, one line each.
+fn health_changed(records: &[RunRecord]) -> Vec<String> {
+    let disks: Vec<(usize, &Node)> = records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| disk(r).map(|d| (i, d)))
+        .collect();
+    let Some(first) = disks.first().and_then(|(_, d)| identity(d)) else {
+        return Vec::new();
+    };
+    let same: Vec<(usize, &Node)> = disks
+        .into_iter()
+        .filter(|(_, d)| identity(d).as_ref() == Some(&first))
+        .collect();
+    HEALTH
+        .iter()
+        .filter_map(|&key| {
+            let values: Vec<(usize, String)> = same
+                .iter()
+                .filter_map(|(i, d)| d.get(key).map(|v| (*i, v.to_string())))
+                .collect();
+            values.iter().any(|(_, v)| *v != values[0].1).then(|| {
+                let each: Vec<String> = values
+                    .iter()
+                    .map(|(i, v)| format!("[{}] {v}", i + 1))
+                    .collect();
+                format!("{key}: {}", each.join(", "))
+            })
+        })
+        .collect()
 }
 
 /// The settings that shape the figures and differ between `records`, one line each.
@@ -189,6 +254,7 @@ pub fn compare(records: &[RunRecord]) -> Comparison {
             })
             .collect(),
         settings_differ: settings_differ(records),
+        health_changed: health_changed(records),
         groups,
     }
 }

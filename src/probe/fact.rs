@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use strum::{Display, EnumDiscriminants, IntoStaticStr};
 
+use super::health::{Assessment, DriveKind, Rotation, SmartGap};
 use super::links::trim_number;
 
 /// A fact read from the system, with its source (a file, a table, a command).
@@ -76,6 +77,67 @@ pub enum Value {
     /// programs use the disk.
     #[strum_discriminants(strum(serialize = "low-priority throttling"))]
     LowPriorityThrottling(bool),
+    /// A whole disk as the system's tools name it: smartctl reads it by this name ("/dev/sda",
+    /// "/dev/disk4", "/dev/pd1" for Windows' PhysicalDrive1).
+    #[strum_discriminants(strum(serialize = "device"))]
+    Device(String),
+    /// The disk's firmware version (SMART's identify data).
+    #[strum_discriminants(strum(serialize = "firmware"))]
+    Firmware(String),
+    /// SMART's overall assessment: the disk's own judgement of itself.
+    #[strum_discriminants(strum(serialize = "SMART assessment"))]
+    SmartAssessment(Assessment),
+    /// Sectors the disk has moved to spares after failing to write or read them (ATA 5).
+    #[strum_discriminants(strum(serialize = "reallocated sectors"))]
+    ReallocatedSectors(u64),
+    /// Sectors waiting to be reallocated: the disk could not read them (ATA 197).
+    #[strum_discriminants(strum(serialize = "pending sectors"))]
+    PendingSectors(u64),
+    /// Sectors its own offline scan could not read (ATA 198).
+    #[strum_discriminants(strum(serialize = "uncorrectable sectors"))]
+    UncorrectableSectors(u64),
+    /// Transfers the link between disk and host had to repeat: a cable or an enclosure, not the
+    /// disk (ATA 199, UDMA CRC errors).
+    #[strum_discriminants(strum(serialize = "link errors"))]
+    LinkErrors(u64),
+    /// How many link errors the disk counted while the run measured it.
+    #[strum_discriminants(strum(serialize = "link errors during the run"))]
+    LinkErrorsDuringRun(u64),
+    #[strum_discriminants(strum(serialize = "power-on hours"))]
+    PowerOnHours(u64),
+    #[strum_discriminants(strum(serialize = "power cycles"))]
+    PowerCycles(u64),
+    /// Degrees Celsius, as the disk reports it.
+    #[strum_discriminants(strum(serialize = "temperature"))]
+    Temperature(i64),
+    /// NVMe's critical warning bits (spare, temperature, reliability, read-only, backup); 0 is
+    /// none.
+    #[strum_discriminants(strum(serialize = "critical warning"))]
+    CriticalWarning(u8),
+    /// NVMe's estimate of its rated endurance used, in percent (may pass 100).
+    #[strum_discriminants(strum(serialize = "endurance used"))]
+    EnduranceUsed(u8),
+    /// NVMe: data the disk could not read or write correctly.
+    #[strum_discriminants(strum(serialize = "media errors"))]
+    MediaErrors(u64),
+    /// NVMe: power lost before the disk was told to shut down.
+    #[strum_discriminants(strum(serialize = "unsafe shutdowns"))]
+    UnsafeShutdowns(u64),
+    /// A spinning disk's rate, or solid state.
+    #[strum_discriminants(strum(serialize = "rotation"))]
+    Rotation(Rotation),
+    /// "2.5 inches", "M.2", as SMART's identify data says.
+    #[strum_discriminants(strum(serialize = "form factor"))]
+    FormFactor(String),
+    /// Whether the disk accepts TRIM: on a hard disk, the sign of drive-managed SMR.
+    #[strum_discriminants(strum(serialize = "TRIM"))]
+    Trim(bool),
+    /// How the disk records: SMR or CMR, QLC or TLC, and how that is known.
+    #[strum_discriminants(strum(serialize = "recording"))]
+    DriveKind(DriveKind),
+    /// Why the disk's SMART data was not read.
+    #[strum_discriminants(strum(serialize = "SMART"))]
+    SmartUnread(SmartGap),
     /// A fact nobody compares across systems (a vendor, a mount option, a PCIe hop), or a typed
     /// fact the system did not answer (then its reason is the text): a name and the text.
     #[strum_discriminants(strum(serialize = "other"))]
@@ -167,7 +229,10 @@ impl Value {
             | Value::MountedFrom(s)
             | Value::Uuid(s)
             | Value::Model(s)
-            | Value::Serial(s) => Some(s),
+            | Value::Serial(s)
+            | Value::Device(s)
+            | Value::Firmware(s)
+            | Value::FormFactor(s) => Some(s),
             _ => None,
         }
     }
@@ -197,6 +262,24 @@ impl fmt::Display for Value {
             Value::WriteCache(c) => write!(f, "{c}"),
             Value::RemovalPolicy(p) => write!(f, "{p}"),
             Value::Transport(t) => write!(f, "{t}"),
+            Value::ReallocatedSectors(n)
+            | Value::PendingSectors(n)
+            | Value::UncorrectableSectors(n)
+            | Value::LinkErrors(n)
+            | Value::LinkErrorsDuringRun(n)
+            | Value::PowerOnHours(n)
+            | Value::PowerCycles(n)
+            | Value::MediaErrors(n)
+            | Value::UnsafeShutdowns(n) => write!(f, "{n}"),
+            Value::Temperature(c) => write!(f, "{c} °C"),
+            Value::CriticalWarning(0) => f.write_str("none"),
+            Value::CriticalWarning(bits) => write!(f, "{bits:#04x}"),
+            Value::EnduranceUsed(pct) => write!(f, "{pct}%"),
+            Value::Trim(b) => f.write_str(if *b { "supported" } else { "not supported" }),
+            Value::SmartAssessment(a) => write!(f, "{a}"),
+            Value::Rotation(r) => write!(f, "{r}"),
+            Value::DriveKind(k) => write!(f, "{k}"),
+            Value::SmartUnread(gap) => write!(f, "not read: {gap}"),
             _ => Ok(()), // the facts whose value is text, written above
         }
     }

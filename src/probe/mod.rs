@@ -23,6 +23,7 @@
 //!   declares) and `patience.rs` (asking many volumes without waiting on a dead share).
 
 mod fact;
+pub mod health;
 pub(crate) mod links;
 #[cfg(target_os = "linux")]
 mod linux;

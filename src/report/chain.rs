@@ -51,6 +51,9 @@ fn node(out: &mut String, n: &Node, prefix: &str, last: bool, top: bool) {
 /// The tree, the link table of the chain, and the notes.
 pub fn render(chain: &Chain) -> String {
     let mut out = String::new();
+    if let Some(alarm) = crate::probe::health::alarm(chain) {
+        let _ = writeln!(out, "{alarm}\n");
+    }
     let _ = writeln!(out, "{}", chain.path.display());
     node(&mut out, &chain.root, "", true, false);
 

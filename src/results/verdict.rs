@@ -62,6 +62,10 @@ pub struct CachedFigure {
 #[serde(default)]
 pub struct Verdict {
     pub kind: VerdictKind,
+    /// Said before anything else: the disk reports that it is failing, or its link repeated
+    /// transfers during the run (`probe::health::alarm`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alarm: Option<String>,
     /// One line: "limited by USB 2.0 (BOT): 33.8 MB/s of a practical ~35 MB/s (97%)".
     pub summary: String,
     /// Further lines: the next link, unknown links, caches, the per-file cost.

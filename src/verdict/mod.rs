@@ -96,6 +96,7 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
     let (mut v, facts) = classify(chain, results);
     v.summary = words::summary(&v, &facts);
     v.details = words::details(&v, &facts);
+    v.alarm = chain.and_then(crate::probe::health::alarm);
     v
 }
 

@@ -205,3 +205,91 @@ fn every_verdict_begins_with_one_plain_sentence() {
     kinds.dedup();
     assert_eq!(kinds.len(), cases.len(), "every kind once: {kinds:?}");
 }
+
+/// `disk_behind` a USB 2.0 bus, its disk with `facts` (as SMART gave them).
+fn usb_disk_with(facts: Vec<crate::probe::Value>) -> Chain {
+    let mut chain = disk_behind(Some(links::row("usb2-bot")));
+    for value in facts {
+        chain.root.children[0].fact(value, "smartctl --json -a /dev/sdb");
+    }
+    chain
+}
+
+#[test]
+fn a_failing_disk_is_said_before_anything_else() {
+    use crate::probe::Value;
+    use crate::probe::health::Assessment;
+    let cases = [
+        (
+            vec![Value::SmartAssessment(Assessment::Failed)],
+            "own SMART check says it is failing",
+        ),
+        (
+            vec![Value::PendingSectors(8)],
+            "reports 8 sectors it could not read",
+        ),
+        (vec![Value::CriticalWarning(4)], "critical warning (0x04)"),
+        (
+            vec![Value::ReallocatedSectors(3)],
+            "replaced 3 failing sectors",
+        ),
+    ];
+    for (facts, said) in cases {
+        let v = judge(Some(&usb_disk_with(facts)), &seq(30.0, 30.0));
+        let alarm = v.alarm.expect("an alarm");
+        assert!(alarm.contains(said), "{alarm}");
+    }
+    let healthy = vec![Value::PendingSectors(0), Value::ReallocatedSectors(0)];
+    assert_eq!(
+        judge(Some(&usb_disk_with(healthy)), &seq(30.0, 30.0)).alarm,
+        None
+    );
+}
+
+#[test]
+fn link_errors_that_grew_during_the_run_name_the_cable_or_enclosure() {
+    let chain = usb_disk_with(vec![crate::probe::Value::LinkErrorsDuringRun(7)]);
+    let alarm = judge(Some(&chain), &seq(20.0, 20.0))
+        .alarm
+        .expect("an alarm");
+    assert!(
+        alarm.contains("repeated 7 transfers") && alarm.contains("cable"),
+        "{alarm}"
+    );
+    let none_new = usb_disk_with(vec![crate::probe::Value::LinkErrorsDuringRun(0)]);
+    assert_eq!(judge(Some(&none_new), &seq(20.0, 20.0)).alarm, None);
+}
+
+#[test]
+fn no_smart_through_a_bridge_or_on_a_share_is_said_and_never_guessed() {
+    use crate::probe::Value;
+    use crate::probe::health::SmartGap;
+    let gap = SmartGap::Bridge {
+        bridge: "USB vendor id 46f4".into(),
+    };
+    let chain = usb_disk_with(vec![Value::SmartUnread(gap)]);
+    let v = judge(Some(&chain), &seq(30.0, 30.0));
+    assert_eq!(v.alarm, None, "nothing read, nothing alarmed");
+    let text = crate::report::chain::render(&chain);
+    assert!(
+        text.contains(
+            "SMART: not read: the USB bridge (USB vendor id 46f4) does not pass SMART through"
+        ),
+        "{text}"
+    );
+    let mut share = Node::new(NodeKind::Server, "server nas");
+    share.fact(Value::SmartUnread(SmartGap::Share), "the chain");
+    let text = Value::SmartUnread(SmartGap::Share).to_string();
+    assert_eq!(
+        text,
+        "not read: the disks are the server's: read SMART on the server"
+    );
+    assert_eq!(
+        crate::probe::health::alarm(&Chain {
+            path: PathBuf::from("/mnt/nas"),
+            root: share,
+            notes: Vec::new(),
+        }),
+        None
+    );
+}

@@ -22,6 +22,8 @@ mod faults;
 mod faults_history;
 mod fio_interop;
 mod headline;
+#[cfg(unix)]
+mod health;
 mod history;
 mod html_report;
 mod lab;

@@ -219,6 +219,7 @@ fn disk(name: &str, dir: &Path, roots: &SysRoots) -> Node {
         }
     };
     let same = |v: String| v;
+    n.fact(Value::Device(format!("/dev/{name}")), &shown);
     fact(&mut n, "vendor", "device/vendor", &same);
     if let Some(m) = &model {
         n.fact(Value::Model(m.clone()), format!("{shown}/device/model"));

@@ -134,8 +134,6 @@ pub fn probe(path: &Path, roots: &SysRoots, declared: Option<&DeclaredLink>) -> 
     Ok(Chain::with_declared(path, root, notes, declared))
 }
 
-/// A rate sysfs gives as text ("480", "6.0 Gbps"): the typed fact when it is a positive rate,
-/// else the text as read under `name` (an interface whose link is down says "-1").
 /// The `speed` file of a sysfs device or interface `dir` (shown as `shown`), as a link-speed
 /// fact; its text for the caller's own reading.
 fn speed_fact(n: &mut Node, dir: &Path, shown: &str) -> Option<String> {
@@ -150,6 +148,8 @@ fn speed_fact(n: &mut Node, dir: &Path, shown: &str) -> Option<String> {
     Some(speed)
 }
 
+/// A rate sysfs gives as text ("480", "6.0 Gbps"): the typed fact when it is a positive rate,
+/// else the text as read under `name` (an interface whose link is down says "-1").
 fn rate_fact(n: &mut Node, typed: fn(Rate) -> Value, name: &str, text: &str, origin: String) {
     match Rate::parse(text).filter(|r| r.mbit_s > 0.0) {
         Some(rate) => n.fact(typed(rate), origin),

@@ -85,6 +85,7 @@ fn usb(ancestors: &[&Path], roots: &SysRoots) -> Option<Node> {
     n.fact(Value::Transport(Transport::Usb), &shown);
     let speed = speed_fact(&mut n, dev, &shown);
     for (key, file) in [
+        (crate::probe::health::USB_VENDOR, "idVendor"),
         ("version", "version"),
         ("product", "product"),
         ("manufacturer", "manufacturer"),

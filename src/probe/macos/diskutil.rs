@@ -159,6 +159,10 @@ fn disk_node(disk: &DiskInfo, src: &str, tools: &dyn Tools) -> Node {
     if let Some(m) = &disk.media_name {
         node.fact(crate::probe::Value::Model(m.clone()), src);
     }
+    node.fact(
+        crate::probe::Value::Device(format!("/dev/{}", disk.identifier)),
+        src,
+    );
     match disk.solid_state {
         Some(ssd) => node.other("solid state", yes_no(ssd), src),
         None => node.other(

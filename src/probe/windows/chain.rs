@@ -15,6 +15,17 @@ const SEEK_Q: &str = "IOCTL_STORAGE_QUERY_PROPERTY StorageDeviceSeekPenaltyPrope
 const TRIM_Q: &str = "IOCTL_STORAGE_QUERY_PROPERTY StorageDeviceTrimProperty";
 const CACHE_Q: &str = "IOCTL_STORAGE_QUERY_PROPERTY StorageDeviceWriteCacheProperty";
 
+/// smartctl's name of `\\.\PhysicalDriveN` on Windows: `/dev/sda` is drive 0, `/dev/sdz` 25,
+/// `/dev/sdaa` 26 (its man page, "DEVICE NAMES").
+fn smartctl_name(number: u32) -> String {
+    let letter = |n: u32| char::from(b'a' + (n % 26) as u8);
+    if number < 26 {
+        format!("/dev/sd{}", letter(number))
+    } else {
+        format!("/dev/sd{}{}", letter(number / 26 - 1), letter(number))
+    }
+}
+
 /// What the queries returned for one destination; each answer keeps its error.
 #[derive(Debug, Clone)]
 pub struct Volume {
@@ -121,6 +132,10 @@ fn disk_node(disk: &Disk, notes: &mut Vec<String>) -> Node {
     n.bandwidth = Bandwidth::Unknown {
         why: "a disk's own speed is what the run measures".into(),
     };
+    n.fact(
+        Value::Device(smartctl_name(disk.number)),
+        format!(r"\\.\PhysicalDrive{}", disk.number),
+    );
     fact_of(
         &mut n,
         "vendor",

@@ -45,6 +45,12 @@ fn render(records: &[RunRecord], cmp: &Comparison) -> String {
             let _ = writeln!(out, "- {}", cell(line));
         }
     }
+    if !cmp.health_changed.is_empty() {
+        let _ = writeln!(out, "\n**The disk's health changed** between the runs:\n");
+        for line in &cmp.health_changed {
+            let _ = writeln!(out, "- {}", cell(line));
+        }
+    }
     for record in records {
         if let Some(headline) = crate::report::headline::tables(&record.run) {
             let _ = writeln!(out, "\n### Headline: {}\n", cell(&record.name()));

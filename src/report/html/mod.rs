@@ -105,7 +105,8 @@ fn settings(s: &RunSettings) -> String {
     }
 }
 
-/// Before any "real difference": the settings that differ between the runs compared.
+/// Before any "real difference": the settings that differ between the runs compared, and the
+/// disk's health where it changed between them.
 fn settings_differ(cmp: &Comparison) -> Markup {
     html! {
         @if !cmp.settings_differ.is_empty() {
@@ -115,6 +116,12 @@ fn settings_differ(cmp: &Comparison) -> Markup {
                     ", so their figures may differ for that reason:"
                 }
                 ul { @for line in &cmp.settings_differ { li { (line) } } }
+            }
+        }
+        @if !cmp.health_changed.is_empty() {
+            div class="warning" data-health-changed {
+                p { strong { "The disk's health changed" } " between the runs:" }
+                ul { @for line in &cmp.health_changed { li { (line) } } }
             }
         }
     }

@@ -7,7 +7,7 @@
 use maud::{Markup, html};
 
 use crate::history::RunRecord;
-use crate::report::html::tiles::{no_headline, verdict};
+use crate::report::html::tiles::{no_headline, opening, verdict};
 use crate::results::RunDocument;
 
 /// The summary of every run.
@@ -16,7 +16,7 @@ pub(in crate::report) fn summaries(records: &[RunRecord]) -> Markup {
         @for r in records {
             section.summary {
                 h2 { "Summary: " (r.name()) }
-                @if let Some(answer) = &r.run.answer { (crate::report::answer::html(answer)) }
+                (opening(&r.run))
                 (verdict(&r.run, |words| html! { p.verdict { b { "Verdict:" } " " (words) } }))
                 @match &r.run.chain {
                     Some(chain) => {

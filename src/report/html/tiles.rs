@@ -26,12 +26,24 @@ pub(in crate::report) fn verdict(run: &RunDocument, draw: impl Fn(String) -> Mar
     }
 }
 
+/// What a run's page opens with: the answer, whose words open with the disk's alarm; without an
+/// answer, the alarm alone.
+pub(in crate::report) fn opening(run: &RunDocument) -> Markup {
+    html! {
+        @match (&run.answer, run.verdict.as_ref().and_then(|v| v.alarm.as_deref())) {
+            (Some(answer), _) => (crate::report::answer::html(answer)),
+            (None, Some(alarm)) => p.alarm data-alarm { (alarm) },
+            (None, None) => {},
+        }
+    }
+}
+
 /// The page's glance at a run, as an HTML fragment: the time answer and its "how long" table,
 /// the verdict and the headline's tiles, then the chain as the report draws it.
 pub fn answer(run: &RunDocument) -> Markup {
     html! {
         div.answer {
-            @if let Some(answer) = &run.answer { (crate::report::answer::html(answer)) }
+            (opening(run))
             div.tiles {
                 (verdict(run, |words| html! {
                     div class="tile verdict" data-tile="verdict" { h3 { "Verdict" } p { (words) } }

@@ -141,6 +141,12 @@ pub fn compare(cmp: &Comparison) -> String {
             let _ = writeln!(out, "  - {line}");
         }
     }
+    if !cmp.health_changed.is_empty() {
+        let _ = writeln!(out, "\nthe disk's health changed between the runs:");
+        for line in &cmp.health_changed {
+            let _ = writeln!(out, "  - {line}");
+        }
+    }
     let names: Vec<String> = (1..=cmp.runs.len()).map(|i| format!("[{i}]")).collect();
     for group in &cmp.groups {
         let _ = writeln!(out, "\n{}", group.test);

@@ -102,6 +102,12 @@ fn wrap(out: &mut String, first: &str, text: &str, width: usize) {
 /// headline and backup-shaped figures), then the details.
 pub fn render(report: &RunDocument, style: Style, layout: Layout) -> String {
     let mut out = String::new();
+    // The answer's words open with the alarm; without an answer it opens the report itself.
+    let alarm = report.verdict.as_ref().and_then(|v| v.alarm.as_deref());
+    if let (None, Some(alarm)) = (&report.answer, alarm) {
+        wrap(&mut out, "", alarm, layout.width);
+        out.push('\n');
+    }
     if let Some(answer) = &report.answer {
         let wrapped = |text: &str| {
             let mut lines = String::new();

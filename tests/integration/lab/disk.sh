@@ -3,8 +3,10 @@
 # scripts/lab sets $DESTBENCH and $DEST.
 # Each section is marked on stderr too, to tell whose complaint a line there is.
 section() { echo "=== $1"; echo "=== $1" >&2; }
-section info
+section info-without-smartctl
 $DESTBENCH info $DEST
+section info
+PATH=$PATH:/opt/smart $DESTBENCH info $DEST
 section dd-write
 dd if=/dev/zero of=$DEST/truth.bin bs=1M count=$MB oflag=direct conv=fsync 2>&1 | tail -n1
 section dd-read
