@@ -427,3 +427,46 @@ fn a_damaged_document_is_listed_without_its_figures() {
     assert_eq!(figures(damaged), (None, None));
     assert_eq!(figures(whole), (Some(36.0), Some("SEQ1M-Q8T1".into())));
 }
+
+/// A record of run `id` whose chain's disk (serial `serial`) reports `pending` pending sectors.
+fn record_of_disk(id: i64, serial: &str, pending: u64) -> RunRecord {
+    use crate::probe::{Chain, Node, NodeKind, Value};
+    let mut r = record(
+        id,
+        "",
+        serde_json::json!([result("seq-write", "20-100MB", &[30.0, 31.0])]),
+    );
+    let mut disk = Node::new(NodeKind::Disk, "disk sdb");
+    disk.fact(Value::Serial(serial.into()), "udev");
+    disk.fact(Value::PendingSectors(pending), "smartctl");
+    disk.fact(Value::ReallocatedSectors(0), "smartctl");
+    let mut mount = Node::new(NodeKind::Mount, "/mnt/backup");
+    mount.children.push(disk);
+    r.run.chain = Some(Chain::with_declared(
+        Path::new("/mnt/backup"),
+        mount,
+        Vec::new(),
+        None,
+    ));
+    r
+}
+
+#[test]
+fn compare_shows_a_disks_health_that_changed_and_only_for_the_same_disk() {
+    let runs = [
+        record_of_disk(1, "WD-WX1", 0),
+        record_of_disk(2, "WD-WX1", 8),
+        record_of_disk(3, "OTHER", 99),
+    ];
+    let cmp = compare::compare(&runs);
+    assert_eq!(cmp.health_changed, ["pending sectors: [1] 0, [2] 8"]);
+    let same = compare::compare(&[record_of_disk(1, "A", 0), record_of_disk(2, "A", 0)]);
+    assert!(same.health_changed.is_empty(), "{:?}", same.health_changed);
+    let text = crate::report::terminal::history::compare(&cmp);
+    assert!(
+        text.contains(
+            "the disk's health changed between the runs:\n  - pending sectors: [1] 0, [2] 8"
+        ),
+        "{text}"
+    );
+}
