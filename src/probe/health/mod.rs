@@ -265,3 +265,29 @@ pub fn drive_kind(chain: &Chain) -> Option<&DriveKind> {
             _ => None,
         })
 }
+
+/// The facts of a disk's health the reports' chain shows in one line, in this order.
+const IN_ONE_LINE: [Key; 11] = [
+    Key::SmartAssessment,
+    Key::PendingSectors,
+    Key::UncorrectableSectors,
+    Key::ReallocatedSectors,
+    Key::LinkErrorsDuringRun,
+    Key::CriticalWarning,
+    Key::MediaErrors,
+    Key::EnduranceUsed,
+    Key::PowerOnHours,
+    Key::DriveKind,
+    Key::SmartUnread,
+];
+
+/// A node's health in one line ("SMART assessment: passed; pending sectors: 0; power-on hours:
+/// 8244"), or why it was not read; None for a node SMART says nothing of.
+pub fn in_one_line(node: &Node) -> Option<String> {
+    let said: Vec<String> = IN_ONE_LINE
+        .iter()
+        .filter_map(|&key| node.get(key))
+        .map(|v| format!("{}: {v}", v.name()))
+        .collect();
+    (!said.is_empty()).then(|| said.join("; "))
+}

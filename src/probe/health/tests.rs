@@ -255,3 +255,15 @@ fn grow_raw(json: &str, id: u64, raw: u64) -> String {
     attr["raw"]["value"] = raw.into();
     doc.to_string()
 }
+
+#[test]
+fn a_disks_health_reads_in_one_line_and_a_node_without_it_says_nothing() {
+    let chain = chain_with(facts_of("failing-pending"));
+    let disk = &chain.root.children[0];
+    let line = in_one_line(disk).expect("a line");
+    assert!(
+        line.starts_with("SMART assessment: FAILED; pending sectors: 1; uncorrectable sectors: 0; reallocated sectors: 535"),
+        "{line}"
+    );
+    assert_eq!(in_one_line(&chain.root), None);
+}

@@ -80,6 +80,9 @@ fn link_box(node: &Node, verdict: Option<&Verdict>) -> Markup {
                 Bandwidth::Unknown { why } => span { "speed unknown: " (why) }
                 Bandwidth::None => {}
             }
+            @if let Some(health) = crate::probe::health::in_one_line(node) {
+                span.health data-health { (health) }
+            }
         }
     }
 }
