@@ -17,7 +17,7 @@ const CACHE_Q: &str = "IOCTL_STORAGE_QUERY_PROPERTY StorageDeviceWriteCachePrope
 
 /// smartctl's name of `\\.\PhysicalDriveN` on Windows: `/dev/sda` is drive 0, `/dev/sdz` 25,
 /// `/dev/sdaa` 26 (its man page, "DEVICE NAMES").
-fn smartctl_name(number: u32) -> String {
+pub(super) fn smartctl_name(number: u32) -> String {
     let letter = |n: u32| char::from(b'a' + (n % 26) as u8);
     if number < 26 {
         format!("/dev/sd{}", letter(number))

@@ -300,3 +300,23 @@ fn the_verdict_names_the_removal_policy_the_writes_were_measured_under() {
         verdict.details
     );
 }
+
+#[test]
+fn a_physical_drive_has_smartctls_name() {
+    let names: Vec<String> = [0, 1, 25, 26, 27, 51, 52]
+        .into_iter()
+        .map(chain::smartctl_name)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "/dev/sda",
+            "/dev/sdb",
+            "/dev/sdz",
+            "/dev/sdaa",
+            "/dev/sdab",
+            "/dev/sdaz",
+            "/dev/sdba"
+        ]
+    );
+}
