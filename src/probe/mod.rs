@@ -42,7 +42,7 @@ pub use fact::{Fact, Key, Rate, RemovalPolicy, Transport, Value, WriteCache};
 #[cfg(target_os = "linux")]
 pub use linux::SysRoots;
 pub use macos::timemachine::SpeedCheck as TimeMachineCheck;
-pub use patience::answered_within;
+pub use patience::replies_within;
 pub use rate::DeclaredLink;
 
 use crate::error::Result;

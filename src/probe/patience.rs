@@ -4,10 +4,10 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// Asks `ask` of each item on a thread of its own and waits for the answers until `patience`
-/// has passed since the first was asked; an item that has not answered by then gets None (its
-/// thread stays blocked in the kernel until the item answers). In the items' order.
-pub fn answered_within<T, R>(
+/// Asks `ask` of each item on a thread of its own and waits for the replies until `patience`
+/// has passed since the first was asked; an item that has not replied by then gets None (its
+/// thread stays blocked in the kernel until the item replies). In the items' order.
+pub fn replies_within<T, R>(
     items: Vec<T>,
     patience: Duration,
     ask: impl Fn(&T) -> R + Clone + Send + 'static,
@@ -42,13 +42,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_item_that_does_not_answer_in_time_gets_none_the_others_their_answer() {
-        let answers = answered_within(vec![1u64, 2, 3], Duration::from_millis(300), |&n| {
+    fn an_item_that_does_not_reply_in_time_gets_none_the_others_their_reply() {
+        let replies = replies_within(vec![1u64, 2, 3], Duration::from_millis(300), |&n| {
             if n == 2 {
                 std::thread::sleep(Duration::from_secs(3));
             }
             n * 10
         });
-        assert_eq!(answers, [(1, Some(10)), (2, None), (3, Some(30))]);
+        assert_eq!(replies, [(1, Some(10)), (2, None), (3, Some(30))]);
     }
 }

@@ -47,17 +47,14 @@ const PROBE_PATIENCE: Duration = Duration::from_secs(3);
 
 pub fn destinations() -> Vec<Destination> {
     // A dead share delays the list by PROBE_PATIENCE at most.
-    let answers = probe::answered_within(probe::volumes(), PROBE_PATIENCE, |path: &PathBuf| {
+    let replies = probe::replies_within(probe::volumes(), PROBE_PATIENCE, |path: &PathBuf| {
         destination(path.clone())
     });
-    let mut list: Vec<Destination> = answers
+    let mut list: Vec<Destination> = replies
         .into_iter()
-        .map(|(path, answer)| {
-            answer.unwrap_or_else(|| Destination {
-                chain: format!(
-                    "not probed: no answer within {} s",
-                    PROBE_PATIENCE.as_secs()
-                ),
+        .map(|(path, reply)| {
+            reply.unwrap_or_else(|| Destination {
+                chain: format!("not probed: no reply within {} s", PROBE_PATIENCE.as_secs()),
                 free: None,
                 free_bytes: None,
                 kind: VolumeKind::Fixed,
@@ -197,10 +194,10 @@ fn records(app: &App, ids: &[&str]) -> Result<Vec<RunRecord>, Reply> {
 }
 
 /// A stored run's verdict and headline tiles.
-pub fn answer(app: &App, id: Option<&str>) -> Reply {
+pub fn glance(app: &App, id: Option<&str>) -> Reply {
     match records(app, &id.into_iter().collect::<Vec<_>>()) {
         Ok(records) => Reply::html(
-            report::html::tiles::answer(&records[0].run).into_string(),
+            report::html::tiles::glance(&records[0].run).into_string(),
             report::html::CSP.to_string(),
         ),
         Err(reply) => reply,

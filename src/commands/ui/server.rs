@@ -102,7 +102,7 @@ fn get(app: &App, target: &Target) -> Reply {
         "/api/destinations" => Reply::json(200, to_json(&api::destinations())),
         "/api/profiles" => api::profiles(app, target.get("path")),
         "/api/history" => api::history(app, target.get("destination")),
-        "/api/answer" => api::answer(app, target.get("id")),
+        "/api/answer" => api::glance(app, target.get("id")),
         "/report" => api::report(app, &target.all("id")),
         "/api/run" | "/api/cancel" | "/api/estimate" => Reply::text(405, "POST only"),
         _ => Reply::text(404, "not found"),

@@ -295,7 +295,7 @@ const DRIVE_PATIENCE: Duration = Duration::from_secs(2);
 /// Every drive letter, with its kind and whether its volume is read-only (None for a drive
 /// that does not answer within [`DRIVE_PATIENCE`]).
 pub fn drives() -> Vec<Drive> {
-    crate::probe::answered_within(drive_roots(), DRIVE_PATIENCE, |root: &String| {
+    crate::probe::replies_within(drive_roots(), DRIVE_PATIENCE, |root: &String| {
         read_only(Path::new(root))
     })
     .into_iter()

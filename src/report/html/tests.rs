@@ -313,7 +313,7 @@ fn the_whole_report_snapshot() {
     insta::assert_snapshot!("whole_report", tag_per_line(&report(&records)));
     insta::assert_snapshot!(
         "answer_tiles",
-        tag_per_line(&tiles::answer(&records[0].run).0)
+        tag_per_line(&tiles::glance(&records[0].run).0)
     );
 }
 

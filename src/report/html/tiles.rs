@@ -40,7 +40,7 @@ pub(in crate::report) fn opening(run: &RunDocument) -> Markup {
 
 /// The page's glance at a run, as an HTML fragment: the time answer and its "how long" table,
 /// the verdict and the headline's tiles, then the chain as the report draws it.
-pub fn answer(run: &RunDocument) -> Markup {
+pub fn glance(run: &RunDocument) -> Markup {
     html! {
         div.answer {
             (opening(run))
@@ -136,7 +136,7 @@ mod tests {
             root,
             notes: Vec::new(),
         });
-        let html = answer(&run).into_string();
+        let html = glance(&run).into_string();
         let at = |what: &str| {
             html.find(what)
                 .unwrap_or_else(|| panic!("{what} in {html}"))
@@ -165,7 +165,7 @@ mod tests {
             "the unit once, not per tile: {html}"
         );
         let nothing: RunDocument = serde_json::from_value(serde_json::json!({})).unwrap();
-        let html = answer(&nothing).into_string();
+        let html = glance(&nothing).into_string();
         assert!(html.contains("No verdict recorded") && html.contains("none of the headline"));
         assert!(!html.contains("time-answer") && !html.contains("data-chart"));
     }
