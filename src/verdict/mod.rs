@@ -97,6 +97,7 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
     v.summary = words::summary(&v, &facts);
     v.details = words::details(&v, &facts);
     v.alarm = chain.and_then(crate::probe::health::alarm);
+    v.details.extend(chain.and_then(words::past_cache));
     v
 }
 

@@ -293,3 +293,35 @@ fn no_smart_through_a_bridge_or_on_a_share_is_said_and_never_guessed() {
         None
     );
 }
+
+#[test]
+fn the_disks_kind_is_a_detail_where_its_cache_decides_the_write_rate() {
+    use crate::probe::Value;
+    use crate::probe::health::{DriveKind, Recording};
+    let kind = |recording| {
+        Value::DriveKind(DriveKind {
+            recording,
+            basis: "a listed model".into(),
+            inferred: false,
+        })
+    };
+    let smr = judge(
+        Some(&usb_disk_with(vec![kind(Recording::Smr)])),
+        &seq(30.0, 30.0),
+    );
+    let detail = smr.details.iter().find(|d| d.starts_with("an SMR disk"));
+    assert!(
+        detail.is_some_and(|d| d.contains("past the cache")),
+        "{:?}",
+        smr.details
+    );
+    let cmr = judge(
+        Some(&usb_disk_with(vec![kind(Recording::Cmr)])),
+        &seq(30.0, 30.0),
+    );
+    assert!(
+        !cmr.details.iter().any(|d| d.contains("cache's")),
+        "{:?}",
+        cmr.details
+    );
+}

@@ -9,6 +9,22 @@ use crate::workload::Direction;
 /// A small file whose cost is this many times its bytes' transfer time is bound by round trips.
 const ROUND_TRIP_BOUND: f64 = 3.0;
 
+/// What the disk's kind (the chain's fact) says of the rate judged: an SMR or QLC disk writes
+/// into a cache first, and a run of some GB measures the cache.
+pub(super) fn past_cache(chain: &crate::probe::Chain) -> Option<String> {
+    use crate::probe::health::Recording;
+    let kind = crate::probe::health::drive_kind(chain)?;
+    let what = match kind.recording {
+        Recording::Smr => "an SMR disk",
+        Recording::Qlc => "a QLC SSD",
+        Recording::Cmr | Recording::Tlc => return None,
+    };
+    Some(format!(
+        "{what} ({}): the write rate is its cache's; past the cache it writes slower",
+        kind.basis
+    ))
+}
+
 /// The verdict's first sentence, in plain words: at most 25 words, no nested parentheses, no
 /// test or variant names (the details and tables have those), MB/s as the only unit. The
 /// terminal, the HTML report and the page all show this sentence (`Verdict::summary`).
