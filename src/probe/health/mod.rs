@@ -191,8 +191,18 @@ fn read_disk(node: &mut Node, bridge: Option<&str>, smartctl: &dyn Smartctl) {
             for value in reading.facts {
                 node.fact(value, &origin);
             }
-            if let Some(kind) = kind::of(reading.model.as_deref(), &node.facts) {
-                node.fact(Value::DriveKind(kind), &origin);
+            match (
+                kind::of(reading.model.as_deref(), &node.facts),
+                reading.model,
+            ) {
+                (Some(kind), _) => node.fact(Value::DriveKind(kind), &origin),
+                // Said, so that a missing kind reads as not known rather than as not looked for.
+                (None, Some(model)) => node.other(
+                    "recording",
+                    format!("not known: no published list names {model} (data/drive_kinds.csv)"),
+                    &origin,
+                ),
+                (None, None) => {}
             }
         }
         Err(gap) => node.fact(Value::SmartUnread(gap), origin),

@@ -218,6 +218,10 @@ fn the_chain_gets_the_disks_facts_and_a_share_says_whose_disks_they_are() {
         Some(&Value::PowerOnHours(8244))
     );
     assert_eq!(
+        disk.said("recording").as_deref(),
+        Some("not known: no published list names WDC WD181KRYZ-01AGBB0 (data/drive_kinds.csv)")
+    );
+    assert_eq!(
         chain.root.children[1].get(Key::SmartUnread),
         Some(&Value::SmartUnread(SmartGap::Share))
     );

@@ -492,6 +492,7 @@ fn lab_sata_at_5_mb_s_is_the_device() {
                 "power-on hours: ",
                 "rotation: 7200 rpm",
                 "TRIM: not supported",
+                "recording: not known: no published list names QEMU",
             ],
             "SATA I",
         );
@@ -514,6 +515,7 @@ fn lab_nvme_throttled_is_the_device() {
                 "endurance used: 0%",
                 "media errors: 0",
                 "rotation: solid state",
+                "recording: not known: no published list names QEMU",
             ],
             "PCIe Gen1",
         );
