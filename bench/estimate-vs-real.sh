@@ -26,6 +26,9 @@ REAL_RUNS=${REAL_RUNS:-3}
 source "$ROOT/bench/testbed-prelude.sh"
 bench_prelude estimate-vs-real "rsync python3" "$@"
 bench_state estimate-vs-real
+# `destbench estimate` stores no run and takes no --no-history; the only history it reads is the
+# private one bench_state made (DESTBENCH_DB in STATE), never the user's.
+: "${DESTBENCH_DB:?bench_state sets a private history}"
 # Does this destbench know tool profiles? (Before issue 14 it had one model for every tool.)
 HAS_TOOL=0
 "$DESTBENCH" estimate --help | grep -q -- '--tool' && HAS_TOOL=1

@@ -26,6 +26,9 @@ REAL_RUNS=${REAL_RUNS:-3}
 source "$ROOT/bench/testbed-prelude.sh"
 bench_prelude tools-vs-real "$TOOLS python3" "$@"
 bench_state tools-vs-real
+# `destbench estimate` stores no run and takes no --no-history; the only history it reads is the
+# private one bench_state made (DESTBENCH_DB in STATE), never the user's.
+: "${DESTBENCH_DB:?bench_state sets a private history}"
 # The same throwaway secrets destbench gives the tools (src/workload/presets.rs), never the
 # user's.
 export RESTIC_PASSWORD=destbench-throwaway-secret BORG_PASSPHRASE=destbench-throwaway-secret
