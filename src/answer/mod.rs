@@ -4,6 +4,7 @@
 //! what the next faster link would make of it. Pure but for [`your_data`], which asks the system
 //! how much data there is.
 
+mod cache;
 mod pace;
 mod what_if;
 mod words;
@@ -14,13 +15,17 @@ mod tests;
 
 use crate::probe::{Key, Value};
 use crate::results::{
-    Answer, AnswerRow, AnswerTool, Details, Routine, RoutineUnit, RunDocument, TestResult,
-    ToolTimes, WhatIf, YourData,
+    Answer, AnswerRow, AnswerTool, Details, Range, Routine, RoutineUnit, RunDocument, TestResult,
+    ToolTimes, WhatIf, WriteCache, YourData,
 };
 use crate::settings::defs::TESTS;
 use crate::workload::TestId;
 use pace::Pace;
 pub use your_data::{folder, folder_of_run, home_volume};
+
+/// Data larger than this may fill a write cache: where the run did not write on to find one,
+/// the answer says which test would.
+const FILLS_A_CACHE: u64 = 1_000_000_000;
 
 /// The amounts of the "how long" table besides the user's data: 100 GB and 1 TB.
 const TABLE_BYTES: [(u64, &str); 2] = [(100_000_000_000, "100 GB"), (1_000_000_000_000, "1 TB")];
@@ -43,12 +48,21 @@ pub fn of(run: &RunDocument, data: YourData) -> Option<Answer> {
     if paces.is_empty() {
         return None;
     }
+    let cache = cache::of(run);
+    let paces: Vec<Charged> = paces
+        .into_iter()
+        .map(|pace| Charged {
+            pace,
+            cache: cache.as_ref(),
+        })
+        .collect();
     let tools: Vec<ToolTimes> = paces.iter().map(|p| times(p, &data, run)).collect();
     let what_if = what_if(run, &data, &tools[0]);
     let mut answer = Answer {
         table: table(&paces, &data),
-        missing: missing(&paces),
+        missing: missing(&paces, &data),
         data,
+        cache,
         tools,
         what_if,
         words: Vec::new(),
@@ -57,12 +71,28 @@ pub fn of(run: &RunDocument, data: YourData) -> Option<Answer> {
         .chain
         .as_ref()
         .and_then(crate::probe::health::drive_kind);
-    answer.words = words::sentences(&answer, run.verdict.as_ref(), kind);
+    answer.words = words::sentences(&answer, run.verdict.as_ref(), kind, cache::stopped(run));
     Some(answer)
 }
 
-/// One tool's first and routine backups of `data`.
-fn times(pace: &Pace, data: &YourData, run: &RunDocument) -> ToolTimes {
+/// A tool's pace with the destination's write cache: its first backups charge the bytes past
+/// a found cache at the rate after it.
+struct Charged<'a> {
+    pace: Pace<'a>,
+    cache: Option<&'a WriteCache>,
+}
+
+impl Charged<'_> {
+    fn first(&self, bytes: u64, files: Option<u64>) -> Range {
+        let range = self.pace.first(bytes, files);
+        cache::charge(range, bytes, self.pace.byte_rate_mb_s(), self.cache)
+    }
+}
+
+/// One tool's first and routine backups of `data`; a routine backup's few GB go into a cache
+/// that has drained since the last one, so only the first is charged past it.
+fn times(charged: &Charged, data: &YourData, run: &RunDocument) -> ToolTimes {
+    let pace = &charged.pace;
     let routine = match pace.hourly(data.bytes, data.files) {
         Some(hourly) => {
             let (factor, assumed) = throttling(run);
@@ -101,7 +131,7 @@ fn times(pace: &Pace, data: &YourData, run: &RunDocument) -> ToolTimes {
     };
     ToolTimes {
         tool: pace.tool(),
-        first_seconds: pace.first(data.bytes, data.files),
+        first_seconds: charged.first(data.bytes, data.files),
         bytes_only: pace.bytes_only(data.files),
         routine: Some(routine),
         basis: pace.basis(),
@@ -184,7 +214,7 @@ fn what_if(run: &RunDocument, data: &YourData, headline: &ToolTimes) -> Option<W
 
 /// The "how long" table: the user's data, 100 GB and 1 TB (in files of the data's mean size),
 /// each tool's first backup.
-fn table(paces: &[Pace], data: &YourData) -> Vec<AnswerRow> {
+fn table(paces: &[Charged], data: &YourData) -> Vec<AnswerRow> {
     let row = |label: &str, bytes: u64, files: Option<u64>| AnswerRow {
         label: label.into(),
         bytes,
@@ -201,8 +231,16 @@ fn table(paces: &[Pace], data: &YourData) -> Vec<AnswerRow> {
 }
 
 /// The tests that would make the answer better, where the run lacks them.
-fn missing(paces: &[Pace]) -> Vec<String> {
+fn missing(charged: &[Charged], data: &YourData) -> Vec<String> {
     let mut missing = Vec::new();
+    let paces: Vec<&Pace> = charged.iter().map(|c| &c.pace).collect();
+    if charged.first().is_some_and(|c| c.cache.is_none()) && data.bytes > FILLS_A_CACHE {
+        missing.push(format!(
+            "a run with sustained ({TESTS} sustained, or the default tests) would find a write \
+             cache that a first backup of {} could fill",
+            crate::units::decimal_bytes(data.bytes)
+        ));
+    }
     if paces.iter().any(|p| matches!(p, Pace::BytesOnly { .. })) {
         missing.push(
             "a run with files-copy (the default backup profile has it) would add each file's \
@@ -210,7 +248,7 @@ fn missing(paces: &[Pace]) -> Vec<String> {
                 .into(),
         );
     }
-    let has = |tool| paces.iter().any(|p: &Pace| p.tool() == tool);
+    let has = |tool| paces.iter().any(|p| p.tool() == tool);
     let copied = paces
         .iter()
         .any(|p| matches!(p, Pace::Fitted { .. } | Pace::Measured { .. }));

@@ -165,6 +165,17 @@ impl<'a> Pace<'a> {
         }
     }
 
+    /// The rate the pace moves the data's bytes at, MB/s: the fit's byte rate, the copies'
+    /// bytes over their median time, the write's median, the replay's rate of user data.
+    pub fn byte_rate_mb_s(&self) -> f64 {
+        match self {
+            Pace::Fitted { fitted, .. } => fitted.costs().bytes_per_s / 1e6,
+            Pace::Measured { seconds, bytes, .. } => *bytes as f64 / 1e6 / seconds.expected,
+            Pace::BytesOnly { write, .. } => write.median,
+            Pace::TimeMachine(run) => tm(run, 1 << 30, Some(1000)).user_data_mb_s,
+        }
+    }
+
     /// Whether the time leaves out each file's own cost.
     pub fn bytes_only(&self, files: Option<u64>) -> bool {
         match self {

@@ -3,7 +3,10 @@
 //! the answer and the verdict.
 
 use crate::probe::health::{DriveKind, Recording};
-use crate::results::{Answer, AnswerTool, DataKind, Range, RoutineUnit, ToolTimes, Verdict};
+use crate::results::{
+    Answer, AnswerTool, DataKind, Range, RoutineUnit, SustainedStop, ToolTimes, Verdict, WriteCache,
+};
+use crate::settings::defs::{SIZE, TESTS, TIME};
 use crate::units::{decimal_bytes as size, human_duration, thousands as count};
 
 /// The answer's sentences, in the order they are shown: the time of a first and a routine
@@ -13,13 +16,14 @@ pub(super) fn sentences(
     answer: &Answer,
     verdict: Option<&Verdict>,
     kind: Option<&DriveKind>,
+    stopped: Option<SustainedStop>,
 ) -> Vec<String> {
     let headline = &answer.tools[0];
     let mut out: Vec<String> = verdict.and_then(|v| v.alarm.clone()).into_iter().collect();
     out.extend([first(answer, headline), range(headline)]);
     out.extend(answer.tools[1..].iter().map(other_tool));
     out.extend(limit(answer, verdict));
-    out.extend(kind.and_then(|k| past_cache(answer, k)));
+    out.extend(cache(answer, kind, stopped));
     out.extend(answer.missing.iter().map(|m| sentence(m)));
     out
 }
@@ -82,28 +86,92 @@ fn limit(answer: &Answer, verdict: Option<&Verdict>) -> Option<String> {
     ))
 }
 
-/// What the disk's kind does to a first backup larger than its cache: SMR and QLC disks write
-/// far slower past it than a run of some GB measures.
-fn past_cache(answer: &Answer, kind: &DriveKind) -> Option<String> {
+/// What the write cache does to a first backup larger than it: found, the bytes past it at the
+/// rate after it; out of reach, what was written without a drop and how to write on; not
+/// looked for, what the disk's kind (SMR, QLC) does past its cache.
+fn cache(
+    answer: &Answer,
+    kind: Option<&DriveKind>,
+    stopped: Option<SustainedStop>,
+) -> Option<String> {
+    let data = answer.data.bytes;
+    match answer.cache {
+        Some(WriteCache::Found {
+            bytes_before,
+            before_mb_s,
+            after_mb_s,
+        }) => (data > bytes_before).then(|| {
+            format!(
+                "After its first {} this disk writes at {after_mb_s:.1} MB/s ({before_mb_s:.1} \
+                 MB/s before, in the run's sustained write): the times charge the {} of your \
+                 data past that at the slower rate.",
+                size(bytes_before),
+                size(data - bytes_before)
+            )
+        }),
+        Some(WriteCache::OutOfReach {
+            written_bytes,
+            seconds,
+            mb_s,
+        }) => (data > written_bytes).then(|| {
+            let why = match stopped {
+                Some(SustainedStop::Steady) => " (its rate had settled)",
+                _ => "",
+            };
+            format!(
+                "This disk took {} in {} at {mb_s:.1} MB/s without slowing{why}: a first backup \
+                 of {} writes past any cache larger than that{}; {}",
+                size(written_bytes),
+                human_duration(seconds),
+                size(data),
+                kind.and_then(kind_past_cache)
+                    .map_or(String::new(), |k| format!(", and {k}")),
+                write_on(data, mb_s)
+            )
+        }),
+        None => kind.and_then(kind_past_cache).map(|k| {
+            format!(
+                "A first backup of {} can take longer than this run's rate says: {k}.",
+                size(data)
+            )
+        }),
+    }
+}
+
+/// What an SMR disk or a QLC SSD does past its cache, with where the kind comes from.
+fn kind_past_cache(kind: &DriveKind) -> Option<String> {
     let (what, cache) = match kind.recording {
         Recording::Smr => (
-            "This disk records by SMR",
+            "this disk records by SMR",
             "a cache of some GB, then far slower while it rewrites whole bands",
         ),
         Recording::Qlc => (
-            "This SSD is QLC",
+            "this SSD is QLC",
             "its SLC cache of some tens of GB, then far slower",
         ),
         Recording::Cmr | Recording::Tlc => return None,
     };
     Some(format!(
-        "{what} ({}): it writes fast into {cache}, so a first backup of {} can take longer \
-         than this run's rate says; `destbench run {TESTS} sustained` measures the rate past \
-         the cache.",
-        kind.basis,
-        size(answer.data.bytes),
-        TESTS = crate::settings::defs::TESTS,
+        "{what} ({}): it writes fast into {cache}",
+        kind.basis
     ))
+}
+
+/// The command that writes on until a cache of up to the data's size fills, and how long it
+/// takes at the rate measured: whole minutes, an hour at most.
+fn write_on(data: u64, mb_s: f64) -> String {
+    let minutes = (data as f64 / 1e6 / mb_s.max(1.0) / 60.0)
+        .ceil()
+        .clamp(1.0, 60.0);
+    let gb = (minutes * 60.0 * mb_s / 1e3)
+        .ceil()
+        .min((data as f64 / 1e9).ceil());
+    format!(
+        "`destbench run {TESTS} sustained {TIME} {} {SIZE} {gb:.0}GB` writes on for up to {} \
+         ({gb:.0} GB at this rate) to find it.",
+        minutes * 60.0,
+        human_duration(minutes * 60.0)
+    )
 }
 
 /// "With rsync: about 2 h 40 min, 2 h 20 min to 3 h 05 min; then about 50 s for each GB that

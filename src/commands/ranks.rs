@@ -71,6 +71,10 @@ struct Ranks<'a> {
 }
 
 impl Clients for Ranks<'_> {
+    fn alone(&self) -> bool {
+        false
+    }
+
     fn reports(&self) -> bool {
         self.session.rank == 0
     }

@@ -98,6 +98,11 @@ pub trait Clients {
     fn reports(&self) -> bool;
     /// A step's outcome, made the same on every client: one that failed fails them all.
     fn agree<T>(&self, result: Result<T>) -> Result<T>;
+    /// Whether this is the only client: several measure one plan, so none adds the write
+    /// that finds a cache from its own view of the user's data.
+    fn alone(&self) -> bool {
+        true
+    }
     /// The chain probed by each client, checked together; one client has nothing to check.
     fn check_chain(&self, chain: Option<&Chain>) -> Result<()> {
         let _ = chain;
@@ -177,18 +182,26 @@ pub fn execute<C: Clients>(
     // The user's folder is surveyed before the run: a wrong path costs no measuring.
     let data = request.data.as_deref().map(|d| answer::folder(d, progress));
     let data = clients.agree(data.transpose())?;
+    let data = data.or_else(|| {
+        let home = request.plan.source.is_none() && clients.alone();
+        home.then(answer::home_volume).and_then(Result::ok)
+    });
+    let plan = match &data {
+        Some(data) if clients.alone() => request.plan.clone().write_on_for(data.bytes),
+        _ => request.plan.clone(),
+    };
     let mut chain = probe::probe(&request.plan.destination, request.link_speed.as_ref()).ok();
     if let Some(chain) = chain.as_mut() {
         probe::health::read(chain, &probe::health::Live);
     }
     clients.check_chain(chain.as_ref())?;
-    let Some(mut run_report) = clients.measure(&request.plan, chain, progress)? else {
+    let Some(mut run_report) = clients.measure(&plan, chain, progress)? else {
         return Ok(Finished::default());
     };
     if let Some(chain) = run_report.chain.as_mut() {
         probe::health::reread_link_errors(chain, &probe::health::Live);
     }
-    let run_report = judge(time_machine_checks(run_report, &request.plan), data);
+    let run_report = judge(time_machine_checks(run_report, &plan), data);
     print(&request.output, &run_report)?;
     let run_id = match store {
         Some(store) => self::store(&store, &run_report, request.output.json())?,
@@ -246,8 +259,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 }
 
 /// The run with its verdict, and the answer for the user's data: the folder they named
-/// (`--data`), else the folder the run copied (`--source`), else the volume holding the home
-/// folder.
+/// (`--data`) or the volume holding the home folder, as read before the run, else the folder
+/// the run copied (`--source`), else the home volume.
 fn judge(mut run_report: RunDocument, data: Option<YourData>) -> RunDocument {
     run_report.verdict = Some(verdict::of(&run_report));
     let data = data

@@ -91,6 +91,7 @@ mod tests {
                 bytes: 212_000_000_000,
                 files: Some(480_000),
             },
+            cache: None,
             tools: vec![tool(AnswerTool::TimeMachine), tool(AnswerTool::PlainCopy)],
             what_if: None,
             table: vec![AnswerRow {

@@ -131,10 +131,34 @@ pub struct AnswerRow {
     pub seconds: Vec<Range>,
 }
 
+/// The destination's write cache as the run's sustained write met it (the run's first write
+/// when a first backup of the data would write more than the run).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum WriteCache {
+    /// The rate dropped after `bytes_before`: a first backup's bytes past them go at
+    /// `after_mb_s`.
+    Found {
+        bytes_before: u64,
+        before_mb_s: f64,
+        after_mb_s: f64,
+    },
+    /// No drop in the `written_bytes` it wrote in `seconds` (`mb_s` at the end): a cache, if
+    /// there is one, is larger.
+    OutOfReach {
+        written_bytes: u64,
+        seconds: f64,
+        mb_s: f64,
+    },
+}
+
 /// The answer of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
     pub data: YourData,
+    /// The write cache the times allow for; None where the run did not write on to find one.
+    #[serde(default)]
+    pub cache: Option<WriteCache>,
     /// The platform's tool first (Time Machine where the replay ran), then the others.
     pub tools: Vec<ToolTimes>,
     pub what_if: Option<WhatIf>,

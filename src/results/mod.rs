@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use answer::{
     Answer, AnswerRow, AnswerTool, DataKind, Range, Routine, RoutineUnit, ToolTimes, WhatIf,
-    YourData,
+    WriteCache, YourData,
 };
 #[cfg(feature = "mpi")]
 pub use cluster::ScalingPoint;

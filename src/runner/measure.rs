@@ -7,7 +7,7 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::results::{TestFailure, TestResult, TimeAccount, Untimed, Warning};
 use crate::units;
-use crate::workload::Workload;
+use crate::workload::{TestId, Workload};
 
 use crate::runner::ctx::Ctx;
 use crate::runner::eta;
@@ -30,24 +30,34 @@ pub(super) fn measure(
     wall: Instant,
 ) -> Result<(Vec<TestResult>, Vec<TestFailure>, TimeAccount)> {
     let capabilities = ctx.engines.capabilities();
-    let mut schedule = Schedule::new(plan, |i| ctx.can_run(&plan.variants[i]));
+    let schedule = Schedule::new(plan, |i| ctx.can_run(&plan.variants[i]));
     let mut tracker = Tracker::new(progress, !capabilities.real_io, wall, ctx.ledger.clone());
     tracker.begin(first_plan_s(plan, &schedule, tracker.eta()));
-    let mut stretch = None;
-    let block_file_problem = prepare_block_file(ctx, plan, &schedule, &mut tracker, &mut stretch)?;
-    if stretch.is_none() {
-        stretch = budget::stretched(plan, &schedule, &mut tracker, eta::Cost::default(), 0);
-    }
-    if stretch.is_some() {
-        schedule.mark_stretched();
-    }
-    let planned = account::Planned::at(tracker.now_s(), &schedule, tracker.eta());
     let mut run = Running {
         schedule,
         tracker,
-        stretch,
+        stretch: None,
     };
-    let (results, failures) = run_variants(ctx, plan, block_file_problem, &mut run)?;
+    // A sustained write goes before the block tests' file, whose bytes would fill a cache.
+    let before_file = usize::from(
+        plan.variants
+            .first()
+            .is_some_and(|v| v.test == TestId::Sustained),
+    );
+    let (mut results, mut failures) = run_variants(ctx, plan, (0..before_file, None), &mut run)?;
+    let block_file_problem = prepare_block_file(ctx, plan, &mut run, before_file)?;
+    if run.stretch.is_none() {
+        let (schedule, tracker) = (&run.schedule, &mut run.tracker);
+        run.stretch = budget::stretched(plan, schedule, tracker, eta::Cost::default(), before_file);
+    }
+    if run.stretch.is_some() {
+        run.schedule.mark_stretched();
+    }
+    let planned = account::Planned::at(run.tracker.now_s(), &run.schedule, run.tracker.eta());
+    let rest = before_file..plan.variants.len();
+    let (more, more_failures) = run_variants(ctx, plan, (rest, block_file_problem), &mut run)?;
+    results.extend(more);
+    failures.extend(more_failures);
     let Running {
         schedule,
         mut tracker,
@@ -95,19 +105,25 @@ fn block_file_cost(plan: &RunPlan) -> eta::Cost {
     }
 }
 
-/// Writes the block tests' file when the plan has block tests. A failure to write it is
-/// returned as what the block tests will fail with (Err only when it ends the run).
+/// Writes the block tests' file when the plan has block tests, before variant `next`. A failure
+/// to write it is returned as what the block tests will fail with (Err only when it ends the
+/// run).
 fn prepare_block_file(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
-    schedule: &Schedule,
-    tracker: &mut Tracker<'_>,
-    stretch: &mut Option<Warning>,
+    run: &mut Running<'_>,
+    next: usize,
 ) -> Result<Option<String>> {
     if !plan.has_block_tests() {
         return Ok(None);
     }
-    let start = schedule.start(tracker.eta(), 0);
+    let Running {
+        schedule,
+        tracker,
+        stretch,
+    } = run;
+    let schedule = &*schedule;
+    let start = schedule.start(tracker.eta(), next);
     let file = tracker.eta().predict(block_file_cost(plan));
     let after = schedule.predicted_from(tracker.eta(), start);
     tracker.step(
@@ -129,7 +145,7 @@ fn prepare_block_file(
             seconds: 0.0,
             bytes: plan.file_size - bytes,
         };
-        *stretch = budget::stretched(plan, schedule, tracker, rest, 0);
+        *stretch = budget::stretched(plan, schedule, tracker, rest, next);
     };
     let written = block::prepare_test_file(ctx, plan.file_size, &mut head);
     if let Ok(took) = written {
@@ -153,17 +169,24 @@ fn prepare_block_file(
     }
 }
 
-/// Runs every variant the engine can, in the plan's order: the results, and the variants that
-/// failed (Err only for what ends the run).
+/// Runs the variants of `range` the engine can, in the plan's order: the results, and the
+/// variants that failed (Err only for what ends the run); a block variant fails at once with
+/// the block file's problem, where it has one.
 fn run_variants(
     ctx: &mut Ctx<'_>,
     plan: &RunPlan,
-    block_file_problem: Option<String>,
+    (range, block_file_problem): (std::ops::Range<usize>, Option<String>),
     run: &mut Running<'_>,
 ) -> Result<(Vec<TestResult>, Vec<TestFailure>)> {
     let mut results = Vec::new();
     let mut failures = Vec::new();
-    for (index, variant) in plan.variants.iter().enumerate() {
+    for (index, variant) in plan
+        .variants
+        .iter()
+        .enumerate()
+        .skip(range.start)
+        .take(range.len())
+    {
         let fail = |error: String| TestFailure {
             test: variant.test,
             variant: variant.name.to_string(),

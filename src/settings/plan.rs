@@ -16,7 +16,7 @@ use super::{
 use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
 use crate::units::format_bytes;
-use crate::workload::{self, Profile, SetName, SuiteOptions, Variant};
+use crate::workload::{self, Profile, SetName, SuiteOptions, TestId, Variant};
 
 /// Everything a run needs, validated (from [`RunOptions::plan`]); the runner reads it.
 #[derive(Debug, Clone)]
@@ -65,6 +65,9 @@ pub struct RunPlan {
     /// tm-backup's band size (`--band-size`); `None` for the one Time Machine would choose for
     /// the destination's size.
     pub band_size: Option<u64>,
+    /// Whether the variants are the profile's own (no `--tests`): only then may the run add
+    /// the write that finds a cache ([`RunPlan::write_on_for`]).
+    pub own_tests: bool,
 }
 
 impl RunPlan {
@@ -73,6 +76,40 @@ impl RunPlan {
     pub fn profile_variants(&self) -> Vec<Variant> {
         let suite = suite_options(&self.profile, &[], &[], false, self.engine);
         workload::select(workload::suite(&suite), &[], self.profile.tests).unwrap_or_default()
+    }
+
+    /// The bytes the run writes besides a sustained write: the block tests' file and the file
+    /// sets (each copied a few times, but into the same cache's reach).
+    pub fn writes_bytes(&self) -> u64 {
+        self.file_size + self.file_sets.iter().map(|s| s.total_bytes).sum::<u64>()
+    }
+
+    /// Whether `variant` is the sustained write [`RunPlan::write_on_for`] added to the
+    /// profile's own tests.
+    pub fn writes_on(&self, variant: &Variant) -> bool {
+        self.own_tests
+            && variant.test == TestId::Sustained
+            && !self.profile.tests.contains(&TestId::Sustained)
+    }
+
+    /// The plan for data of `data_bytes`: where the data is larger than what the run writes
+    /// and the profile's own tests run, the sustained write goes first, capped at the data's
+    /// size, so a write cache the first backup would fill is found (docs/answer.md). Where the
+    /// sustained test is already in the plan it keeps its place (first) and its cap.
+    pub fn write_on_for(mut self, data_bytes: u64) -> RunPlan {
+        let has = self.variants.iter().any(|v| v.test == TestId::Sustained);
+        if !self.own_tests || has || data_bytes <= self.writes_bytes() {
+            return self;
+        }
+        let sustained = workload::select(
+            workload::suite(&suite_options(&self.profile, &[], &[], false, self.engine)),
+            &[],
+            &[TestId::Sustained],
+        )
+        .unwrap_or_default();
+        self.variants.splice(0..0, sustained);
+        self.sustained_size = self.sustained_size.min(data_bytes);
+        self
     }
 }
 
@@ -120,6 +157,7 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
             .as_ref()
             .map_or(profile.sustained_size, |s| s.value.0),
         band_size: band_size(o)?,
+        own_tests: o.tests.is_none(),
         profile,
     })
 }
@@ -381,5 +419,34 @@ mod tests {
         assert_eq!(plan.file_size, 3 << 20);
         assert_eq!(plan.sustained_size, (3 << 20) + 5);
         assert!(plan.allow_drop_caches && plan.check_space && !plan.force_buffered);
+    }
+
+    /// Data larger than the run writes adds the sustained write, first, capped at the data's
+    /// size, to the profile's own tests; not to tests the user chose, nor for data the run's
+    /// writes already exceed.
+    #[test]
+    fn the_write_that_finds_a_cache_comes_first_for_data_larger_than_the_run_writes() {
+        let plan = RunOptions::default().plan().unwrap();
+        let writes = plan.writes_bytes();
+        assert!(!plan.variants.iter().any(|v| v.test == TestId::Sustained));
+        let small = plan.clone().write_on_for(writes);
+        assert_eq!(small.variants, plan.variants);
+        let large = plan.clone().write_on_for(5_000_000_000);
+        assert_eq!(large.variants[0].test, TestId::Sustained);
+        assert!(large.writes_on(&large.variants[0]));
+        assert_eq!(large.variants[1..], plan.variants[..]);
+        assert_eq!(large.sustained_size, 5_000_000_000);
+        let huge = plan.clone().write_on_for(u64::MAX);
+        assert_eq!(huge.sustained_size, plan.sustained_size);
+        let chosen = RunOptions {
+            tests: Some(vec!["seq-write".parse().unwrap()].into()),
+            ..RunOptions::default()
+        }
+        .plan()
+        .unwrap();
+        assert_eq!(
+            chosen.clone().write_on_for(u64::MAX).variants,
+            chosen.variants
+        );
     }
 }

@@ -52,11 +52,19 @@ pub(in crate::runner) struct Position {
 }
 
 /// The share of the profile's budget the chosen variants get: their least repetitions'
-/// predicted time over that of the profile's own variants (1 when they are the profile's), so
-/// that `--tests seq-write` takes seq-write's part of the profile's time, not all of it.
+/// predicted time over that of the profile's own variants (1 when they are the profile's, with
+/// or without the write that finds a cache), so that `--tests seq-write` takes seq-write's
+/// part of the profile's time, not all of it.
 fn chosen_share(plan: &RunPlan) -> f64 {
     let own = plan.profile_variants();
-    if plan.variants == own {
+    // The write that finds a cache is the profile's own too: it takes its time from the budget.
+    let chosen: Vec<Variant> = plan
+        .variants
+        .iter()
+        .filter(|v| !plan.writes_on(v))
+        .cloned()
+        .collect();
+    if chosen == own {
         return 1.0;
     }
     let weight = |variants: &[Variant]| -> f64 {
@@ -70,7 +78,7 @@ fn chosen_share(plan: &RunPlan) -> f64 {
     };
     let own_weight = weight(&own);
     if own_weight > 0.0 {
-        weight(&plan.variants) / own_weight
+        weight(&chosen) / own_weight
     } else {
         1.0
     }
