@@ -93,12 +93,13 @@ impl RunPlan {
     }
 
     /// The plan for data of `data_bytes`: where the data is larger than what the run writes
-    /// and the profile's own tests run, the sustained write goes first, capped at the data's
+    /// and the default profile's own tests run, the sustained write goes first, capped at the data's
     /// size, so a write cache the first backup would fill is found (docs/answer.md). Where the
     /// sustained test is already in the plan it keeps its place (first) and its cap.
     pub fn write_on_for(mut self, data_bytes: u64) -> RunPlan {
         let has = self.variants.iter().any(|v| v.test == TestId::Sustained);
-        if !self.own_tests || has || data_bytes <= self.writes_bytes() {
+        let default = self.profile.name == workload::ProfileName::Backup;
+        if !self.own_tests || !default || has || data_bytes <= self.writes_bytes() {
             return self;
         }
         let sustained = workload::select(
