@@ -413,7 +413,7 @@ fn assert_within(what: &str, measured: f64, expected: f64, tolerance: f64) {
 /// (O_DIRECT) must see 150 MB/s, then the drop within 10% of the cache's size, then 20 MB/s, each
 /// rate within 6%; after an idle pause of about 3 s, writes must run fast again for
 /// 20 MB/s x (the pause - 0.5 s), within 10% (seen: -0.3%, the drop +0.2%). The disk comes up with its cache empty, `status`
-/// shows it full after the first write, and `wait-drained` does not pass while it is. About 18 s.
+/// shows it full after the first write, and `wait-drained` does not pass while it is. 15-16 s.
 #[test]
 fn slow_disk_write_cache() {
     let cache = (256 * MIB) as f64;
