@@ -36,8 +36,10 @@ bench_state() {
     export XDG_DATA_HOME=$STATE/data DESTBENCH_DB=$STATE/data/history.sqlite
 }
 
-# bench_testbed_up NAME DEST RATE: the testbed's DEST (slow-disk at RATE MB/s, or nas on a
-# 100 Mbit/s link) brought up at STATE/tb; prints its mount point.
+# bench_testbed_up NAME DEST RATE [UP-OPTIONS...]: the testbed's DEST (slow-disk at RATE MB/s,
+# or nas on a 100 Mbit/s link) brought up at STATE/tb, with any further `testbed up` options
+# (e.g. --cache 1G --cache-rate 120 for a disk whose RATE comes after a write cache); prints
+# its mount point.
 bench_testbed_up() {
     local args
     case $2 in
@@ -45,5 +47,5 @@ bench_testbed_up() {
         nas) args=(--link 100mbit) ;;
         *) echo "$1: unknown destination $2" >&2; exit 1 ;;
     esac
-    "$ROOT/scripts/testbed" up "$2" "$STATE/tb" "${args[@]}" | sed -n 's/^mount=//p'
+    "$ROOT/scripts/testbed" up "$2" "$STATE/tb" "${args[@]}" "${@:4}" | sed -n 's/^mount=//p'
 }

@@ -156,6 +156,37 @@ impl Testbed {
         *self.ceiling.lock().unwrap_or_else(|e| e.into_inner()) = ceiling;
     }
 
+    /// `status`'s `key=value` lines now: what `up` printed and, with `--cache`, the cache's
+    /// fill (`cache_fill_bytes`, `cache_full`, `cache_rate_now_mb_s`, `cache_watcher`).
+    pub fn status(&self) -> BTreeMap<String, String> {
+        parse_info(&self.control(&["status"]))
+    }
+
+    /// slow-disk / failing-disk with `--cache`: `wait-drained --timeout timeout_s`, the
+    /// seconds it waited for the drain to empty the cache, or its error line.
+    pub fn wait_drained(&self, timeout_s: f64) -> Result<f64, String> {
+        let out = Command::new(script())
+            .arg("wait-drained")
+            .arg(self.dir())
+            .args(["--timeout", &timeout_s.to_string()])
+            .output()
+            .expect("running scripts/testbed");
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
+        }
+        let info = parse_info(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(
+            info.get("cache_fill_bytes").map(String::as_str),
+            Some("0"),
+            "wait-drained succeeded: the cache is empty"
+        );
+        Ok(info
+            .get("waited_s")
+            .expect("wait-drained prints waited_s=")
+            .parse()
+            .expect("waited_s is a number"))
+    }
+
     /// Tears down now, reporting failure (Drop can only print it).
     pub fn down(mut self) -> Result<(), String> {
         self.teardown()
@@ -227,6 +258,9 @@ fn programs(kind: &str, args: &[&str]) -> Vec<&'static str> {
     match kind {
         "slow-disk" | "failing-disk" => {
             p.extend(["nbdkit", "nbdfuse", "losetup", "fusermount3"]);
+            if args.contains(&"--cache") {
+                p.push("python3"); // the cache's watcher, scripts/testbed-cache
+            }
             p.push(match fs {
                 Some("btrfs") => "mkfs.btrfs",
                 Some("xfs") => "mkfs.xfs",

@@ -297,6 +297,232 @@ fn slow_disk_rate_changes_while_mounted() {
     );
 }
 
+/// dd writing `count` MiB of zeros to `file` (O_DIRECT, 1 MiB blocks, fsync'd at the end so the
+/// filesystem's metadata is on the disk before dd exits), its progress sampled every 10 ms:
+/// (seconds since dd started, bytes it had written), from its first write to its last. Each
+/// O_DIRECT write(2) returns once its MiB is on the disk, so dd's written bytes (`wchar` in
+/// /proc/PID/io) are its progress.
+fn dd_progress(file: &Path, count: u64) -> Vec<(f64, f64)> {
+    let total = (count * MIB) as f64;
+    let of = [arg("of", file)];
+    let rest = format!("if=/dev/zero bs=1M count={count} oflag=direct conv=fsync status=none");
+    let mut child = Command::new("dd")
+        .args(words(&of, &rest))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning dd");
+    let io = PathBuf::from(format!("/proc/{}/io", child.id()));
+    let start = Instant::now();
+    let mut points = Vec::new();
+    while child.try_wait().expect("waiting for dd").is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("dd to {} did not finish within 60 s", file.display());
+        }
+        let wchar = std::fs::read_to_string(&io).ok().and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("wchar:"))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+        });
+        if let Some(w) = wchar {
+            points.push((start.elapsed().as_secs_f64(), w));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().expect("collecting dd's output");
+    assert_success(&out);
+    points.push((start.elapsed().as_secs_f64(), total));
+    // dd's start and its closing fsync are not the disk's writing.
+    points.retain(|&(_, b)| b > 0.0);
+    let last = points.iter().position(|&(_, b)| b >= total).unwrap();
+    points.truncate(last + 1);
+    points
+}
+
+/// Two lines fitted to a write's progress: the rate before the drop, where the drop came and
+/// the rate after.
+#[derive(Debug)]
+struct CacheDrop {
+    /// MB/s.
+    before: f64,
+    /// Bytes written when the rate dropped: where the two lines cross.
+    at: f64,
+    /// MB/s.
+    after: f64,
+}
+
+/// The least-squares line through `p`: (slope, intercept, squared error).
+fn line(p: &[(f64, f64)]) -> (f64, f64, f64) {
+    let n = p.len() as f64;
+    let mt = p.iter().map(|x| x.0).sum::<f64>() / n;
+    let mb = p.iter().map(|x| x.1).sum::<f64>() / n;
+    let stt: f64 = p.iter().map(|x| (x.0 - mt).powi(2)).sum();
+    let stb: f64 = p.iter().map(|x| (x.0 - mt) * (x.1 - mb)).sum();
+    let slope = stb / stt;
+    let icpt = mb - slope * mt;
+    let sse = p.iter().map(|x| (x.1 - icpt - slope * x.0).powi(2)).sum();
+    (slope, icpt, sse)
+}
+
+/// Where a write's progress bends: one line to `points[..k]` and one to `points[k..]`, for the
+/// `k` with the least total squared error (at least five points a side). The rate before leaves
+/// out the first 0.1 s when five points remain (the rate filter's bucket starts full and lets a
+/// burst through); the drop is where the line after meets a line through the last ten samples
+/// (0.1 s) before it, which that burst cannot tilt.
+fn fit_drop(points: &[(f64, f64)]) -> CacheDrop {
+    assert!(points.len() >= 10, "too few samples: {points:?}");
+    let k = (5..=points.len() - 5)
+        .min_by(|&a, &b| {
+            let sse = |k: usize| line(&points[..k]).2 + line(&points[k..]).2;
+            sse(a).total_cmp(&sse(b))
+        })
+        .unwrap();
+    let (before, after) = points.split_at(k);
+    let (s2, i2, _) = line(after);
+    let steady: Vec<(f64, f64)> = before
+        .iter()
+        .copied()
+        .filter(|p| p.0 >= before[0].0 + 0.1)
+        .collect();
+    let s1 = line(if steady.len() >= 5 { &steady } else { before }).0;
+    let (ls, li, _) = line(&before[before.len().saturating_sub(10)..]);
+    let cross = (i2 - li) / (ls - s2);
+    CacheDrop {
+        before: s1 / MB,
+        at: li + ls * cross,
+        after: s2 / MB,
+    }
+}
+
+fn assert_within(what: &str, measured: f64, expected: f64, tolerance: f64) {
+    eprintln!(
+        "{what}: {measured:.4e} (expected {expected:.4e} ±{:.0}%)",
+        tolerance * 100.0
+    );
+    assert!(
+        deviation(measured, expected) <= tolerance,
+        "{what}: {measured:.4e}, off by more than {:.0}% from {expected:.4e}",
+        tolerance * 100.0
+    );
+}
+
+/// slow-disk `--cache`: a write cache of 256 MiB at 150 MB/s, 20 MB/s once full, draining at the
+/// default (the `--rate`, 20 MB/s) after 0.5 s idle. dd on the mounted filesystem's file
+/// (O_DIRECT) must see 150 MB/s, then the drop within 10% of the cache's size, then 20 MB/s, each
+/// rate within 6%; after an idle pause of about 3 s, writes must run fast again for
+/// 20 MB/s x (the pause - 0.5 s), within 10% (seen: -0.3%, the drop +0.2%). The disk comes up with its cache empty, `status`
+/// shows it full after the first write, and `wait-drained` does not pass while it is. 15-16 s.
+#[test]
+fn slow_disk_write_cache() {
+    let cache = (256 * MIB) as f64;
+    let args = ["--cache", "256M", "--cache-rate", "150", "--rate", "20"];
+    let Some((_alone, tb)) = Testbed::up_alone("slow-disk", &args) else {
+        return;
+    };
+    let info = |key: &str| -> f64 {
+        tb.info(key)
+            .unwrap_or_else(|| panic!("`up --cache` reports {key}"))
+            .parse()
+            .unwrap_or_else(|_| panic!("{key} is a number"))
+    };
+    assert_eq!(info("cache_bytes"), cache);
+    assert_eq!(info("drain_mb_s"), 20.0, "the drain defaults to --rate");
+    assert_eq!(
+        tb.ceiling_mb_s(),
+        Some(150.0),
+        "the ceiling is the cache rate"
+    );
+    // `up`'s own dd on the raw device: one run, so its rates are checked at 8%.
+    assert_rates(
+        "slow-disk --cache 256M (`up`'s dd)",
+        150.0,
+        0.08,
+        &[("before the drop", info("delivered_cache_mb_s"))],
+    );
+    assert_rates(
+        "slow-disk --cache 256M (`up`'s dd)",
+        20.0,
+        0.08,
+        &[("after the drop", info("delivered_write_mb_s"))],
+    );
+    assert_within(
+        "`up`'s drop (bytes)",
+        info("delivered_cache_bytes"),
+        cache,
+        0.10,
+    );
+    let fill = |status: &std::collections::BTreeMap<String, String>| -> f64 {
+        status
+            .get("cache_fill_bytes")
+            .expect("status shows the cache's fill")
+            .parse()
+            .expect("cache_fill_bytes is a number")
+    };
+    assert_eq!(fill(&tb.status()), 0.0, "handed over with the cache empty");
+
+    // The cache, then 40 MiB (2.1 s at 20 MB/s) past it.
+    let first = fit_drop(&dd_progress(&tb.mount().join("first"), 256 + 40));
+    let idle_from = Instant::now();
+    eprintln!("first write: {first:?}");
+    assert_rates(
+        "slow-disk --cache 256M, dd on its filesystem",
+        150.0,
+        0.06,
+        &[("before the drop", first.before)],
+    );
+    assert_rates(
+        "slow-disk --cache 256M, dd on its filesystem",
+        20.0,
+        0.06,
+        &[("after the drop", first.after)],
+    );
+    assert_within("the drop (bytes)", first.at, cache, 0.10);
+
+    let status = tb.status();
+    assert_eq!(
+        status.get("cache_full").map(String::as_str),
+        Some("1"),
+        "{status:?}"
+    );
+    assert_eq!(
+        status.get("cache_watcher").map(String::as_str),
+        Some("running")
+    );
+    // It drains at 20 MB/s: a second is far from enough, and nothing else empties it.
+    let err = tb
+        .wait_drained(1.0)
+        .expect_err("a full cache is not drained within a second");
+    assert!(err.contains("still holds"), "{err}");
+
+    std::thread::sleep(Duration::from_secs(3).saturating_sub(idle_from.elapsed()));
+    let idle = idle_from.elapsed().as_secs_f64();
+    let drained = 20.0 * MB * (idle - 0.5);
+    // What was drained, then about 1.5 s at 20 MB/s.
+    let count = ((drained + 30.0 * MB) / MIB as f64).ceil() as u64;
+    let second = fit_drop(&dd_progress(&tb.mount().join("second"), count));
+    eprintln!("second write, after {idle:.2} s idle: {second:?}");
+    assert_within(
+        "bytes written fast after the pause",
+        second.at,
+        drained,
+        0.10,
+    );
+    assert_rates(
+        "slow-disk --cache 256M after the pause",
+        150.0,
+        0.08,
+        &[("before the drop", second.before)],
+    );
+    assert_rates(
+        "slow-disk --cache 256M after the pause",
+        20.0,
+        0.08,
+        &[("after the drop", second.after)],
+    );
+}
+
 /// Every `--fs` comes up as the filesystem it names, with the journaling it names.
 #[test]
 fn slow_disk_filesystems() {
@@ -632,6 +858,58 @@ impl Census {
     }
 }
 
+/// Whether `pid` is a live (not zombie) process.
+fn process_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, r)| !r.starts_with('Z'))
+    })
+}
+
+/// A disk with a small `--cache`: a write past the cache fills it, and `wait-drained` returns once
+/// the drain has emptied it (0.5 s idle, then the cache at the drain rate: 0.92 s for 8 MiB at
+/// 20 MB/s), no sooner and not much later. Returns the watcher's pid, which runs.
+fn check_wait_drained(tb: &Testbed) -> u32 {
+    let pid: u32 = std::fs::read_to_string(tb.dir().join("cache.pid"))
+        .expect("`up --cache` keeps its watcher's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    assert!(process_alive(pid), "the cache watcher ({pid}) runs");
+    let number = |key: &str| -> f64 { tb.info(key).expect(key).parse().expect(key) };
+    let (cache, drain) = (number("cache_bytes"), number("drain_mb_s") * MB);
+    // The cache and 1 MiB more: full.
+    dd_write(
+        &tb.mount().join("fill"),
+        (cache / MIB as f64) as u64 + 1,
+        "oflag=direct",
+    );
+    let idle_from = Instant::now();
+    let status = tb.status();
+    assert_eq!(
+        status.get("cache_full").map(String::as_str),
+        Some("1"),
+        "{status:?}"
+    );
+    let waited = tb.wait_drained(10.0).expect("the cache drains");
+    let idle = idle_from.elapsed().as_secs_f64();
+    let expected = 0.5 + cache / drain;
+    eprintln!(
+        "wait-drained: waited {waited:.2} s, {idle:.2} s after the write (expected {expected:.2})"
+    );
+    assert!(
+        (expected * 0.95..expected + 0.4).contains(&idle),
+        "drained {idle:.2} s after the write, expected {expected:.2} s"
+    );
+    let status = tb.status();
+    assert_eq!(
+        status.get("cache_fill_bytes").map(String::as_str),
+        Some("0"),
+        "{status:?}"
+    );
+    pid
+}
+
 /// Unix sockets bound to a path under `dir`.
 fn sockets_under(dir: &Path) -> usize {
     let needle = format!("{}/", dir.display());
@@ -648,7 +926,11 @@ fn down_leaves_nothing_behind() {
     let before = Census::take();
     let kinds: [(&str, &[&str]); 7] = [
         ("slow-disk", &["--rate", "200"]),
-        ("failing-disk", &[]),
+        // With a write cache: its watcher is one more process `down` must stop.
+        (
+            "failing-disk",
+            &["--cache", "8M", "--cache-rate", "100", "--rate", "20"],
+        ),
         ("nas", &["--link", "1gbit"]),
         ("tmpfs", &[]),
         ("readonly", &[]),
@@ -687,6 +969,7 @@ fn down_leaves_nothing_behind() {
                 "{kind}: nbdkit's socket not seen"
             );
         }
+        let watcher = args.contains(&"--cache").then(|| check_wait_drained(&tb));
         std::fs::write(tb.mount().join("x"), b"x").ok(); // leave some data behind in the mount
         if kind == "failing-disk" {
             // Tear down from the worst state: the server gone under a mounted filesystem.
@@ -700,6 +983,12 @@ fn down_leaves_nothing_behind() {
             dir.display()
         );
         assert_eq!(sockets_under(&dir), 0, "{kind}: sockets left behind");
+        if let Some(pid) = watcher {
+            assert!(
+                !process_alive(pid),
+                "{kind}: the cache watcher ({pid}) still runs"
+            );
+        }
         assert_eq!(Census::take(), before, "{kind}: something left behind");
     }
 
