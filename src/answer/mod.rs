@@ -89,8 +89,8 @@ impl Charged<'_> {
     }
 }
 
-/// One tool's first and routine backups of `data`; a routine backup's few GB go into a cache
-/// that has drained since the last one, so only the first is charged past it.
+/// One tool's first and routine backups of `data`; a copy's routine backup starts, as the first
+/// does, with the cache drained since the last one, so its GB is charged the same way.
 fn times(charged: &Charged, data: &YourData, run: &RunDocument) -> ToolTimes {
     let pace = &charged.pace;
     let routine = match pace.hourly(data.bytes, data.files) {
@@ -106,7 +106,7 @@ fn times(charged: &Charged, data: &YourData, run: &RunDocument) -> ToolTimes {
             }
         }
         None => {
-            let changed = pace.first(1_000_000_000, files_in(data, 1_000_000_000));
+            let changed = charged.first(1_000_000_000, files_in(data, 1_000_000_000));
             let walk = (pace.tool() == AnswerTool::Rsync)
                 .then(|| pace::rsync_walk(run, data.files?))
                 .flatten();
