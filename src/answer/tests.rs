@@ -450,8 +450,8 @@ fn a_pace_measured_past_the_cache_is_faster_inside_it_and_a_slower_one_unchanged
 fn a_cache_out_of_reach_is_said_with_what_was_written_and_how_to_write_on() {
     let mut results = sets();
     results.push(sustained(2_100_000_000, 15.0, None));
-    let run = run(None, 140.0, results);
-    let answer = of(&run, home(500_000_000_000, Some(400_000))).unwrap();
+    let steady = run(None, 140.0, results);
+    let answer = of(&steady, home(500_000_000_000, Some(400_000))).unwrap();
     assert!(matches!(answer.cache, Some(WriteCache::OutOfReach { .. })));
     let truth = cost(400_000, 500_000_000_000);
     let r = answer.tools[0].first_seconds;
@@ -475,4 +475,18 @@ fn a_cache_out_of_reach_is_said_with_what_was_written_and_how_to_write_on() {
         "{line}"
     );
     assert!(!answer.missing.iter().any(|m| m.contains("sustained")));
+    // A drop in the write's first tens of MB is its start, not a cache.
+    let mut results = sets();
+    results.push(sustained(
+        1_000_000_000,
+        15.0,
+        Some((26_000_000, 43.0, 34.6)),
+    ));
+    let start = run(None, 35.0, results);
+    let answer = of(&start, home(3_300_000_000, Some(118_000))).unwrap();
+    assert!(
+        matches!(answer.cache, Some(WriteCache::OutOfReach { mb_s, .. }) if mb_s == 34.6),
+        "{:?}",
+        answer.cache
+    );
 }
