@@ -1,11 +1,13 @@
 //! The answer in the user's terms: how long a first backup of the user's data takes here, then
 //! a routine one, with each tool the run measured, from the run's own results (its copies of
 //! file sets or of the user's folder, the `tm-backup` replay, the large sequential write); and
-//! what the next faster link would make of it. Pure but for [`your_data`], which asks the system
-//! how much data there is.
+//! what the next faster link would make of it; reading the data as well as writing it
+//! ([`source`]). Pure but for [`your_data`], which asks the system how much data there is and
+//! samples how fast it reads.
 
 mod cache;
 mod pace;
+mod source;
 mod what_if;
 mod words;
 mod your_data;
@@ -21,7 +23,7 @@ use crate::results::{
 use crate::settings::defs::TESTS;
 use crate::workload::TestId;
 use pace::Pace;
-pub use your_data::{folder, folder_of_run, home_volume};
+pub use your_data::{folder, folder_of_run, home_volume, with_reads};
 
 /// Data larger than this may fill a write cache: where the run did not write on to find one,
 /// the answer says which test would.
@@ -56,15 +58,19 @@ pub fn of(run: &RunDocument, data: YourData) -> Option<Answer> {
             cache: cache.as_ref(),
         })
         .collect();
-    let tools: Vec<ToolTimes> = paces.iter().map(|p| times(p, &data, run)).collect();
-    let what_if = what_if(run, &data, &tools[0]);
+    let mut tools: Vec<ToolTimes> = paces.iter().map(|p| times(p, &data, run)).collect();
+    let mut what_if = what_if(run, &data, &tools[0]);
+    let mut table = table(&paces, &data);
+    // Reading the data, where it was sampled, adds to writing it (source.rs).
+    let limited_by = source::add_reading(&data, &mut tools, &mut table, &mut what_if);
     let mut answer = Answer {
-        table: table(&paces, &data),
+        table,
         missing: missing(&paces, &data),
         data,
         cache,
         tools,
         what_if,
+        limited_by,
         words: Vec::new(),
     };
     let kind = run

@@ -23,7 +23,7 @@ fn copy(set: &str, files: u64, bytes: u64) -> serde_json::Value {
 
 /// A run with the backup profile's two sets copied, behind `row` (None: a link of unknown
 /// speed), writing sequentially at `write` MB/s; judged.
-fn run(row: Option<&str>, write: f64, results: Vec<serde_json::Value>) -> RunDocument {
+pub(super) fn run(row: Option<&str>, write: f64, results: Vec<serde_json::Value>) -> RunDocument {
     let mut run: RunDocument = serde_json::from_value(serde_json::json!({
         "schema": "destbench.run/2", "destination": { "path": "/mnt/backup" },
         "results": results }))
@@ -34,19 +34,20 @@ fn run(row: Option<&str>, write: f64, results: Vec<serde_json::Value>) -> RunDoc
     run
 }
 
-fn sets() -> Vec<serde_json::Value> {
+pub(super) fn sets() -> Vec<serde_json::Value> {
     vec![
         copy("small", 3000, 30_000_000),
         copy("mixed", 500, 100_000_000),
     ]
 }
 
-fn home(bytes: u64, files: Option<u64>) -> YourData {
+pub(super) fn home(bytes: u64, files: Option<u64>) -> YourData {
     YourData {
         kind: DataKind::HomeVolume,
         path: "/home/u".into(),
         bytes,
         files,
+        reads: None,
     }
 }
 

@@ -10,8 +10,9 @@ use crate::settings::defs::{SIZE, TESTS, TIME};
 use crate::units::{decimal_bytes as size, human_duration, thousands as count};
 
 /// The answer's sentences, in the order they are shown: the time of a first and a routine
-/// backup, its range and basis, the other tools, what limits it and what would help, and the
-/// tests that would make it better.
+/// backup, its range and basis, the other tools, which side limits (reading the data or
+/// writing it), what limits the destination and what would help, and the tests that would
+/// make it better.
 pub(super) fn sentences(
     answer: &Answer,
     verdict: Option<&Verdict>,
@@ -22,6 +23,7 @@ pub(super) fn sentences(
     let mut out: Vec<String> = verdict.and_then(|v| v.alarm.clone()).into_iter().collect();
     out.extend([first(answer, headline), range(headline)]);
     out.extend(answer.tools[1..].iter().map(other_tool));
+    out.extend(super::source::sentence(answer));
     out.extend(limit(answer, verdict));
     out.extend(cache(answer, kind, stopped));
     out.extend(answer.missing.iter().map(|m| sentence(m)));

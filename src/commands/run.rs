@@ -201,7 +201,7 @@ pub fn execute<C: Clients>(
     if let Some(chain) = run_report.chain.as_mut() {
         probe::health::reread_link_errors(chain, &probe::health::Live);
     }
-    let run_report = judge(time_machine_checks(run_report, &plan), data);
+    let run_report = judge(time_machine_checks(run_report, &plan), data, progress);
     print(&request.output, &run_report)?;
     let run_id = match store {
         Some(store) => self::store(&store, &run_report, request.output.json())?,
@@ -260,12 +260,18 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 
 /// The run with its verdict, and the answer for the user's data: the folder they named
 /// (`--data`) or the volume holding the home folder, as read before the run, else the folder
-/// the run copied (`--source`), else the home volume.
-fn judge(mut run_report: RunDocument, data: Option<YourData>) -> RunDocument {
+/// the run copied (`--source`), else the home volume; with how fast it reads, sampled after
+/// the run so the run's figures are its own.
+fn judge(
+    mut run_report: RunDocument,
+    data: Option<YourData>,
+    progress: &mut dyn Progress,
+) -> RunDocument {
     run_report.verdict = Some(verdict::of(&run_report));
     let data = data
         .or_else(|| answer::folder_of_run(&run_report))
-        .or_else(|| answer::home_volume().ok());
+        .or_else(|| answer::home_volume().ok())
+        .map(|data| answer::with_reads(data, progress));
     run_report.answer = data.and_then(|data| answer::of(&run_report, data));
     run_report
 }

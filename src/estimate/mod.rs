@@ -15,7 +15,7 @@ mod miniature;
 pub mod model;
 mod options;
 mod sets;
-mod source_sample;
+pub mod source_sample;
 mod stored;
 mod survey;
 
@@ -118,8 +118,8 @@ pub fn run(plan: &EstimatePlan, stored: &[StoredRun]) -> Result<EstimateReport, 
     let backups = plan.run_backup_tool(&source)?;
     gathered.extend(plan.measure_now(&source)?);
     let cost = if o.measure_source {
-        let reads = source_sample::sample(&o.source).map_err(EstimateError::SourceSample)?;
-        let reads: Vec<(u64, f64)> = reads.iter().map(|r| (r.bytes, r.seconds)).collect();
+        let sample = source_sample::sample(&o.source).map_err(EstimateError::SourceSample)?;
+        let reads: Vec<(u64, f64)> = sample.reads.iter().map(|r| (r.bytes, r.seconds)).collect();
         let h = &source.survey.histogram;
         SourceCost::of(&reads, h.total_files(), h.total_bytes(), source.listing_s)
     } else {

@@ -31,6 +31,9 @@ pub fn fsync(fd: HandleRef<'_>) -> io::Result<()> {
 /// What [`fsync`] is here, as results record it.
 pub const FULL_FLUSH: &str = "fsync";
 
+/// How [`evict`] makes a file's next read reach the disk, for a report; Err: why it cannot here.
+pub const EVICTION: Result<&str, &str> = Ok("posix_fadvise(DONTNEED)");
+
 /// Asks the kernel to drop the file's clean pages from the page cache.
 pub fn evict(fd: HandleRef<'_>) -> io::Result<()> {
     Ok(rustix::fs::fadvise(fd, 0, None, Advice::DontNeed)?)

@@ -36,6 +36,10 @@ pub fn fsync(fd: HandleRef<'_>) -> io::Result<()> {
 /// What [`fsync`] is here, as results record it.
 pub const FULL_FLUSH: &str = "F_FULLFSYNC";
 
+/// How [`evict`] makes a file's next read reach the disk, for a report; Err: why it cannot here.
+pub const EVICTION: Result<&str, &str> =
+    Err("macOS cannot drop a file's cached pages (F_NOCACHE only stops new caching)");
+
 /// macOS has no per-file eviction (no `posix_fadvise`): nothing is done here, and the residency
 /// check that follows every eviction (`resident_fraction`) says whether the file is cached.
 /// Fresh files written with `F_NOCACHE` in blocks of 16 KiB or more are not.

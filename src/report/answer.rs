@@ -90,10 +90,12 @@ mod tests {
                 path: "/home/u".into(),
                 bytes: 212_000_000_000,
                 files: Some(480_000),
+                reads: None,
             },
             cache: None,
             tools: vec![tool(AnswerTool::TimeMachine), tool(AnswerTool::PlainCopy)],
             what_if: None,
+            limited_by: None,
             table: vec![AnswerRow {
                 label: "your data".into(),
                 bytes: 212_000_000_000,

@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A time with its range, in seconds (the estimate's and the answer's).
+/// A figure with its range: a time in seconds (the estimate's and the answer's) unless its
+/// field names another unit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Range {
     pub low: f64,
@@ -55,6 +56,40 @@ pub struct YourData {
     pub bytes: u64,
     /// None where the system does not count a volume's files cheaply (btrfs, Windows).
     pub files: Option<u64>,
+    /// How fast it reads; None where it was not sampled.
+    pub reads: Option<DataReads>,
+}
+
+/// How fast the user's data reads: a sample of its files read from a cold cache, fitted to a
+/// cost per file and a rate for its bytes (`answer::your_data` measures it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DataReads {
+    /// The folder sampled: the data's, or the home folder for the home volume.
+    pub path: String,
+    pub files_sampled: u64,
+    pub bytes_sampled: u64,
+    /// The sample's time, its walk included.
+    pub sample_seconds: f64,
+    /// Each file's own cost, in seconds, and its bytes' rate, in MB/s (10^6 bytes/s): the fit
+    /// to all the reads, low to high the fits to resamples of them (the rate's low the slowest).
+    pub per_file_s: Range,
+    pub mb_s: Range,
+    /// Reading all of the data (its bytes and files) at those costs, low to high as they are.
+    pub seconds: Range,
+    /// Whether every read reached the disk: its cached pages dropped first and checked gone.
+    pub cold: bool,
+    /// How the reads were made cold, or why they may have come from memory, in words.
+    pub cache: String,
+}
+
+/// Which side a first backup waits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Side {
+    /// Reading the user's data.
+    Source,
+    /// Writing it here.
+    Destination,
 }
 
 /// A backup tool the answer has times for.
@@ -162,6 +197,9 @@ pub struct Answer {
     /// The platform's tool first (Time Machine where the replay ran), then the others.
     pub tools: Vec<ToolTimes>,
     pub what_if: Option<WhatIf>,
+    /// Which side the headline tool's first backup waits on, where the data's reads were
+    /// sampled.
+    pub limited_by: Option<Side>,
     pub table: Vec<AnswerRow>,
     /// Which test would make the answer better, where the run lacks it.
     pub missing: Vec<String>,

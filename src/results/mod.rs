@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use answer::{
-    Answer, AnswerRow, AnswerTool, DataKind, Range, Routine, RoutineUnit, ToolTimes, WhatIf,
-    WriteCache, YourData,
+    Answer, AnswerRow, AnswerTool, DataKind, DataReads, Range, Routine, RoutineUnit, Side,
+    ToolTimes, WhatIf, WriteCache, YourData,
 };
 #[cfg(feature = "mpi")]
 pub use cluster::ScalingPoint;

@@ -208,7 +208,8 @@ pub const SOURCE: Setting = flag(
 pub const DATA: Setting = flag(
     "data",
     "What you back up, for the answer's time: this folder's size from a survey of its names and \
-     sizes (nothing in it is read or written), instead of the home volume's used space",
+     sizes, and how fast it reads from a sample of its files read cold (nothing in it is \
+     written), instead of the home volume's",
 );
 
 pub const VERIFY: Setting = with_default(

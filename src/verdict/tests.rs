@@ -172,38 +172,44 @@ fn every_verdict_begins_with_one_plain_sentence() {
         ),
         (None, seq(30.0, 30.0)),
     ];
+    let mut kinds = Vec::new();
+    for (chain, results) in &cases {
+        let v = judge(chain.as_ref(), results);
+        kinds.push(v.kind);
+        assert_plain(&v.summary, 25);
+    }
+    kinds.dedup();
+    assert_eq!(kinds.len(), cases.len(), "every kind once: {kinds:?}");
+}
+
+/// The plain-words rules of a sentence every report shows: one sentence of at most
+/// `most_words` words, no nested parentheses, no test or variant names, MB/s the only unit.
+pub fn assert_plain(s: &str, most_words: usize) {
     let names: Vec<String> = TestId::ALL
         .iter()
         .map(|t| t.to_string())
         .chain(["SEQ1M", "RND4K", "Q8T1", "Q1T1", "20-100MB"].map(String::from))
         .collect();
-    let mut kinds = Vec::new();
-    for (chain, results) in &cases {
-        let v = judge(chain.as_ref(), results);
-        let s = &v.summary;
-        kinds.push(v.kind);
-        assert!(s.split_whitespace().count() <= 25, "over 25 words: {s}");
-        assert!(
-            s.ends_with('.') && s.matches(". ").count() == 0,
-            "one sentence: {s}"
-        );
-        assert!(s.starts_with(|c: char| c.is_uppercase()), "{s}");
-        let mut depth = 0;
-        for c in s.chars() {
-            depth += match c {
-                '(' => 1,
-                ')' => -1,
-                _ => 0,
-            };
-            assert!(depth <= 1, "nested parentheses: {s}");
-        }
-        for name in &names {
-            assert!(!s.contains(name.as_str()), "names {name}: {s}");
-        }
-        assert!(!s.contains("MiB") && !s.contains("GB/s"), "{s}");
+    let words = s.split_whitespace().count();
+    assert!(words <= most_words, "over {most_words} words: {s}");
+    assert!(
+        s.ends_with('.') && s.matches(". ").count() == 0,
+        "one sentence: {s}"
+    );
+    assert!(s.starts_with(|c: char| c.is_uppercase()), "{s}");
+    let mut depth = 0;
+    for c in s.chars() {
+        depth += match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        assert!(depth <= 1, "nested parentheses: {s}");
     }
-    kinds.dedup();
-    assert_eq!(kinds.len(), cases.len(), "every kind once: {kinds:?}");
+    for name in &names {
+        assert!(!s.contains(name.as_str()), "names {name}: {s}");
+    }
+    assert!(!s.contains("MiB") && !s.contains("GB/s"), "{s}");
 }
 
 /// `disk_behind` a USB 2.0 bus, its disk with `facts` (as SMART gave them).

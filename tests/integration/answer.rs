@@ -1,7 +1,8 @@
 //! The answer in the user's terms against the real thing: a run with `--source` of a real folder
 //! of this machine on destinations of known speed prints a first backup's time in its first
 //! lines, and a real `cp -a` and `rsync -a` of that folder there each take a time inside the
-//! range printed for that tool (a plain copy; rsync, which the run times itself).
+//! range printed for that tool (a plain copy; rsync, which the run times itself); data on a
+//! slow disk is the slower side, and a real cold copy of it takes the time of reading it.
 
 use std::path::Path;
 use std::process::Command;
@@ -144,6 +145,86 @@ fn the_answer_holds_for_cp_and_rsync_on_a_100_mbit_share() {
         &["--link", "100mbit"],
         "/usr/share/i18n",
         &["cp", "rsync"],
+    );
+}
+
+/// Data on a disk held to 20 MB/s (/usr/share/man/man1 copied there: here 28 MB in 17,800
+/// files), a memory destination: the answer names reading the data as the limit, from a
+/// sample read cold in a few seconds, and a real cold `cp -a` of the folder to the
+/// destination takes a time inside the printed range.
+#[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
+fn reading_data_from_a_slow_disk_is_the_limit() {
+    if !support::require_root_and(&["cp"]) {
+        return;
+    }
+    let Some((_alone, source)) = Testbed::up_alone("slow-disk", &["--rate", "20"]) else {
+        return;
+    };
+    let Some(dest) = Testbed::up("tmpfs", &["--size", "256M"]) else {
+        return;
+    };
+    let data = source.mount().join("man1");
+    let copied = Command::new("cp")
+        .arg("-a")
+        .arg("/usr/share/man/man1")
+        .arg(&data)
+        .status()
+        .unwrap();
+    // Written to the disk: pages not yet written cannot be dropped, so could not be read cold.
+    let synced = Command::new("sync").arg("-f").arg(&data).status().unwrap();
+    assert!(copied.success() && synced.success());
+    let start = Instant::now();
+    let out = destbench()
+        .args([
+            "run",
+            dest.mount().to_str().unwrap(),
+            "--no-history",
+            "--json",
+        ])
+        .args(["--profile", "quick", "--tests", "seq-write:SEQ1M-Q8T1"])
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    let run_s = start.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = &doc["answer"];
+    let reads = &answer["data"]["reads"];
+    assert_eq!(answer["limited_by"], "source", "{answer}");
+    assert_eq!(reads["cold"], true, "{reads}");
+    assert!(num(&reads["files_sampled"]) >= 100.0, "{reads}");
+    assert!(num(&reads["sample_seconds"]) < 4.0, "{reads}");
+    let words: Vec<&str> = answer["words"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert!(
+        words
+            .iter()
+            .any(|w| w.starts_with("Reading your data is the limit here: ")),
+        "{words:?}"
+    );
+    let range = &answer["tools"][0]["first_seconds"];
+    let (low, high) = (num(&range["low"]), num(&range["high"]));
+    std::fs::write("/proc/sys/vm/drop_caches", "3").unwrap();
+    let real = timed_copy("cp", &data, dest.mount());
+    eprintln!(
+        "data on a 20 MB/s disk: cp -a {real:.2} s; printed {low:.2} to {high:.2} s (expected \
+         {:.2}); the run took {run_s:.1} s, its sample {:.2} s",
+        num(&range["expected"]),
+        num(&reads["sample_seconds"])
+    );
+    assert!(
+        (low..=high).contains(&real),
+        "cp -a took {real:.2} s, outside the printed {low:.2}-{high:.2} s: {answer}"
     );
 }
 

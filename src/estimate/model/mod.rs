@@ -35,12 +35,13 @@
 //! the fit's relative residual (RMS over all repetitions) and the model's own error on real
 //! trees (`MODEL_ERROR`) either side. The source's miniature
 //! is not fitted to: it measures the model for the tree's shape (`miniature`). The source's
-//! own side, where it was measured, adds to the destination's (`source`).
+//! own side, where it was measured, adds to the destination's (`source`; its read costs: `reads`).
 
 mod advice;
 pub mod backup;
 mod fit;
 mod miniature;
+mod reads;
 mod source;
 mod terms;
 pub mod time_machine;
@@ -51,6 +52,7 @@ use serde::Serialize;
 pub use crate::results::Range;
 use crate::tree::size_classes::SizeHistogram;
 pub use miniature::MiniatureCheck;
+pub use reads::{CLASS_BOUNDS, ReadCosts, class_of};
 pub use source::{SourceCost, SourceSide};
 use terms::{BLOCKS, BYTES, DIRS, FILES, Fit, SLACK, START, TERMS, features};
 

@@ -1,11 +1,11 @@
 //! The source side of the estimate (`--measure-source`): a per-file cost and a bandwidth fitted
-//! to a random sample of the source's files read from a cold cache, the time the source needs
-//! to give up the whole tree, and which side limits. Pure.
+//! to a sample of the source's files read from a cold cache (`reads`), the time the source
+//! needs to give up the whole tree, and which side limits. Pure.
 
 use serde::Serialize;
 
 use super::Range;
-use super::fit::{self, Sample};
+use super::reads::fit_reads;
 
 /// What the source costs to read, whatever the destination.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -28,30 +28,6 @@ pub struct SourceSide {
     pub cost: SourceCost,
     /// "source" or "destination": the side that takes longer.
     pub limits: &'static str,
-}
-
-/// Fits the source's costs to the sampled reads (bytes, seconds): (per-file seconds, bytes per
-/// second); None without a read that took time.
-pub fn fit_reads(reads: &[(u64, f64)]) -> Option<(f64, f64)> {
-    let samples: Vec<Sample> = reads
-        .iter()
-        .filter(|r| r.1 > 0.0)
-        .map(|&(bytes, seconds)| Sample {
-            x: vec![1.0, bytes as f64],
-            seconds,
-        })
-        .collect();
-    let bytes: u64 = reads.iter().map(|r| r.0).sum();
-    let seconds: f64 = reads.iter().map(|r| r.1).sum();
-    if seconds <= 0.0 {
-        return None;
-    }
-    match fit::solve(&samples, &[0, 1], 2) {
-        Some(c) if c[0] >= 0.0 && c[1] > 0.0 => Some((c[0], 1.0 / c[1])),
-        // Sizes too alike to tell the two apart, or a negative term: all of the time as
-        // bandwidth.
-        _ => Some((0.0, bytes.max(1) as f64 / seconds)),
-    }
 }
 
 impl SourceCost {
@@ -130,10 +106,10 @@ mod tests {
 
     #[test]
     fn the_source_adds_its_reading_time_and_a_slow_one_limits() {
-        // Reads at 2 ms per file + 10 MB/s.
+        // Reads at 2 ms per file + 10 MB/s, five of each size.
         let reads: Vec<(u64, f64)> = [1000u64, 50_000, 400_000, 2_000_000]
             .iter()
-            .map(|&b| (b, 0.002 + b as f64 / 10e6))
+            .flat_map(|&b| [(b, 0.002 + b as f64 / 10e6); 5])
             .collect();
         let (pf, bw) = fit_reads(&reads).unwrap();
         assert!(

@@ -320,6 +320,9 @@ pub fn file_len(handle: HandleRef<'_>) -> io::Result<u64> {
     Ok(super::dir::stat(handle)?.size)
 }
 
+/// How [`evict`] makes a file's next read reach the disk, for a report; Err: why it cannot here.
+pub const EVICTION: Result<&str, &str> = Err("Windows cannot drop one file's cached pages");
+
 /// Windows has no call that drops one file's cached pages: the cache-off tests use unbuffered
 /// I/O instead, and a figure that needed eviction is refused, not measured.
 pub fn evict(_handle: HandleRef<'_>) -> io::Result<()> {

@@ -284,6 +284,7 @@ fn hostile_run() -> RunDocument {
         path: "/home/<u>".into(),
         bytes: 212_000_000_000,
         files: Some(480_000),
+        reads: None,
     };
     run.answer = crate::answer::of(&run, data);
     run

@@ -127,6 +127,7 @@ mod tests {
             path: "/home/u".into(),
             bytes: 212_000_000_000,
             files: Some(480_000),
+            reads: None,
         };
         run.answer = crate::answer::of(&run, data);
         let mut root = Node::new(NodeKind::Mount, "ext4 at /mnt");
