@@ -170,6 +170,10 @@ fn pick(root: &Path) -> Result<Vec<Vec<PathBuf>>> {
             continue;
         };
         for entry in entries.flatten() {
+            // Within a directory too: one of a million names on a share is a walk of its own.
+            if listed >= MAX_LISTED || walking.elapsed() > WALK_BUDGET {
+                break;
+            }
             let Ok(meta) = entry.metadata() else { continue };
             if platform::device_of(&meta) != device {
                 continue;
@@ -187,9 +191,6 @@ fn pick(root: &Path) -> Result<Vec<Vec<PathBuf>>> {
                     if slot < PICKS {
                         classes[c][slot] = entry.path();
                     }
-                }
-                if listed >= MAX_LISTED {
-                    break;
                 }
             }
         }
