@@ -4,7 +4,8 @@
 
 use crate::probe::health::{DriveKind, Recording};
 use crate::results::{
-    Answer, AnswerTool, DataKind, Range, RoutineUnit, SustainedStop, ToolTimes, Verdict, WriteCache,
+    Answer, AnswerTool, DataKind, Range, RoutineUnit, Side, SustainedStop, ToolTimes, Verdict,
+    WriteCache,
 };
 use crate::settings::defs::{SIZE, TESTS, TIME};
 use crate::units::{decimal_bytes as size, human_duration, thousands as count};
@@ -73,6 +74,11 @@ fn range(t: &ToolTimes) -> String {
 /// The verdict's sentence, and what the next faster link would make of the first backup.
 fn limit(answer: &Answer, verdict: Option<&Verdict>) -> Option<String> {
     let summary = verdict.map(|v| v.summary.clone())?;
+    // Where reading the data limits, the verdict's "limit" is the destination's alone.
+    let summary = match answer.limited_by {
+        Some(Side::Source) => format!("At the destination: {summary}"),
+        _ => summary,
+    };
     let Some(w) = &answer.what_if else {
         return Some(summary);
     };
