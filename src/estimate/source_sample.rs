@@ -96,7 +96,7 @@ impl Sample {
 /// filesystem) and reads the sample from a cold cache, within the module's bounds.
 pub fn sample(root: &Path) -> Result<Sample> {
     let start = Instant::now();
-    let classes = pick(root)?;
+    let classes = pick(root, PICKS)?;
     let mut sample = Sample {
         reads: Vec::new(),
         still_cached: 0,
@@ -151,9 +151,9 @@ fn spread_out(classes: &[Vec<PathBuf>]) -> Vec<&PathBuf> {
     order.into_iter().map(|(_, path)| path).collect()
 }
 
-/// Up to [`PICKS`] regular files of each size class, picked at random (reservoir sampling)
+/// Up to `picks` regular files of each size class, picked at random (reservoir sampling)
 /// from those the bounded walk lists.
-fn pick(root: &Path) -> Result<Vec<Vec<PathBuf>>> {
+fn pick(root: &Path, picks: usize) -> Result<Vec<Vec<PathBuf>>> {
     let device = fs::symlink_metadata(root)
         .map_err(|e| Error::io(format!("reading {}", root.display()), e))
         .map(|meta| platform::device_of(&meta))?;
@@ -184,11 +184,11 @@ fn pick(root: &Path) -> Result<Vec<Vec<PathBuf>>> {
                 listed += 1;
                 let c = class_of(meta.len());
                 seen[c] += 1;
-                if classes[c].len() < PICKS {
+                if classes[c].len() < picks {
                     classes[c].push(entry.path());
                 } else {
                     let slot = rng.usize(..seen[c]);
-                    if slot < PICKS {
+                    if slot < picks {
                         classes[c][slot] = entry.path();
                     }
                 }
@@ -245,12 +245,31 @@ fn read_prefix(path: &Path, buffer: &mut [u8], reading: Instant) -> Option<Read1
 mod tests {
     use super::*;
 
-    /// Files of every class are picked, no more than [`PICKS`] of one, and each read has its
-    /// bytes (the large file's prefix only); nothing in the tree changes.
+    /// No more than the picks of one class are kept, each file once; a class with fewer keeps
+    /// them all.
+    #[test]
+    fn each_class_keeps_at_most_its_picks() {
+        let dir = tempfile::tempdir().unwrap();
+        for (count, size) in [(40, 1_000usize), (5, 100_000)] {
+            for i in 0..count {
+                fs::write(dir.path().join(format!("f{size}-{i}")), vec![1u8; size]).unwrap();
+            }
+        }
+        let classes = pick(dir.path(), 10).unwrap();
+        let small = &classes[class_of(1_000)];
+        assert_eq!(small.len(), 10);
+        let names: std::collections::BTreeSet<_> = small.iter().collect();
+        assert_eq!(names.len(), 10, "{small:?}");
+        assert_eq!(classes[class_of(100_000)].len(), 5);
+        assert_eq!(classes.iter().map(Vec::len).sum::<usize>(), 15);
+    }
+
+    /// Files of every class are read (the large file's prefix only); nothing in the tree
+    /// changes.
     #[test]
     fn the_sample_reads_each_size_class_and_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let sizes = [(PICKS + 10, 1_000usize), (5, 100_000), (3, 2_000_000)];
+        let sizes = [(10, 1_000usize), (5, 100_000), (3, 2_000_000)];
         for (count, size) in sizes {
             for i in 0..count {
                 fs::write(dir.path().join(format!("f{size}-{i}")), vec![1u8; size]).unwrap();
@@ -268,7 +287,7 @@ mod tests {
             .unwrap();
         let sample = sample(dir.path()).unwrap();
         let read = sample.reads.len() as u64 + sample.still_cached;
-        assert_eq!(read, (PICKS + 5 + 3 + 1) as u64, "{sample:?}");
+        assert_eq!(read, 10 + 5 + 3 + 1, "{sample:?}");
         let bytes: Vec<u64> = sample.reads.iter().map(|r| r.bytes).collect();
         assert!(bytes.iter().all(|b| *b <= PREFIX), "{bytes:?}");
         assert!(
