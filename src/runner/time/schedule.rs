@@ -126,9 +126,16 @@ impl Schedule {
         self.stretched = true;
     }
 
-    /// What one repetition of variant `i` is planned to cost.
+    /// What one repetition of variant `i` is planned to cost, as the ETA learns from it: a
+    /// test that runs once, until its rate is steady or for at most its time (`sustained`),
+    /// teaches nothing of how much of their time the others take.
     pub fn cost(&self, i: usize) -> Cost {
-        self.items[i].cost
+        let item = &self.items[i];
+        if item.single {
+            Cost::default()
+        } else {
+            item.cost
+        }
     }
 
     /// What preparing variant `i` is planned to cost.
