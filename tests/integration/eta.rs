@@ -165,9 +165,9 @@ fn a_slow_destination_stretches_the_plan_and_says_so_first() {
     );
     // seq-write and tm-check get their part of the backup profile's 90 s.
     let share: f64 = note
-        .split("budget for these tests (")
+        .split("too slow for the ")
         .nth(1)
-        .and_then(|rest| rest.split(" s of its 90 s)").next())
+        .and_then(|rest| rest.split(" s the backup profile gives these tests").next())
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no share of the budget in: {note}"));
     assert!(share > 0.0 && share < 90.0, "{note}");
