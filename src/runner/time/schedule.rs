@@ -19,6 +19,7 @@ use strum::VariantArray;
 use crate::runner::eta::{Cost, Eta};
 use crate::runner::time::costs::Item;
 
+#[derive(Clone)]
 pub(in crate::runner) struct Schedule {
     items: Vec<Item>,
     repeats: Repeats,
@@ -84,29 +85,32 @@ fn chosen_share(plan: &RunPlan) -> f64 {
     }
 }
 
+/// Each variant of `plan` as planned; one that cannot run here costs nothing.
+fn items(plan: &RunPlan, runnable: &dyn Fn(usize) -> bool) -> Vec<Item> {
+    let mut generated = Vec::new();
+    plan.variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if runnable(i) {
+                Item::planned(plan, v, &mut generated)
+            } else {
+                Item {
+                    cost: Cost::default(),
+                    prepare: Cost::default(),
+                    once: Vec::new(),
+                    each: Vec::new(),
+                    ..Item::planned(plan, v, &mut Vec::new())
+                }
+            }
+        })
+        .collect()
+}
+
 impl Schedule {
     pub fn new(plan: &RunPlan, runnable: impl Fn(usize) -> bool) -> Schedule {
-        let mut generated = Vec::new();
-        let items = plan
-            .variants
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                if runnable(i) {
-                    Item::planned(plan, v, &mut generated)
-                } else {
-                    Item {
-                        cost: Cost::default(),
-                        prepare: Cost::default(),
-                        once: Vec::new(),
-                        each: Vec::new(),
-                        ..Item::planned(plan, v, &mut Vec::new())
-                    }
-                }
-            })
-            .collect();
         Schedule {
-            items,
+            items: items(plan, &runnable),
             repeats: plan.repeats,
             budget_s: match plan.repeats {
                 Repeats::UntilPrecise(_) => {
@@ -118,6 +122,13 @@ impl Schedule {
             used: 0.0,
             stretched: false,
         }
+    }
+
+    /// The variants from `from` on as `plan` has them (the same variants, sized for the
+    /// destination: `RunPlan::sized`); the budget stays the one the profile's sizes were given.
+    pub fn replan(&mut self, plan: &RunPlan, from: usize, runnable: &dyn Fn(usize) -> bool) {
+        let fresh = items(plan, runnable);
+        self.items.splice(from.., fresh.into_iter().skip(from));
     }
 
     /// The run said, before its tests, that it will take longer than its budget: its variants
