@@ -4,15 +4,17 @@
 # profile, adaptive repetitions), its history kept out (--no-history, and a data directory of
 # this run's own).
 #
-#   bench/default-profile.sh [--repeat N] [DEST]      (DEST defaults to /var/tmp, N to 1)
+#   bench/default-profile.sh [--repeat N] [DEST]      (DEST defaults to /var/tmp, N to 1;
+#                                                      env: DESTBENCH=binary, else built)
 #
-# For each run: the wall time against the budget; the plan (made once the test file showed the
-# destination's rate) beside what was spent, for the timed repetitions and each kind of untimed
-# work; the ETA shown at 10% of the run against its real end. With N = 1, then one line per
-# figure: its median, its repetitions, the half-width of its median's 95% confidence interval
-# (% of the median), what it was computed from (batch-means / repetitions) and why it stopped
-# (precise / budget / count). With N > 1, the wall times
-# and their median. The machine is noisy: say how loaded it was (uptime) beside the figures.
+# For each run: the wall time against the budget; the share of the profile's sizes the run took
+# for the destination's rate, and the answer's first lines; the plan (made once the test file
+# showed the destination's rate) beside what was spent, for the timed repetitions and each kind
+# of untimed work; the ETA shown at 10% of the run against its real end. With N = 1, then one
+# line per figure: its median, its repetitions, the half-width of its median's 95% confidence
+# interval (% of the median), what it was computed from (batch-means / repetitions) and why it
+# stopped (precise / budget / count). With N > 1, the wall times and their median. The machine
+# is noisy: say how loaded it was (uptime) beside the figures.
 set -euo pipefail
 
 REPEAT=1
@@ -22,8 +24,10 @@ if [[ ${1:-} == --repeat ]]; then
 fi
 DEST=${1:-/var/tmp}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-(cd "$ROOT" && cargo build --release --quiet)
-DESTBENCH=${CARGO_TARGET_DIR:-$ROOT/target}/release/destbench
+if [[ -z ${DESTBENCH:-} ]]; then
+    (cd "$ROOT" && cargo build --release --quiet)
+    DESTBENCH=${CARGO_TARGET_DIR:-$ROOT/target}/release/destbench
+fi
 DATA=$(mktemp -d)
 trap 'rm -rf "$DATA"' EXIT
 export XDG_DATA_HOME=$DATA/data DESTBENCH_DB=$DATA/data/history.sqlite
@@ -46,10 +50,19 @@ for i in range(1, repeat + 1):
     start, end = map(float, open(f"{data}/wall-{i}").read().split())
     wall = end - start
     walls.append(wall)
-    budget = (doc["settings"].get("adaptive") or {}).get("budget_s")
+    adaptive = doc["settings"].get("adaptive") or {}
+    budget = adaptive.get("budget_s")
     t = doc.get("time") or {}
     print(f"run {i} on {doc['destination']['path']}: {wall:.1f} s wall (budget {budget} s; "
-          f"the run's own clock {doc['duration_s']:.1f} s)")
+          f"the run's own clock {doc['duration_s']:.1f} s; sizes {adaptive.get('size_share', 1):g} "
+          f"of the profile's, a {doc['settings']['file_size_bytes'] >> 20} MiB test file)")
+    sets = {r["file_set"]["name"]: r["file_set"]["bytes"] for r in doc["results"]
+            if r.get("file_set") and r["test"] == "files-copy"}
+    transfers = [r["variant"] for r in doc["results"] if r["test"] == "seq-write"][:1]
+    print(f"  sized: transfers {', '.join(transfers)}; sets "
+          + ", ".join(f"{name} {b / 1e6:g} MB" for name, b in sets.items()))
+    for words in ((doc.get("answer") or {}).get("words") or [])[:2]:
+        print(f"  answer: {words}")
     if t:
         planned_untimed = sum(l["planned_s"] for l in t["untimed"])
         spent_untimed = sum(l["spent"]["seconds"] for l in t["untimed"])

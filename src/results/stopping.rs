@@ -34,4 +34,14 @@ pub struct AdaptiveSettings {
     pub precision: f64,
     /// The time the run aimed at, in seconds.
     pub budget_s: f64,
+    /// The share of the profile's sizes the run's work fixed in bytes was sized to once the
+    /// destination showed its rate (the block tests' file, QuickBench's transfers, the
+    /// generated sets, where the user gave no size): 1, or 0.5, 0.2 or 0.1 to fit the budget.
+    #[serde(default = "whole")]
+    pub size_share: f64,
+}
+
+/// Documents written before runs were sized had the profile's sizes.
+fn whole() -> f64 {
+    1.0
 }

@@ -113,8 +113,13 @@ impl Eta {
         if cost.bytes == 0 {
             return timed;
         }
-        let rate = self.moved.value().unwrap_or(PRIOR_RATE);
-        cost.seconds.max(cost.bytes as f64 / rate)
+        cost.seconds.max(cost.bytes as f64 / self.rate())
+    }
+
+    /// Bytes a second the destination moved the bytes of the finished steps at, else the
+    /// prior's.
+    pub(in crate::runner) fn rate(&self) -> f64 {
+        self.moved.value().unwrap_or(PRIOR_RATE)
     }
 
     /// The seconds untimed `work` is predicted to take: each kind at the rate it has shown,
@@ -133,7 +138,7 @@ impl Eta {
                 (p + seen.bytes as f64 / prior, t + seen.seconds)
             });
         let scale = if seen_s > 0.0 { prior_s / seen_s } else { 1.0 };
-        let moved = self.moved.value().unwrap_or(PRIOR_RATE);
+        let moved = self.rate();
         work.iter()
             .map(|&(kind, bytes)| {
                 let rate = match (taught(kind), tree_prior(kind)) {

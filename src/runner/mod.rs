@@ -98,8 +98,13 @@ pub fn run_with(
         ledger: Rc::default(),
         programs: &programs,
     };
-    let (results, failures, time) =
-        measure::measure(&mut ctx, plan, progress, &mut warnings, wall)?;
+    let measure::Measurements {
+        results,
+        failures,
+        time,
+        plan: sized,
+    } = measure::measure(&mut ctx, plan, progress, &mut warnings, wall)?;
+    let plan = &sized;
     interrupt::check()?;
     if !failures.is_empty() {
         warnings.push(Warning::new(
@@ -257,6 +262,7 @@ fn settings(plan: &RunPlan) -> RunSettings {
                 max_runs: a.max_runs,
                 precision: a.precision,
                 budget_s: plan.profile.budget.as_secs_f64(),
+                size_share: 1.0 / plan.sizing.divisor as f64,
             }),
             crate::settings::Repeats::Exactly(_) => None,
         },

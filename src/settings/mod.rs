@@ -9,11 +9,13 @@ pub mod flags;
 mod given;
 mod options;
 mod plan;
+mod sizing;
 
 pub use defs::RunOptions;
 pub use file::ConfigFile;
 pub use given::{Given, Origin};
 pub use plan::RunPlan;
+pub use sizing::{SIZE_DIVISORS, Sizing};
 
 use crate::engine::EngineChoice;
 use crate::workload::{CopyProgram, Profile, SetKind, SetName, SuiteOptions};

@@ -11,7 +11,7 @@ use super::defs::{
 };
 use super::{
     Adaptive, Given, MAX_DURATION_S, MAX_RUNS, MAX_SUSTAINED_S, MAX_THREADS, MIN_FILE_SIZE, Origin,
-    Repeats, RunOptions, SetSpec, suite_options,
+    Repeats, RunOptions, SetSpec, Sizing, suite_options,
 };
 use crate::engine::EngineChoice;
 use crate::error::{Error, Result};
@@ -68,6 +68,9 @@ pub struct RunPlan {
     /// Whether the variants are the profile's own (no `--tests`): only then may the run add
     /// the write that finds a cache ([`RunPlan::write_on_for`]).
     pub own_tests: bool,
+    /// The work fixed in bytes at the profile's sizes, or at a share of them for a slow
+    /// destination ([`RunPlan::sized`]).
+    pub sizing: Sizing,
 }
 
 impl RunPlan {
@@ -159,6 +162,11 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
             .map_or(profile.sustained_size, |s| s.value.0),
         band_size: band_size(o)?,
         own_tests: o.tests.is_none(),
+        sizing: Sizing {
+            divisor: 1,
+            file_given: o.size.is_some(),
+            sets_given: o.set_size.is_some(),
+        },
         profile,
     })
 }

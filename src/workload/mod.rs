@@ -20,7 +20,9 @@ pub use fileset::SetKind;
 pub use profile::{Profile, ProfileName};
 pub use select::{TestSelector, known_workload, select};
 pub use shape::{CopyProgram, FileOp, MetaOp, SetName, Workload, size_label};
-pub use suite::{SuiteOptions, TM_SMALL_FILES, TM_SMALL_SIZE, TRANSFER_SIZES, Variant, suite};
+pub use suite::{
+    SuiteOptions, TM_SMALL_FILES, TM_SMALL_SIZE, TRANSFER_SIZES, Variant, sized, suite,
+};
 pub use test_id::TestId;
 pub use tool::Tool;
 

@@ -117,16 +117,7 @@ pub fn suite(options: &SuiteOptions) -> Vec<Variant> {
         "one new file, 1 MiB blocks, eight in flight, until the rate is steady (or --time / the size cap); the cliff and the bytes before it",
     )];
     for (test, direction) in [(TestId::SeqWrite, Write), (TestId::SeqRead, Read)] {
-        let transfers = Workload::WholeFiles {
-            direction,
-            sizes: Cow::Borrowed(TRANSFER_SIZES),
-            block: MIB,
-        };
-        variants.push(Variant::new(
-            test,
-            transfers,
-            "whole files of 20, 40, 60, 80 and 100 MB, 1 MiB blocks; mean of the five rates",
-        ));
+        variants.push(transfers(test, direction, Cow::Borrowed(TRANSFER_SIZES)));
         variants.extend(blocks(test, direction, &SEQUENTIAL_BLOCKS));
     }
     for (test, direction) in [(TestId::FourKWrite, Write), (TestId::FourKRead, Read)] {
@@ -147,6 +138,37 @@ pub fn suite(options: &SuiteOptions) -> Vec<Variant> {
         ),
     ]);
     variants
+}
+
+/// QuickBench's whole-file transfers of `sizes`, read or written.
+fn transfers(test: TestId, direction: Direction, sizes: Cow<'static, [u64]>) -> Variant {
+    let mb: Vec<String> = sizes.iter().map(|s| (s / 1_000_000).to_string()).collect();
+    let (last, first) = mb.split_last().expect("five transfer sizes");
+    let about = format!(
+        "whole files of {} and {last} MB, 1 MiB blocks; mean of the five rates",
+        first.join(", ")
+    );
+    let workload = Workload::WholeFiles {
+        direction,
+        sizes,
+        block: MIB,
+    };
+    Variant::new(test, workload, about)
+}
+
+/// `variant` as a run sized for a slow destination makes it (`RunPlan::sized`): QuickBench's
+/// transfers at a `divisor`th of their sizes (20-100 MB, 10-50, 4-20, 2-10 for the divisors
+/// 1, 2, 5 and 10), named for the sizes they are; any other variant as it is.
+pub fn sized(variant: &Variant, divisor: u64) -> Variant {
+    match &variant.workload {
+        Workload::WholeFiles {
+            direction, sizes, ..
+        } if sizes.as_ref() == TRANSFER_SIZES && divisor > 1 => {
+            let divided = TRANSFER_SIZES.iter().map(|s| s / divisor).collect();
+            transfers(variant.test, *direction, Cow::Owned(divided))
+        }
+        _ => variant.clone(),
+    }
 }
 
 /// Time Machine's destination check: one big file, then many small ones at once.
@@ -309,6 +331,35 @@ mod tests {
                 "mixed-4t-cache-off",
                 "mixed-rsync",
             ]
+        );
+    }
+
+    /// A sized run's transfers keep five whole-megabyte sizes and are named for them; Time
+    /// Machine's 50 MB file is its own and keeps its size.
+    #[test]
+    fn sized_transfers_are_named_for_their_sizes() {
+        let all = suite(&test_options());
+        let named = |divisor| -> Vec<String> {
+            all.iter()
+                .filter(|v| matches!(v.workload, Workload::WholeFiles { .. }))
+                .map(|v| sized(v, divisor))
+                .map(|v| format!("{} {}", v.test, v.name))
+                .collect()
+        };
+        assert_eq!(
+            named(1),
+            ["seq-write 20-100MB", "seq-read 20-100MB", "tm-check 50MB"]
+        );
+        assert_eq!(
+            named(10),
+            ["seq-write 2-10MB", "seq-read 2-10MB", "tm-check 50MB"]
+        );
+        let write = all.iter().find(|v| v.name == "20-100MB").unwrap();
+        let write = sized(write, 5);
+        assert_eq!(write.name, "4-20MB");
+        assert_eq!(
+            write.about,
+            "whole files of 4, 8, 12, 16 and 20 MB, 1 MiB blocks; mean of the five rates"
         );
     }
 }

@@ -142,8 +142,9 @@ fn title(out: &mut String, report: &RunDocument, style: Style, width: usize) {
     let mut wrapped = String::new();
     wrap(&mut wrapped, "", &title, width);
     let _ = write!(out, "{}", style.paint(Ansi::new().bold(), &wrapped));
+    let share = s.adaptive.map_or(1.0, |a| a.size_share);
     let settings = format!(
-        "profile {}, {} runs{}, {} block-test file, {:.1} s per block test, engine {}{}",
+        "profile {}, {} runs{}, {} block-test file{}, {:.1} s per block test, engine {}{}",
         s.profile,
         s.runs,
         if s.min_time_s > 0.0 {
@@ -152,6 +153,14 @@ fn title(out: &mut String, report: &RunDocument, style: Style, width: usize) {
             String::new()
         },
         crate::units::format_bytes(s.file_size_bytes),
+        if share < 1.0 {
+            format!(
+                " (work sized to 1/{:.0} of the profile's for the destination's rate)",
+                1.0 / share
+            )
+        } else {
+            String::new()
+        },
         s.block_duration_s,
         s.engine,
         s.label

@@ -140,8 +140,16 @@ impl Progress for TerminalProgress {
         self.bar.set_message(message.to_string());
     }
 
+    /// Printed above the bar, wrapped to the terminal's width (a note runs to some 200
+    /// characters).
     fn note(&mut self, message: &str) {
-        self.bar.println(message);
+        let width = terminal_size::terminal_size_of(std::io::stderr())
+            .map_or(super::DEFAULT_WIDTH, |(w, _)| usize::from(w.0));
+        let mut wrapped = String::new();
+        super::wrap(&mut wrapped, "", message, width.max(40));
+        for line in wrapped.lines() {
+            self.bar.println(line);
+        }
     }
 
     fn finish(&mut self, _eta: &Eta) {

@@ -6,7 +6,6 @@ use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::stats::steady;
-use crate::units;
 use crate::workload::{Direction, Pattern};
 
 use crate::runner::ctx::{Ctx, Measured};
@@ -34,19 +33,20 @@ pub(in crate::runner) fn fill_buffers(ctx: &mut Ctx<'_>, engine: &mut dyn Engine
 /// writes it to the device, buffered writes only to the page cache, which then says nothing).
 const HEAD_BYTES: u64 = 16 << 20;
 
-/// Writes the test file of `size` bytes (a multiple of 1 MiB), untimed, durable; returns how
-/// long it took on the engine's clock. `head` hears how long its first part took.
+/// Writes the test file, untimed, durable; returns its size and how long it took on the
+/// engine's clock. `head` hears how long its first part (of at most `size` bytes) took and
+/// says the file's whole size (a multiple of 1 MiB, at least that part).
 pub(in crate::runner) fn prepare_test_file(
     ctx: &mut Ctx<'_>,
     size: u64,
-    head: &mut dyn FnMut(u64, Duration),
-) -> Result<Duration> {
+    head: &mut dyn FnMut(u64, Duration) -> u64,
+) -> Result<(u64, Duration)> {
     let mut engine = ctx.build_engine(FILL_DEPTH)?;
     engine
         .prepare(FILL_DEPTH, FILL_BLOCK)
         .map_err(|e| Error::io("setting up I/O buffers", e))?;
     fill_buffers(ctx, engine.as_mut(), FILL_DEPTH);
-    let what = || format!("writing the {} test file", units::format_bytes(size));
+    let what = || "writing the test file".to_string();
     let file = engine
         .open(ctx.scratch.fd(), TEST_FILE, ctx.access.open_how(true, true))
         .map_err(|e| Error::io(what(), e))?;
@@ -54,7 +54,9 @@ pub(in crate::runner) fn prepare_test_file(
     let mut recorder = Recorder::new(start, Duration::from_secs(1));
     let mut offset = 0u64;
     let head_bytes = size.min(HEAD_BYTES);
-    for end in [head_bytes, size] {
+    let mut size = size;
+    for part in 0..2 {
+        let end = if part == 0 { head_bytes } else { size };
         let next = || {
             (offset < end).then(|| {
                 let chunk = Chunk {
@@ -78,14 +80,14 @@ pub(in crate::runner) fn prepare_test_file(
             &mut recorder,
             &what,
         )?;
-        if end == head_bytes {
-            head(head_bytes, engine.now() - start);
+        if part == 0 {
+            size = head(head_bytes, engine.now() - start).max(head_bytes);
         }
     }
     stream::sync(engine.as_mut(), file, &what)?;
     let took = engine.now() - start;
     engine.close(file).map_err(|e| Error::io(what(), e))?;
-    Ok(took)
+    Ok((size, took))
 }
 
 /// A block variant: `block`-byte requests over the shared test file for the block duration.

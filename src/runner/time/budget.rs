@@ -27,7 +27,7 @@ pub(in crate::runner) fn stretched(
         return None;
     };
     let message = format!(
-        "the destination is slow for {}: even {} repetition(s) of each test and the work between them need about {needs:.0} s in all, so the run will take that long",
+        "this destination is too slow for {}: even the fewest repetitions ({} of each test) and the work between them need about {needs:.0} s, so the run will take that long",
         budget_words(plan, budget),
         plan.repeats.least(),
     );
@@ -79,7 +79,7 @@ pub(in crate::runner) fn overran(
         Warning::new(
             WarningKind::Stretched,
             format!(
-                "the run took {took:.0} s, more than {}: {} repetition(s) of each test and the untimed work between them took that long here (a slow destination or a busy machine)",
+                "the run took {took:.0} s, more than {}: the fewest repetitions ({} of each test) and the work between them took that long here (a slow destination or a busy machine)",
                 budget_words(plan, budget),
                 plan.repeats.least(),
             ),
@@ -87,15 +87,15 @@ pub(in crate::runner) fn overran(
     })
 }
 
-/// "the backup profile's budget of 90 s", or with `--tests`, "the backup profile's budget for
-/// these tests (14 s of its 90 s)".
+/// "the backup profile's 90 s", or with `--tests`, "the 14 s the backup profile gives these
+/// tests".
 fn budget_words(plan: &RunPlan, budget_s: f64) -> String {
     let name = plan.profile.name;
     let whole = plan.profile.budget.as_secs_f64();
     if (budget_s - whole).abs() < 0.5 {
-        format!("the {name} profile's budget of {whole:.0} s")
+        format!("the {name} profile's {whole:.0} s")
     } else {
-        format!("the {name} profile's budget for these tests ({budget_s:.0} s of its {whole:.0} s)")
+        format!("the {budget_s:.0} s the {name} profile gives these tests")
     }
 }
 
@@ -116,5 +116,16 @@ mod tests {
         assert_eq!(fit(90.0, 10.0, 85.0), Fit::Stretched(95.0 + finish));
         assert!(!went_over(Some(90.0), 90.3) && went_over(Some(90.0), 95.0));
         assert!(went_over(None, 1.0));
+    }
+
+    /// The budget in words a person reads: the profile's seconds, or the part these tests get.
+    #[test]
+    fn the_budget_is_said_in_plain_words() {
+        let plan = crate::settings::RunOptions::new("/tmp").plan().unwrap();
+        assert_eq!(budget_words(&plan, 90.0), "the backup profile's 90 s");
+        assert_eq!(
+            budget_words(&plan, 14.2),
+            "the 14 s the backup profile gives these tests"
+        );
     }
 }

@@ -11,6 +11,7 @@ use crate::runner::kinds::test_for;
 use crate::runner::untimed::Work;
 
 /// One variant as the schedule sees it.
+#[derive(Clone)]
 pub(in crate::runner) struct Item {
     pub cost: Cost,
     /// What preparing it costs, before its first repetition.

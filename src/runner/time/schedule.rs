@@ -19,6 +19,7 @@ use strum::VariantArray;
 use crate::runner::eta::{Cost, Eta};
 use crate::runner::time::costs::Item;
 
+#[derive(Clone)]
 pub(in crate::runner) struct Schedule {
     items: Vec<Item>,
     repeats: Repeats,
@@ -33,9 +34,11 @@ pub(in crate::runner) struct Schedule {
 }
 
 /// Seconds kept from the budget for the run's end, which no step times: the scratch directory
-/// removed, the verdict and the report, and the last variants' overshoot of their allowances
-/// (default runs on /var/tmp aiming at 88 s ended 88.1-90.3 s on the run's clock).
-pub(in crate::runner) const FINISH_S: f64 = 3.0;
+/// removed, the last variants' overshoot of their allowances (default runs on /var/tmp aiming
+/// at 88 s ended 88.1-90.3 s on the run's clock), and what follows the run: the verdict, the
+/// report and the answer's cold sample of the user's data (0.5-1.4 s more on this machine's
+/// disk, at most 3.5 s: `estimate::source_sample`).
+pub(in crate::runner) const FINISH_S: f64 = 4.0;
 
 /// Variants' worth of prior belief in [`Schedule::extra_share`]: a tenth of one, so that the
 /// first two finished variants (by 10% of a run, often no more) outweigh it twentyfold.
@@ -84,29 +87,32 @@ fn chosen_share(plan: &RunPlan) -> f64 {
     }
 }
 
+/// Each variant of `plan` as planned; one that cannot run here costs nothing.
+fn items(plan: &RunPlan, runnable: &dyn Fn(usize) -> bool) -> Vec<Item> {
+    let mut generated = Vec::new();
+    plan.variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if runnable(i) {
+                Item::planned(plan, v, &mut generated)
+            } else {
+                Item {
+                    cost: Cost::default(),
+                    prepare: Cost::default(),
+                    once: Vec::new(),
+                    each: Vec::new(),
+                    ..Item::planned(plan, v, &mut Vec::new())
+                }
+            }
+        })
+        .collect()
+}
+
 impl Schedule {
     pub fn new(plan: &RunPlan, runnable: impl Fn(usize) -> bool) -> Schedule {
-        let mut generated = Vec::new();
-        let items = plan
-            .variants
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                if runnable(i) {
-                    Item::planned(plan, v, &mut generated)
-                } else {
-                    Item {
-                        cost: Cost::default(),
-                        prepare: Cost::default(),
-                        once: Vec::new(),
-                        each: Vec::new(),
-                        ..Item::planned(plan, v, &mut Vec::new())
-                    }
-                }
-            })
-            .collect();
         Schedule {
-            items,
+            items: items(plan, &runnable),
             repeats: plan.repeats,
             budget_s: match plan.repeats {
                 Repeats::UntilPrecise(_) => {
@@ -120,15 +126,29 @@ impl Schedule {
         }
     }
 
+    /// The variants from `from` on as `plan` has them (the same variants, sized for the
+    /// destination: `RunPlan::sized`); the budget stays the one the profile's sizes were given.
+    pub fn replan(&mut self, plan: &RunPlan, from: usize, runnable: &dyn Fn(usize) -> bool) {
+        let fresh = items(plan, runnable);
+        self.items.splice(from.., fresh.into_iter().skip(from));
+    }
+
     /// The run said, before its tests, that it will take longer than its budget: its variants
     /// then run their least repetitions, and the short headline figures may go past theirs.
     pub fn mark_stretched(&mut self) {
         self.stretched = true;
     }
 
-    /// What one repetition of variant `i` is planned to cost.
+    /// What one repetition of variant `i` is planned to cost, as the ETA learns from it: a
+    /// test that runs once, until its rate is steady or for at most its time (`sustained`),
+    /// teaches nothing of how much of their time the others take.
     pub fn cost(&self, i: usize) -> Cost {
-        self.items[i].cost
+        let item = &self.items[i];
+        if item.single {
+            Cost::default()
+        } else {
+            item.cost
+        }
     }
 
     /// What preparing variant `i` is planned to cost.

@@ -109,6 +109,14 @@ impl<'p> Tracker<'p> {
         self.display.step(message, &self.eta);
     }
 
+    /// The step under way costs `cost` after all (the test file, sized once its first part
+    /// showed the destination's rate): what its time teaches when it ends.
+    pub fn recost(&mut self, cost: Cost) {
+        if let Some(step) = self.step.as_mut() {
+            step.0 = cost;
+        }
+    }
+
     /// Ends the step under way (its time is learned from, the untimed work in it apart); the
     /// seconds it took.
     pub fn close(&mut self) -> Option<f64> {

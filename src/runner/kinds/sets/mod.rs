@@ -196,10 +196,24 @@ pub(in crate::runner) struct FileSetJob {
 
 /// The most passes over its set one repetition makes to last the minimum time.
 pub(in crate::runner) const MAX_PASSES: u64 = 100;
-/// A repetition does not go over its set again when that would take its wall time, untimed
-/// work included, past this many times the minimum time: preparing and cleaning up count
-/// against the run's time budget.
+/// A repetition goes over its set again only while it can still last the minimum time within
+/// this many times the minimum of wall time, untimed work included: preparing and cleaning up
+/// count against the run's time budget.
 pub(in crate::runner) const WALL_BUDGET: u32 = 2;
+
+/// The passes a repetition makes of passes taking `(timed_s, wall_s)` each (the wall untimed
+/// work included) to last `min_s`: as many as it takes, where they fit within the wall budget
+/// and the most passes; else one, since it ends short all the same and the budget is better
+/// spent on another repetition (a delete on a slow disk lays a fresh copy down, untimed, for
+/// each pass of a few ms). The run's budget plans repetitions by the same rule.
+pub(in crate::runner) fn passes_to_last((timed_s, wall_s): (f64, f64), min_s: f64) -> u64 {
+    if timed_s >= min_s {
+        return 1;
+    }
+    let needed = (min_s / timed_s.max(f64::MIN_POSITIVE)).ceil();
+    let fits = needed * wall_s <= min_s * f64::from(WALL_BUDGET) && needed <= MAX_PASSES as f64;
+    if fits { needed as u64 } else { 1 }
+}
 
 /// One timed repetition of a file-set variant: the set copied (each time into a fresh
 /// directory), read back or deleted as many times as it takes to last `plan.min_time`, within
@@ -219,13 +233,13 @@ fn measure_file_set(
     let (mut total, method, mut warnings) =
         one_pass(ctx, job, rep, 0, prepared, &source, progress)?;
     let mut passes = 1u64;
-    // A pass is not begun when one more like those before (untimed work included) would end
-    // past the wall budget.
-    let next_ends_within = |passes: u64| {
-        let so_far = wall.elapsed();
-        so_far + so_far / passes as u32 <= plan.min_time * WALL_BUDGET
+    // Passes like those before, untimed work included.
+    let more_passes = |passes: u64, timed: std::time::Duration| {
+        let per = |s: f64| s / passes as f64;
+        let pace = (per(timed.as_secs_f64()), per(wall.elapsed().as_secs_f64()));
+        passes_to_last(pace, plan.min_time.as_secs_f64()) > passes
     };
-    while total.elapsed < plan.min_time && passes < MAX_PASSES && next_ends_within(passes) {
+    while total.elapsed < plan.min_time && more_passes(passes, total.elapsed) {
         // A later pass that could not evict says so in its warnings.
         let (outcome, _, more) = one_pass(ctx, job, rep, passes, prepared, &source, progress)?;
         add_pass(&mut total, &outcome);
