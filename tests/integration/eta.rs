@@ -208,7 +208,8 @@ fn a_slow_destination_gets_its_work_sized_to_fit_the_budget() {
     assert_holds("null at 100 ms a request", &seen);
     assert!(
         seen.notes.is_empty() && report.warnings.is_empty(),
-        "{:?}",
+        "{:?} {:?}",
+        seen.notes,
         report.warnings
     );
     let adaptive = report.settings.adaptive.expect("the adaptive rule");

@@ -114,8 +114,10 @@ impl Schedule {
             items: items(plan, &runnable),
             repeats: plan.repeats,
             budget_s: match plan.repeats {
+                // The run's end costs the same whatever the tests: only the rest is shared.
                 Repeats::UntilPrecise(_) => {
-                    Some(plan.profile.budget.as_secs_f64() * chosen_share(plan))
+                    let work = plan.profile.budget.as_secs_f64() - FINISH_S;
+                    Some(FINISH_S + work * chosen_share(plan))
                 }
                 Repeats::Exactly(_) => None,
             },
@@ -299,7 +301,8 @@ impl Schedule {
         let Some(budget) = self.budget_s() else {
             return own + later.map(|j| self.weight(eta, j)).sum::<f64>();
         };
-        let left = (budget - eta.elapsed_s() - own).max(0.0);
+        // Shared as the allowances share it: the run's end kept.
+        let left = (budget - eta.elapsed_s() - FINISH_S - own).max(0.0);
         let weights: f64 = later.clone().map(|j| self.weight(eta, j)).sum();
         own + later
             .map(|j| {
