@@ -36,7 +36,7 @@ pub(in crate::runner) struct Schedule {
 /// Seconds kept from the budget for the run's end, which no step times: the scratch directory
 /// removed, the last variants' overshoot of their allowances, and what follows the run: the
 /// verdict, the report and the answer's cold sample of the user's data (at most 3.5 s:
-/// `estimate::source_sample`). With 4 s kept, default runs on /var/tmp ended 87.8-90.5 s.
+/// `estimate::source_sample`); docs/methods.md has what it was set from.
 pub(in crate::runner) const FINISH_S: f64 = 6.0;
 
 /// Variants' worth of prior belief in [`Schedule::extra_share`]: a tenth of one, so that the
@@ -246,7 +246,7 @@ impl Schedule {
     /// The seconds variant `i` may spend when it starts, its preparation included, the run
     /// having taken `eta.elapsed_s()`; None without a budget (`--runs N`).
     pub fn allowance(&self, eta: &Eta, i: usize) -> Option<f64> {
-        let left = (self.budget_s()? - eta.elapsed_s() - FINISH_S).max(0.0);
+        let left = self.work_left_s(eta.elapsed_s())?.max(0.0);
         let weights: f64 = (i..self.items.len()).map(|j| self.weight(eta, j)).sum();
         Some(if weights > 0.0 {
             left * self.weight(eta, i) / weights
@@ -298,11 +298,10 @@ impl Schedule {
         let u = self.extra_share();
         let own = (self.expected_s(eta, i, at.allowance, u) - at.spent_s).max(must);
         let later = i + 1..self.items.len();
-        let Some(budget) = self.budget_s() else {
+        let Some(left) = self.work_left_s(eta.elapsed_s()) else {
             return own + later.map(|j| self.weight(eta, j)).sum::<f64>();
         };
-        // Shared as the allowances share it: the run's end kept.
-        let left = (budget - eta.elapsed_s() - FINISH_S - own).max(0.0);
+        let left = (left - own).max(0.0);
         let weights: f64 = later.clone().map(|j| self.weight(eta, j)).sum();
         own + later
             .map(|j| {
@@ -321,6 +320,12 @@ impl Schedule {
     /// The run's budget in seconds, when it has one.
     pub fn budget_s(&self) -> Option<f64> {
         self.budget_s
+    }
+
+    /// Seconds the budget leaves for the run's work `now_s` into it, its end kept
+    /// ([`FINISH_S`]); negative once past that, None without a budget.
+    pub fn work_left_s(&self, now_s: f64) -> Option<f64> {
+        Some(self.budget_s? - now_s - FINISH_S)
     }
 
     /// Whether variant `i` stops after repetitions of `figures` whose median is known to

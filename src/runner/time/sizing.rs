@@ -11,7 +11,7 @@ use crate::workload::SetName;
 
 use crate::runner::eta::{Cost, Eta};
 use crate::runner::kinds::test_for;
-use crate::runner::time::schedule::{FINISH_S, Schedule};
+use crate::runner::time::schedule::Schedule;
 
 /// The share of the budget left that the least work may be forecast to take: the rest is for
 /// what the forecast cannot see before the sets are copied. On this project's VM disk under
@@ -107,11 +107,10 @@ fn choose<const N: usize>(
     seen: &Seen<'_>,
     runnable: &dyn Fn(usize) -> bool,
 ) -> Option<RunPlan> {
-    let budget = schedule.budget_s()?;
+    let room = schedule.work_left_s(seen.now_s)? * FORECAST_SHARE;
     let leasts = candidates
         .each_ref()
         .map(|c| least_s(c, schedule, seen, runnable));
-    let room = (budget - seen.now_s - FINISH_S) * FORECAST_SHARE;
     let smallest = leasts.iter().copied().fold(f64::INFINITY, f64::min);
     let fits = leasts.iter().position(|&least| least <= room);
     let worth = leasts.iter().position(|&least| least <= smallest + WORTH_S);
