@@ -221,10 +221,15 @@ impl<'a> Pace<'a> {
                  sets, so no file's own cost is counted",
                 write.test, write.variant, write.median
             ),
-            Pace::TimeMachine(run) => format!(
-                "the tm-backup replay of Time Machine's writes ({:.1} MB/s of your data)",
-                tm(run, 1 << 30, Some(1000)).user_data_mb_s
-            ),
+            Pace::TimeMachine(run) => {
+                let tm = tm(run, 1 << 30, Some(1000));
+                format!(
+                    "the tm-backup replay of Time Machine's writes ({:.1} MB/s of your data), and \
+                     its own work on the Mac, {}",
+                    tm.user_data_mb_s,
+                    tm.per_item.describe()
+                )
+            }
         }
     }
 }

@@ -201,7 +201,7 @@ pub fn execute<C: Clients>(
     if let Some(chain) = run_report.chain.as_mut() {
         probe::health::reread_link_errors(chain, &probe::health::Live);
     }
-    let run_report = judge(time_machine_checks(run_report, &plan), data, progress);
+    let run_report = judge(time_machine_log(run_report, &plan), data, progress);
     print(&request.output, &run_report)?;
     let run_id = match store {
         Some(store) => self::store(&store, &run_report, request.output.json())?,
@@ -213,12 +213,17 @@ pub fn execute<C: Clients>(
     })
 }
 
-/// macOS: whether Time Machine would accept the destination, when the run wrote its log lines.
+/// macOS: Time Machine's own record of the destination, when the run measured what it does
+/// there: its speed checks beside tm-check's lines, its backups beside the tm-backup replay.
 #[cfg_attr(not(target_os = "macos"), allow(unused_mut, unused_variables))]
-fn time_machine_checks(mut run_report: RunDocument, plan: &RunPlan) -> RunDocument {
+fn time_machine_log(mut run_report: RunDocument, plan: &RunPlan) -> RunDocument {
     #[cfg(target_os = "macos")]
-    if !run_report.time_machine_log.is_empty() {
-        run_report.destination.time_machine_checks = probe::time_machine_checks(&plan.destination);
+    if !run_report.time_machine_log.is_empty()
+        || (run_report.results.iter()).any(|r| r.test == crate::workload::TestId::TmBackup)
+    {
+        let (checks, backups) = probe::time_machine_log(&plan.destination);
+        run_report.destination.time_machine_checks = checks;
+        run_report.destination.time_machine_backups = backups;
     }
     run_report
 }

@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 pub use fact::{Fact, Key, Rate, RemovalPolicy, Transport, Value, WriteCache};
 #[cfg(target_os = "linux")]
 pub use linux::SysRoots;
+pub use macos::timemachine::LoggedBackup as TimeMachineBackup;
 pub use macos::timemachine::SpeedCheck as TimeMachineCheck;
 pub use patience::replies_within;
 pub use rate::DeclaredLink;
@@ -277,12 +278,15 @@ pub fn time_machine_destination() -> std::result::Result<PathBuf, String> {
     macos::timemachine::pick(&destinations).map_err(|e| e.to_string())
 }
 
-/// Time Machine's logged speed checks of the volume holding `destination` (its checks of that
+/// Time Machine's logged speed checks and backups of the volume holding `destination` (to that
 /// path or a directory above it) in the last week.
 #[cfg(target_os = "macos")]
-pub fn time_machine_checks(destination: &Path) -> Vec<TimeMachineCheck> {
-    let checks = macos::timemachine::speed_checks(macos::live_tools(), 7);
-    macos::timemachine::checks_of(destination, checks)
+pub fn time_machine_log(destination: &Path) -> (Vec<TimeMachineCheck>, Vec<TimeMachineBackup>) {
+    let (checks, backups) = macos::timemachine::read_log(macos::live_tools(), 7);
+    (
+        macos::timemachine::checks_of(destination, checks),
+        macos::timemachine::backups_of(destination, backups),
+    )
 }
 
 /// Time Machine exists only on macOS.

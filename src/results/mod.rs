@@ -46,7 +46,7 @@ pub use timing::{Spent, TimeAccount, Untimed, UntimedLine};
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
 pub use warning::{Warning, WarningKind};
 
-use crate::probe::{Chain, TimeMachineCheck};
+use crate::probe::{Chain, TimeMachineBackup, TimeMachineCheck};
 use crate::units;
 use crate::workload::{ProfileName, TM_SMALL_FILES, TM_SMALL_SIZE, TestId, known_workload};
 
@@ -146,6 +146,10 @@ pub struct Destination {
     /// (macOS only; none elsewhere): beside `tm-check`, the figure no one here wrote.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub time_machine_checks: Vec<TimeMachineCheck>,
+    /// Time Machine's own backups to this destination's volume, from its unified log (macOS
+    /// only): the first-backup answer's time per item on this Mac comes from them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub time_machine_backups: Vec<TimeMachineBackup>,
 }
 
 fn display_path<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {

@@ -344,8 +344,9 @@ fn a_stored_run_cannot_stand_for_another_tool() {
 }
 
 /// `--tool timemachine` from a stored tm-backup run (null engine: exact figures): the first
-/// backup is the source's bytes plus the per-file metadata at the replay's time per user byte;
-/// a run without tm-backup says so; `--to` is refused.
+/// backup is the source's bytes plus the per-file metadata at the replay's time per user byte,
+/// plus Time Machine's own work per item (none at best); a run without tm-backup says so;
+/// `--to` is refused.
 #[test]
 fn time_machine_is_estimated_from_a_stored_replay() {
     let db = tempfile::tempdir().unwrap();
@@ -376,7 +377,11 @@ fn time_machine_is_estimated_from_a_stored_replay() {
     let per_byte = num(&first["seconds"]) / num(&first["user_bytes"]);
     let per_file = 82.0 * 1048576.0 / 22511.0;
     let e = &doc["time_machine"][0]["estimate"];
-    let expected = (bytes + files * per_file) * per_byte;
+    // Time Machine's own work per item: published figures here, no Mac's log being read.
+    assert_eq!(e["per_item"]["from"], "published", "{e}");
+    let per_item = num(&e["per_item"]["seconds"]["expected"]);
+    assert!(per_item > 0.0 && num(&e["per_item"]["seconds"]["low"]) == 0.0);
+    let expected = (bytes + files * per_file) * per_byte + files * per_item;
     assert!((num(&e["first_seconds"]["expected"]) - expected).abs() < 1e-9 * expected);
     assert!((num(&e["first_seconds"]["low"]) - bytes * per_byte).abs() < 1e-9 * expected);
     let inc = &e["incremental_seconds"];

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::timemachine::{self, SpeedCheck};
+use super::timemachine::{self, LoggedBackup, SpeedCheck};
 use super::{MountFacts, Tools, chain, network};
 use crate::probe::{Bandwidth, Chain, Key, Node, NodeKind, Value};
 
@@ -283,7 +283,7 @@ fn time_machine_destinations_and_the_one_measured() {
 
 #[test]
 fn time_machine_speed_checks_from_its_log() {
-    let checks = timemachine::speed_checks(&fixture("timemachine"), 7);
+    let (checks, _) = timemachine::read_log(&fixture("timemachine"), 7);
     assert_eq!(checks.len(), 3);
     let SpeedCheck {
         concurrent,
@@ -311,4 +311,49 @@ fn time_machine_speed_checks_from_its_log() {
         timemachine::parse_speed_line("Backup completed successfully."),
         None
     );
+}
+
+/// Each backup's time runs from its start line to its last copy's; a share's backup goes to a
+/// disk image's volume and is known by where its speed check wrote; before Big Sur the copy's
+/// line carries the items and their size itself.
+#[test]
+fn time_machine_backups_from_its_log() {
+    let (_, backups) = timemachine::read_log(&fixture("timemachine"), 7);
+    let summary: Vec<(u64, u64, f64)> = backups
+        .iter()
+        .map(|b| (b.items, b.bytes, (b.seconds * 1e3).round() / 1e3))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (231_907, 38_950_000_000, 11_854.315),
+            (412, 96_300_000, 49.513),
+            (302_475, 173_700_000_000, 2_259.522)
+        ]
+    );
+    let LoggedBackup {
+        when,
+        destination,
+        checked,
+        ..
+    } = &backups[0];
+    assert_eq!(when, "2026-11-24 02:14:05.903114+0100");
+    assert_eq!(
+        destination.as_deref(),
+        Some("/Volumes/Backups of Alice’s MacBook Pro")
+    );
+    assert!(checked.as_deref().unwrap().ends_with("/TimeMachine"));
+    let share = Path::new(
+        "/Volumes/.timemachine/nas._smb._tcp.local/5B3F2A10-8C4D-4E5F-9A6B-7C8D9E0F1A2B/TimeMachine",
+    );
+    let of_share = timemachine::backups_of(share, backups.clone());
+    assert_eq!(of_share.len(), 2);
+    assert!(timemachine::backups_of(Path::new("/Volumes/Other"), backups).is_empty());
+    // A progress line is not a volume's copy.
+    assert!(timemachine::parse_backup_log(
+        "2021-04-15 14:23:16.609140+0100  localhost backupd[1]: (TimeMachine) [x:y] Starting backup\n\
+         2021-04-15 14:33:16.609140+0100  localhost backupd[1]: (TimeMachine) [x:y] Copied 60.21 GB \
+         of 79.08 GB, 146004 of 1041141 items (~50.94 MB/s, 8.28 items/s). Last path seen: /a"
+    )
+    .is_empty());
 }

@@ -104,12 +104,13 @@ fn time_machine_lines(out: &mut String, estimates: &[TimeMachineDestination]) {
                     tm.barriers_per_s,
                     format_bytes(tm.band_size_bytes)
                 );
+                let _ = writeln!(out, "  Time Machine's own work: {}", tm.per_item.describe());
             }
         }
     }
     let _ = writeln!(
         out,
-        "\nThe first backup is the source's bytes, plus {:.1} KiB of APFS metadata per file (none to twice that for the range), at the replay's time per user byte; an hourly incremental writes 1.0-10.2% (4.4% expected) of the first backup's bytes at the replay's incremental rate, as the traced incrementals did (docs/tm-backup.md). The source's reads and a destination that slows as it fills are not in it.",
+        "\nThe first backup is the source's bytes, plus {:.1} KiB of APFS metadata per file (none to twice that for the range), at the replay's time per user byte, plus Time Machine's own work per item on the Mac (this Mac's logged backups where the run read them, else the range published first backups show); an hourly incremental writes 1.0-10.2% (4.4% expected) of the first backup's bytes at the replay's incremental rate, as the traced incrementals did (docs/tm-backup.md). The source's reads and a destination that slows as it fills are not in it.",
         time_machine::PER_FILE_BYTES / 1024.0
     );
 }
