@@ -8,7 +8,7 @@ use crate::estimate::run_copies;
 use crate::results::{AnswerTool, Range, RunDocument, TestResult};
 use crate::units::{decimal_bytes as size, human_duration};
 
-use crate::verdict::large_sequential_results;
+use crate::verdict::judged_in;
 use crate::workload::{CopyProgram, FileOp, SetName, Workload};
 
 /// A plain copy is one file after another, as cp makes it.
@@ -104,7 +104,7 @@ impl<'a> Pace<'a> {
                        your data's mean file size stands in";
             return measured((tool, stray), m, what, why);
         }
-        let [write, _] = large_sequential_results(&run.results);
+        let [write, _] = judged_in(run);
         write
             .filter(|w| w.median > 0.0 && tool == AnswerTool::PlainCopy)
             .map(|write| Pace::BytesOnly { write, stray })

@@ -50,7 +50,7 @@ pub struct HistoryEntry {
 }
 
 /// The large sequential medians (MB/s) of a listed run, when it measured them: the results the
-/// verdict judges (`verdict::large_sequential_results`).
+/// verdict judges (`verdict::judged_in`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Sequential {

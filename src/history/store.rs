@@ -298,7 +298,7 @@ fn with_headline(mut entry: HistoryEntry, document: &str) -> HistoryEntry {
     let Ok(run) = serde_json::from_str::<RunDocument>(document) else {
         return entry;
     };
-    let [write, read] = crate::verdict::large_sequential_results(&run.results);
+    let [write, read] = crate::verdict::judged_in(&run);
     entry.sequential = Sequential {
         seq_write_mb_s: write.map(|r| r.median),
         seq_read_mb_s: read.map(|r| r.median),

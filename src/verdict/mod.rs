@@ -61,8 +61,8 @@ fn sequential(results: &[TestResult], test: TestId, direction: Direction) -> Opt
     })
 }
 
-/// The large sequential results a run is judged by, write and read: the verdict's figures, and
-/// the history list's.
+/// The large sequential results, write and read: what the verdict judges but for a share's write
+/// ([`judged_results`]).
 pub fn large_sequential_results(results: &[TestResult]) -> [Option<&TestResult>; 2] {
     [
         sequential(results, TestId::SeqWrite, Direction::Write),
@@ -70,9 +70,33 @@ pub fn large_sequential_results(results: &[TestResult]) -> [Option<&TestResult>;
     ]
 }
 
-/// The result the verdict judges: the better of the large sequential write and read.
-fn judged(results: &[TestResult]) -> Option<&TestResult> {
-    match large_sequential_results(results) {
+/// On a share the block writes overwrite one file, which the server may keep in its memory
+/// (O_DIRECT bypasses the client's cache, not the server's), so a share's write is judged by
+/// new files, each flushed: the whole-file transfers, at whatever sizes the run made them.
+fn durable_write(results: &[TestResult]) -> Option<&TestResult> {
+    results.iter().find(|r| {
+        r.test == TestId::SeqWrite
+            && matches!(
+                r.workload,
+                Some(Workload::WholeFiles {
+                    direction: Direction::Write,
+                    ..
+                })
+            )
+    })
+}
+
+/// The write and the read the verdict judges: the large sequential ones, a share's write its
+/// [`durable_write`] where the run made one.
+pub fn judged_results(results: &[TestResult], network: bool) -> [Option<&TestResult>; 2] {
+    let [write, read] = large_sequential_results(results);
+    let durable = network.then(|| durable_write(results)).flatten();
+    [durable.or(write), read]
+}
+
+/// The result the verdict judges: the better of the judged write and read.
+fn judged(results: &[TestResult], network: bool) -> Option<&TestResult> {
+    match judged_results(results, network) {
         [Some(w), Some(r)] => Some(if r.median > w.median { r } else { w }),
         [w, r] => w.or(r),
     }
@@ -88,6 +112,34 @@ struct Facts {
     per_file: Option<PerFile>,
     /// Windows' removal policy of a removable disk (its write cache), with the disk's label.
     removal_policy: Option<(String, RemovalPolicy)>,
+    server_memory: Option<ServerMemory>,
+}
+
+/// A share's block write well above its new files, each flushed: the server's memory took it.
+struct ServerMemory {
+    block: String,
+    block_mb_s: f64,
+    durable: String,
+    durable_mb_s: f64,
+}
+
+impl ServerMemory {
+    /// A block write this many times the durable one is more than their noise.
+    const ABOVE: f64 = 1.25;
+
+    fn of(results: &[TestResult]) -> Option<ServerMemory> {
+        let [block, _] = large_sequential_results(results);
+        let (block, durable) = (block?, durable_write(results)?);
+        let name = |r: &TestResult| format!("{} {}", r.test, r.variant);
+        (block.median > durable.median * Self::ABOVE && !std::ptr::eq(block, durable)).then(|| {
+            ServerMemory {
+                block: name(block),
+                block_mb_s: block.median,
+                durable: name(durable),
+                durable_mb_s: durable.median,
+            }
+        })
+    }
 }
 
 /// The verdict over a chain (None when it could not be probed) and a run's results: classified
@@ -102,9 +154,9 @@ pub fn judge(chain: Option<&Chain>, results: &[TestResult]) -> Verdict {
 }
 
 /// The large sequential figures judged: the better of write and read, and each.
-fn measured(results: &[TestResult]) -> Verdict {
-    let best = judged(results);
-    let [write, read] = large_sequential_results(results);
+fn measured(results: &[TestResult], network: bool) -> Verdict {
+    let best = judged(results, network);
+    let [write, read] = judged_results(results, network);
     Verdict {
         measured_mb_s: best.map(|b| b.median),
         measured_by: best.map(|b| format!("{} {}", b.test, b.variant)),
@@ -116,13 +168,15 @@ fn measured(results: &[TestResult]) -> Verdict {
 
 /// The verdict's kind and figures, without words.
 fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
-    let mut v = measured(results);
+    let network = chain.is_some_and(Chain::is_network);
+    let mut v = measured(results, network);
     let mut facts = Facts {
-        network: false,
+        network,
         interface: None,
         narrowest_max_mb_s: None,
         per_file: None,
         removal_policy: None,
+        server_memory: network.then(|| ServerMemory::of(results)).flatten(),
     };
     let Some(chain) = chain else {
         v.kind = VerdictKind::NoChain;
@@ -143,7 +197,6 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
     if let Some((_, narrowest)) = known.first() {
         v.cached = cached_figures(results, narrowest);
     }
-    facts.network = chain.is_network();
     facts.interface = chain
         .nodes()
         .into_iter()
@@ -269,8 +322,9 @@ impl PerFile {
 /// detail then sets each client's own rate against the same link, as its own share of it.
 pub fn of(run: &RunDocument) -> Verdict {
     let mut verdict = judge(run.chain.as_ref(), &run.results);
+    let network = run.chain.as_ref().is_some_and(Chain::is_network);
     if let Some(info) = run.cluster.as_ref().filter(|c| c.clients > 1) {
-        let aggregate = judged(&run.results).and_then(|r| {
+        let aggregate = judged(&run.results, network).and_then(|r| {
             info.aggregates
                 .iter()
                 .find(|a| a.test == r.test && a.variant == r.variant)
@@ -311,4 +365,12 @@ fn clients_detail(
         }
     }
     line
+}
+
+/// The write and the read the verdict judges in `run` (its chain says whether it is a share).
+pub fn judged_in(run: &RunDocument) -> [Option<&TestResult>; 2] {
+    judged_results(
+        &run.results,
+        run.chain.as_ref().is_some_and(Chain::is_network),
+    )
 }

@@ -331,3 +331,50 @@ fn the_disks_kind_is_a_detail_where_its_cache_decides_the_write_rate() {
         cmr.details
     );
 }
+
+/// A share at /mnt/nas: a mount, its server, the link to it of unknown speed.
+fn share() -> Chain {
+    let mut link = Node::new(NodeKind::Interface, "interface lo");
+    link.bandwidth = Bandwidth::Unknown {
+        why: "lo is virtual".into(),
+    };
+    let mut server = Node::new(NodeKind::Server, "sshfs server 127.0.0.1");
+    server.children.push(link);
+    let mut mount = Node::new(NodeKind::Mount, "fuse.sshfs at /mnt/nas");
+    mount.children.push(server);
+    Chain {
+        path: PathBuf::from("/mnt/nas"),
+        root: mount,
+        notes: Vec::new(),
+    }
+}
+
+/// On a share the block write overwrites one file the server may keep in its memory: the
+/// verdict judges its writes by new files, each flushed, and says why; on a disk the block
+/// write stands, and a block write near the files' rate is no sign of the server's memory.
+#[test]
+fn a_shares_writes_are_judged_by_new_files_each_flushed() {
+    let results = |block: f64| {
+        let mut r = seq(block, 34.4);
+        r.push(result(TestId::SeqWrite, "20-100MB", 19.9));
+        r
+    };
+    let v = judge(Some(&share()), &results(87.6));
+    assert_eq!(v.write_mb_s, Some(19.9));
+    assert_eq!(v.measured_mb_s, Some(34.4), "the better of write and read");
+    let said = v.details.join("\n");
+    assert!(
+        said.contains("SEQ1M-Q8T1 wrote 87.6 MB/s, 4.4 times the 19.9 MB/s of new files"),
+        "{said}"
+    );
+    let near = judge(Some(&share()), &results(22.0));
+    assert_eq!(near.write_mb_s, Some(19.9));
+    assert!(
+        !near.details.join("\n").contains("memory"),
+        "{:?}",
+        near.details
+    );
+    let disk = judge(Some(&disk_behind(None)), &results(87.6));
+    assert_eq!(disk.write_mb_s, Some(87.6));
+    assert!(!disk.details.join("\n").contains("memory"));
+}

@@ -1,7 +1,7 @@
 //! The verdict in words: a summary line and its details, written from a verdict already
 //! classified (`super::classify`). Nothing here decides; every figure comes from the verdict.
 
-use super::{Facts, PerFile, large_sequential};
+use super::{Facts, PerFile, ServerMemory, large_sequential};
 use crate::probe::RemovalPolicy;
 use crate::results::{Verdict, VerdictKind, round_mb_s};
 use crate::workload::Direction;
@@ -142,6 +142,7 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
             crate::settings::defs::LINK_SPEED
         ));
     }
+    details.extend(facts.server_memory.as_ref().map(server_memory));
     details.extend(facts.per_file.as_ref().map(|p| per_file(v, p)));
     details.extend(policy);
     details.extend(cached(v));
@@ -238,4 +239,19 @@ fn cached(v: &Verdict) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// "seq-write SEQ1M-Q8T1 wrote 87.6 MB/s, 4.4 times the 19.9 MB/s of new files each flushed
+/// (seq-write 4-20MB): ..."
+fn server_memory(m: &ServerMemory) -> String {
+    format!(
+        "{} wrote {} MB/s, {:.1} times the {} MB/s of new files each flushed ({}): it overwrote \
+         one file, which the server may hold in its memory; the verdict judges this share's writes \
+         by the flushed files",
+        m.block,
+        round_mb_s(m.block_mb_s),
+        m.block_mb_s / m.durable_mb_s,
+        round_mb_s(m.durable_mb_s),
+        m.durable
+    )
 }
