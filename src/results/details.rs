@@ -65,6 +65,12 @@ pub struct CliffDetails {
     pub seconds_before: f64,
     pub before_mb_s: f64,
     pub after_mb_s: f64,
+    /// Seconds the writes stalled after the drop, where they did (fewer requests completed
+    /// than two queues hold, each one's bytes spread over its long wait): `after_mb_s` is then
+    /// the whole write's rate, its flush included, which what sits behind the cache kept up
+    /// with (a server writing its memory out to its disks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stalled_s: Option<f64>,
 }
 
 /// Rates of the two jobs of the throttled test, MB/s.

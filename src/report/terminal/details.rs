@@ -38,13 +38,23 @@ pub fn lines(r: &TestResult) -> Vec<String> {
                 d.final_mb_s
             )];
             out.push(match &d.cliff {
-                Some(c) => format!(
-                    "  cliff after {} ({:.1} s): {:.1} MB/s before, {:.1} MB/s after",
-                    format_bytes(c.bytes_before),
-                    c.seconds_before,
-                    c.before_mb_s,
-                    c.after_mb_s
-                ),
+                Some(c) => match c.stalled_s {
+                    None => format!(
+                        "  cliff after {} ({:.1} s): {:.1} MB/s before, {:.1} MB/s after",
+                        format_bytes(c.bytes_before),
+                        c.seconds_before,
+                        c.before_mb_s,
+                        c.after_mb_s
+                    ),
+                    Some(stall) => format!(
+                        "  cliff after {} ({:.1} s): {:.1} MB/s before, then the writes stalled \
+                         {stall:.1} s; {:.1} MB/s over the whole write, its flush included",
+                        format_bytes(c.bytes_before),
+                        c.seconds_before,
+                        c.before_mb_s,
+                        c.after_mb_s
+                    ),
+                },
                 None => "  no cliff: the rate held from the start".into(),
             });
             out

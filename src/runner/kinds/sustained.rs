@@ -35,6 +35,12 @@ const STEADY_BIN: usize = 5;
 const SEGMENT: Duration = Duration::from_millis(1000);
 /// Share of the free space the test may fill.
 const SPACE_SHARE: f64 = 0.9;
+/// After a drop, fewer bytes than this many queues hold, completed over at least
+/// [`STALL_S`] by requests of which one waited that long, are no rate but a stall: a device
+/// that writes on keeps its requests coming back, however slowly (a 3 MB/s stick: a 1 MiB
+/// request eight deep in under 3 s).
+const STALL_QUEUES: u64 = 2;
+const STALL_S: f64 = 5.0;
 
 /// The sustained write: one new file, `block`-byte requests, `depth` in flight, until steady.
 pub(in crate::runner) struct SustainedTest {
@@ -72,7 +78,7 @@ fn measure(ctx: &mut Ctx<'_>, plan: &RunPlan, block: usize, depth: usize) -> Res
     let _ = engine.close(file);
     ctx.remove_file(FILE);
     let (recorder, elapsed, cpu, stopped) = outcome?;
-    let details = describe(&recorder, elapsed, stopped);
+    let details = describe(&recorder, elapsed, stopped, block_u * depth as u64);
     let mut warnings = Vec::new();
     if stopped != SustainedStop::Steady {
         warnings.push(Warning::new(WarningKind::NotSteady, format!(
@@ -117,8 +123,15 @@ fn size_cap(ctx: &Ctx<'_>, plan: &RunPlan, block: u64, depth: usize) -> Result<u
 }
 
 /// The write's figures: its complete intervals' rates, the cliff in them if there is one, and
-/// the rate it settled at (after the cliff, else the second half's mean).
-fn describe(recorder: &Recorder, elapsed: Duration, stopped: SustainedStop) -> SustainedDetails {
+/// the rate it settled at (after the cliff, else the second half's mean). Past a cliff where
+/// the writes stalled ([`STALL_QUEUES`] of `queue_bytes`), the rate after it is the whole
+/// write's, its final flush included.
+fn describe(
+    recorder: &Recorder,
+    elapsed: Duration,
+    stopped: SustainedStop,
+    queue_bytes: u64,
+) -> SustainedDetails {
     let complete = (elapsed.as_nanos() / INTERVAL.as_nanos()) as usize;
     let rates: Vec<f64> = recorder
         .series
@@ -127,11 +140,24 @@ fn describe(recorder: &Recorder, elapsed: Duration, stopped: SustainedStop) -> S
         .take(complete)
         .collect();
     let dt = INTERVAL.as_secs_f64();
-    let cliff = steady::find_cliff(&rates).map(|c| CliffDetails {
-        bytes_before: (steady::megabytes_before(&rates, &c, dt) * 1e6) as u64,
-        seconds_before: c.index as f64 * dt,
-        before_mb_s: c.before_mb_s,
-        after_mb_s: c.after_mb_s,
+    let cliff = steady::find_cliff(&rates).map(|c| {
+        let after_bytes = rates[c.index..].iter().sum::<f64>() * dt * 1e6;
+        let after_s = (rates.len() - c.index) as f64 * dt;
+        let longest_s = recorder.latency.summary().map_or(0.0, |l| l.max / 1e6);
+        let stalled = after_bytes < (STALL_QUEUES * queue_bytes) as f64
+            && after_s >= STALL_S
+            && longest_s >= STALL_S;
+        CliffDetails {
+            bytes_before: (steady::megabytes_before(&rates, &c, dt) * 1e6) as u64,
+            seconds_before: c.index as f64 * dt,
+            before_mb_s: c.before_mb_s,
+            after_mb_s: if stalled {
+                units::mb_per_s(recorder.bytes, elapsed.as_secs_f64())
+            } else {
+                c.after_mb_s
+            },
+            stalled_s: stalled.then_some(after_s),
+        }
     });
     let final_mb_s = match (&cliff, rates.len()) {
         (_, 0) => units::mb_per_s(recorder.bytes, elapsed.as_secs_f64()),
@@ -221,4 +247,68 @@ fn write_until_steady(
         platform::process_cpu_time().saturating_sub(cpu_start),
         stopped,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MB: u64 = 1_000_000;
+
+    /// A recorder that took `fast` MB in its first 2 s, then `slow_mb_s` for `slow_s` seconds,
+    /// in requests of 1 MB.
+    fn recorder(fast: u64, slow_mb_s: f64, slow_s: f64) -> Recorder {
+        let mut r = Recorder::new(Duration::ZERO, INTERVAL);
+        for i in 0..fast {
+            let at = Duration::from_secs_f64(2.0 * (i + 1) as f64 / fast as f64);
+            r.record(at, MB, Duration::from_millis(1));
+        }
+        let slow = (slow_mb_s * slow_s).round() as u64;
+        for i in 0..slow {
+            let at = Duration::from_secs_f64(2.0 + slow_s * (i + 1) as f64 / slow as f64);
+            r.record(at, MB, Duration::from_secs_f64(slow_s / slow as f64));
+        }
+        r
+    }
+
+    /// Past a cache a disk writes on at its own rate: the rate after the drop is the series'.
+    /// A server that takes 1 GB into its memory and then holds the queue while it writes it
+    /// out completes a few requests over the stall: no rate, so the rate after the drop is the
+    /// whole write's, its flush included, and the stall is said.
+    #[test]
+    fn a_stall_after_the_drop_is_no_rate() {
+        let elapsed = Duration::from_secs(12);
+        let d = describe(
+            &recorder(1000, 20.0, 10.0),
+            elapsed,
+            SustainedStop::TimeCap,
+            8 * MB,
+        );
+        let c = d.cliff.expect("a cliff");
+        assert_eq!(c.stalled_s, None);
+        assert!((c.after_mb_s / 20.0 - 1.0).abs() < 0.05, "{c:?}");
+        // A slow stick past its cache still writes: 1.5 MB/s for 8 s is a rate.
+        let elapsed = Duration::from_secs(10);
+        let d = describe(
+            &recorder(1000, 1.5, 8.0),
+            elapsed,
+            SustainedStop::TimeCap,
+            8 * MB,
+        );
+        let c = d.cliff.expect("a cliff");
+        assert_eq!(c.stalled_s, None, "{c:?}");
+        assert!((c.after_mb_s / 1.5 - 1.0).abs() < 0.1, "{c:?}");
+        let elapsed = Duration::from_secs(52);
+        let d = describe(
+            &recorder(1000, 0.16, 50.0),
+            elapsed,
+            SustainedStop::TimeCap,
+            8 * MB,
+        );
+        let c = d.cliff.expect("a cliff");
+        assert!(c.stalled_s.is_some_and(|s| (s - 50.0).abs() < 1.0), "{c:?}");
+        // 1,008 MB in 52 s.
+        assert!((c.after_mb_s - 1008.0 / 52.0).abs() < 0.1, "{c:?}");
+        assert_eq!(d.final_mb_s, c.after_mb_s);
+    }
 }
