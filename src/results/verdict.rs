@@ -17,6 +17,9 @@ pub enum VerdictKind {
     DeviceOrProtocol,
     /// No link on the path reported its speed.
     LinkUnknown,
+    /// A share whose writes that must reach the server's disks (new files, each flushed) are
+    /// far slower than what the network carried: the server's storage is the limit.
+    ServerStorage,
     /// The measured rate is above what the narrowest link can carry: a cache answered.
     Cached,
     /// The destination is memory (tmpfs).

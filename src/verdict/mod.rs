@@ -113,6 +113,41 @@ struct Facts {
     /// Windows' removal policy of a removable disk (its write cache), with the disk's label.
     removal_policy: Option<(String, RemovalPolicy)>,
     server_memory: Option<ServerMemory>,
+    server_storage: Option<ServerStorage>,
+}
+
+/// A share's durable write far below what crossed its network.
+struct ServerStorage {
+    durable: String,
+    durable_mb_s: f64,
+    carried: String,
+    carried_mb_s: f64,
+}
+
+impl ServerStorage {
+    /// The network carried at least this many times the durable write: the wire is not what
+    /// holds the writes back.
+    const CARRIED_OVER: f64 = 2.0;
+
+    /// The durable write against the fastest large sequential figure that crossed the network
+    /// (the read, or the block write the server may have held in its memory).
+    fn of(results: &[TestResult]) -> Option<ServerStorage> {
+        let durable = durable_write(results)?;
+        let [block, read] = large_sequential_results(results);
+        let carried = [block, read]
+            .into_iter()
+            .flatten()
+            .max_by(|a, b| a.median.total_cmp(&b.median))?;
+        let name = |r: &TestResult| format!("{} {}", r.test, r.variant);
+        (carried.median >= durable.median * Self::CARRIED_OVER && durable.median > 0.0).then(|| {
+            ServerStorage {
+                durable: name(durable),
+                durable_mb_s: durable.median,
+                carried: name(carried),
+                carried_mb_s: carried.median,
+            }
+        })
+    }
 }
 
 /// A share's block write well above its new files, each flushed: the server's memory took it.
@@ -177,6 +212,7 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
         per_file: None,
         removal_policy: None,
         server_memory: network.then(|| ServerMemory::of(results)).flatten(),
+        server_storage: network.then(|| ServerStorage::of(results)).flatten(),
     };
     let Some(chain) = chain else {
         v.kind = VerdictKind::NoChain;
@@ -225,6 +261,16 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
             }
         }
     };
+    // A backup writes: where the network carries far more than reaches the server's disks,
+    // those are the limit, whatever the link.
+    if let (Some(s), Some(_)) = (&facts.server_storage, v.measured_mb_s) {
+        v.kind = VerdictKind::ServerStorage;
+        v.measured_mb_s = Some(s.durable_mb_s);
+        v.measured_by = Some(s.durable.clone());
+        v.percent_of_ceiling = refs
+            .first()
+            .map(|b| s.durable_mb_s / b.practical_mb_s * 100.0);
+    }
     (v, facts)
 }
 

@@ -1,7 +1,7 @@
 //! The verdict in words: a summary line and its details, written from a verdict already
 //! classified (`super::classify`). Nothing here decides; every figure comes from the verdict.
 
-use super::{Facts, PerFile, ServerMemory, large_sequential};
+use super::{Facts, PerFile, ServerMemory, ServerStorage, large_sequential};
 use crate::probe::RemovalPolicy;
 use crate::results::{Verdict, VerdictKind, round_mb_s};
 use crate::workload::Direction;
@@ -30,6 +30,13 @@ pub(super) fn past_cache(chain: &crate::probe::Chain) -> Option<String> {
 /// terminal, the HTML report and the page all show this sentence (`Verdict::summary`).
 pub(super) fn summary(v: &Verdict, facts: &Facts) -> String {
     let measured = round_mb_s(v.measured_mb_s.unwrap_or_default());
+    if let (VerdictKind::ServerStorage, Some(s)) = (v.kind, &facts.server_storage) {
+        return format!(
+            "The server's disks are the limit: the network carries {} MB/s, writes that must \
+             reach its disks {measured} MB/s.",
+            round_mb_s(s.carried_mb_s)
+        );
+    }
     let Some(link) = v.bottleneck.as_ref() else {
         return match v.kind {
             VerdictKind::NoChain => {
@@ -134,6 +141,7 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
         VerdictKind::LimitedByLink => details.extend(next_link(v, facts)),
         _ => {}
     }
+    details.extend(facts.server_storage.as_ref().map(server_storage));
     details.extend(judged_by(v, facts));
     details.extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
     if v.kind == VerdictKind::LinkUnknown && facts.network {
@@ -253,5 +261,17 @@ fn server_memory(m: &ServerMemory) -> String {
         m.block_mb_s / m.durable_mb_s,
         round_mb_s(m.durable_mb_s),
         m.durable
+    )
+}
+
+/// "the server's disks, or how it makes writes durable: ..."
+fn server_storage(s: &ServerStorage) -> String {
+    format!(
+        "the server's disks, or how it makes writes durable (its sync policy, a RAID's parity): \
+         new files each flushed wrote {} MB/s ({}), where {} crossed the network at {} MB/s",
+        round_mb_s(s.durable_mb_s),
+        s.durable,
+        s.carried,
+        round_mb_s(s.carried_mb_s)
     )
 }
