@@ -1,6 +1,7 @@
 //! What a faster link would change: the limiting link of the chain replaced by the next faster
 //! one a user can plug in, bounded by the chain's next link. Only for a link the table knows
-//! and the verdict found limiting; never a figure the chain cannot back.
+//! and the verdict found limiting; never a figure the chain cannot back. For a share whose
+//! server's disks limit, those disks as fast as the network carried, at best.
 
 use crate::probe::links::{self, Scale};
 use crate::probe::{Ceiling, Chain};
@@ -48,6 +49,16 @@ pub(super) struct Upgrade {
 /// The upgrade of the link that limits, where the verdict found one and the table knows a
 /// faster link; its ceiling bounded by the chain's next link.
 pub(super) fn upgrade(verdict: &Verdict, chain: &Chain) -> Option<Upgrade> {
+    if let (VerdictKind::ServerStorage, Some(network)) = (verdict.kind, verdict.network_mb_s) {
+        // At best: the server's writes as fast as its network carries.
+        let instead = "a server whose disks keep up with its network".to_string();
+        return Some(Upgrade {
+            link: "the server's disks".into(),
+            bounded_by: instead.clone(),
+            instead,
+            ceiling_mb_s: network,
+        });
+    }
     if verdict.kind != VerdictKind::LimitedByLink {
         return None;
     }
@@ -127,5 +138,41 @@ mod tests {
         assert!(at(10000.0).is_none());
         let wifi = links::row("wifi").ceiling_of_rate(300.0);
         assert_eq!(faster(&wifi).unwrap().0, "wired 1 Gbit/s Ethernet");
+    }
+
+    /// A share whose server's disks take writes far slower than its network carries: the answer
+    /// says what a server whose disks keep up would take, at best, the rest as measured.
+    #[test]
+    fn a_share_limited_by_its_servers_disks_says_what_faster_disks_would_take() {
+        let data = crate::answer::tests::home(10_000_000_000, Some(100_000));
+        let mut share = crate::answer::tests::run(None, 20.0, crate::answer::tests::sets());
+        let chain = share.chain.as_mut().unwrap();
+        chain.root.children[0].kind = crate::probe::NodeKind::Server;
+        share.results.push(crate::verdict::tests::result(
+            crate::workload::TestId::SeqWrite,
+            "20-100MB",
+            10.0,
+        ));
+        share.verdict = Some(crate::verdict::of(&share));
+        let v = share.verdict.as_ref().unwrap();
+        assert_eq!(v.kind, crate::results::VerdictKind::ServerStorage, "{v:?}");
+        assert_eq!(v.network_mb_s, Some(22.0), "the read, the faster figure");
+        let answer = crate::answer::of(&share, data).unwrap();
+        let w = answer.what_if.as_ref().expect("a what-if");
+        assert_eq!(w.instead, "a server whose disks keep up with its network");
+        assert_eq!(w.ceiling_mb_s, 22.0);
+        // The data's 10 GB at 22 MB/s instead of 10, the rest of the time as measured.
+        let now = answer.tools[0].first_seconds.expected;
+        let rest = (now - 1000.0).max(0.0);
+        assert!(
+            (w.first_seconds - (rest + 10_000.0 / 22.0)).abs() < 1e-6,
+            "{now} {w:?}"
+        );
+        assert!(w.first_seconds < now);
+        let said = answer.words.join(" ");
+        assert!(
+            said.contains("On a server whose disks keep up with its network the same first backup would take as little as"),
+            "{said}"
+        );
     }
 }

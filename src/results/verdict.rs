@@ -91,6 +91,10 @@ pub struct Verdict {
     /// file after another, each fsync'd (files-copy small-1t-cache-off), where the run has it;
     /// else Time Machine's median file of 500, 32 in flight (tm-check 500x4KB).
     pub per_file_ms: Option<f64>,
+    /// A share's verdict `server-storage`: the fastest large sequential figure that crossed its
+    /// network (its read, or a block write the server may have held in memory), MB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_mb_s: Option<f64>,
 }
 
 impl Verdict {

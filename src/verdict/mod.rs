@@ -267,6 +267,7 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
         v.kind = VerdictKind::ServerStorage;
         v.measured_mb_s = Some(s.durable_mb_s);
         v.measured_by = Some(s.durable.clone());
+        v.network_mb_s = Some(s.carried_mb_s);
         v.percent_of_ceiling = refs
             .first()
             .map(|b| s.durable_mb_s / b.practical_mb_s * 100.0);
