@@ -8,6 +8,8 @@ use crate::workload::Direction;
 
 /// A small file whose cost is this many times its bytes' transfer time is bound by round trips.
 const ROUND_TRIP_BOUND: f64 = 3.0;
+/// One that costs under this many times its bytes' time is mostly bandwidth; in between, both.
+const BANDWIDTH_BOUND: f64 = 1.5;
 
 /// What the disk's kind (the chain's fact) says of the rate judged: an SMR or QLC disk writes
 /// into a cache first, and a run of some GB measures the cache.
@@ -220,6 +222,8 @@ fn per_file(v: &Verdict, p: &PerFile) -> String {
             let transfer_ms = p.bytes / (rate * 1e6) * 1e3;
             let cause = if ms >= ROUND_TRIP_BOUND * transfer_ms {
                 "round trips, not bandwidth"
+            } else if ms >= BANDWIDTH_BOUND * transfer_ms {
+                "round trips and bandwidth both"
             } else {
                 "mostly bandwidth"
             };

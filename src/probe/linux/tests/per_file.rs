@@ -23,7 +23,7 @@ fn small_files(ms: f64) -> TestResult {
 }
 
 /// A share's per-file cost is named with what it is made of: far more than a 4 KB transfer at
-/// the measured rate is round trips; about that much is bandwidth.
+/// the measured rate is round trips; about that much is bandwidth; in between, both.
 #[test]
 fn share_per_file_cost_says_round_trips_or_bandwidth() {
     let c = chain("cifs-gige", "/mnt/nas");
@@ -47,6 +47,15 @@ fn share_per_file_cost_says_round_trips_or_bandwidth() {
     assert!(
         line.contains(": mostly bandwidth (its 4 KB take 4.10 ms at 1 MB/s)"),
         "{line}"
+    );
+    // 9 ms against 4.1: neither alone.
+    let mut results = seq(1.0, 1.0);
+    results.push(small_files(9.0));
+    let v = judge(Some(&c), &results);
+    let said = v.details.join("\n");
+    assert!(
+        said.contains(": round trips and bandwidth both (its 4 KB"),
+        "{said}"
     );
 }
 
