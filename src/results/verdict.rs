@@ -91,6 +91,10 @@ pub struct Verdict {
     /// file after another, each fsync'd (files-copy small-1t-cache-off), where the run has it;
     /// else Time Machine's median file of 500, 32 in flight (tm-check 500x4KB).
     pub per_file_ms: Option<f64>,
+    /// Over a network: what a request that moves no data takes, ms (the median of the faster of
+    /// meta rename and meta delete, where the run has them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_ms: Option<f64>,
     /// A share's verdict `server-storage`: the fastest large sequential figure that crossed its
     /// network (its read, or a block write the server may have held in memory), MB/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -227,8 +227,18 @@ fn per_file(v: &Verdict, p: &PerFile) -> String {
             } else {
                 "mostly bandwidth"
             };
+            let requests = p
+                .request
+                .as_ref()
+                .map_or(String::new(), |(request_ms, name)| {
+                    format!(
+                        "; a request that moves no data takes {request_ms:.2} ms ({name}, median): \
+                     the rest of a file's time is about {:.0} of them",
+                        ((ms - transfer_ms) / request_ms).max(0.0)
+                    )
+                });
             format!(
-                "{what} ~{ms:.1} ms {how}: {cause} (its {size} take {transfer_ms:.2} ms at {} MB/s)",
+                "{what} ~{ms:.1} ms {how}: {cause} (its {size} take {transfer_ms:.2} ms at {} MB/s){requests}",
                 round_mb_s(rate)
             )
         }

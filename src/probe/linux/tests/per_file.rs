@@ -91,3 +91,42 @@ fn share_per_file_cost_prefers_one_file_at_a_time() {
         v.details
     );
 }
+
+/// A metadata operation's result whose median request took `ms`.
+fn meta(op: &str, ms: f64) -> TestResult {
+    let mut r = result(TestId::Meta, op, 1.0);
+    r.op_kind = crate::results::OpKind::File;
+    r.latency_us = Some(crate::stats::LatencySummary {
+        p50: ms * 1e3,
+        p99: ms * 2e3,
+        p999: ms * 3e3,
+        mean: ms * 1e3,
+        max: ms * 4e3,
+    });
+    r
+}
+
+/// Where the run timed a rename and a delete, the faster one's median is what a request that
+/// moves no data takes, and a small file's time beyond its bytes is counted in them; a stat,
+/// answered from the client's attribute cache, is no request.
+#[test]
+fn a_files_cost_is_counted_in_requests_that_move_no_data() {
+    let c = chain("cifs-gige", "/mnt/nas");
+    let mut results = seq(100.0, 110.0);
+    results.push(one_file_at_a_time(200, 200 * 16384, 40.0));
+    results.extend([
+        meta("stat", 0.015),
+        meta("rename", 12.0),
+        meta("delete", 10.0),
+    ]);
+    let v = judge(Some(&c), &results);
+    assert_eq!(v.request_ms, Some(10.0));
+    let said = v.details.join("\n");
+    // 25 ms a file, 0.16 ms of it the bytes: 24.84 ms, about 2 requests of 10 ms.
+    assert!(
+        said.contains("; a request that moves no data takes 10.00 ms (meta delete, median): the rest of a file's time is about 2 of them"),
+        "{said}"
+    );
+    let without = judge(Some(&c), &results[..3]);
+    assert_eq!(without.request_ms, None);
+}
