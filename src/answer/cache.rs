@@ -56,7 +56,8 @@ pub(super) fn stopped(run: &RunDocument) -> Option<SustainedStop> {
 }
 
 /// `range`, the time of `bytes` at a pace whose bytes move at `rate_mb_s`, with the bytes past
-/// a found cache charged at the rate after it. A pace measured in the cache (faster than the
+/// a found cache charged at the rate after it (and past a sustained write that found none, at
+/// its rate, where the pace is faster). A pace measured in the cache (faster than the
 /// rate after it) moves the bytes past it at that rate; a pace measured past the cache (at
 /// about that rate) moves the bytes before it as much faster as the disk did, at most the
 /// cache's rate (the high end keeps them as measured); a pace slower than the disk past its
@@ -67,13 +68,21 @@ pub(super) fn charge(
     rate_mb_s: f64,
     cache: Option<&WriteCache>,
 ) -> Range {
-    let Some(&WriteCache::Found {
-        bytes_before,
-        before_mb_s,
-        after_mb_s,
-    }) = cache
-    else {
-        return range;
+    let (bytes_before, before_mb_s, after_mb_s) = match cache {
+        Some(&WriteCache::Found {
+            bytes_before,
+            before_mb_s,
+            after_mb_s,
+        }) => (bytes_before, before_mb_s, after_mb_s),
+        // A pace faster than the sustained write, which held its rate to the end, was measured
+        // in a cache that write did not meet (a share's copies in its server's memory, where
+        // the sustained write flushes every second): past what that write wrote, no faster.
+        Some(&WriteCache::OutOfReach {
+            written_bytes,
+            mb_s,
+            ..
+        }) if outran(rate_mb_s, cache) => (written_bytes, rate_mb_s, mb_s),
+        _ => return range,
     };
     if !(rate_mb_s > 0.0 && after_mb_s > 0.0) {
         return range;
@@ -99,4 +108,43 @@ pub(super) fn charge(
         };
     }
     range
+}
+
+/// Whether a pace whose bytes move at `rate_mb_s` outran a sustained write that found no cache
+/// (so its bytes past that write are charged at the write's rate).
+pub(super) fn outran(rate_mb_s: f64, cache: Option<&WriteCache>) -> bool {
+    matches!(cache, Some(&WriteCache::OutOfReach { mb_s, .. }) if mb_s > 0.0 && rate_mb_s > mb_s * NEAR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pace of 244 MB/s (copies held in a server's memory) beside a sustained write that
+    /// held 19 MB/s over 336 MB without a drop: the bytes past those 336 MB go at 19 MB/s. A
+    /// pace about the write's rate is left as it is, as is one beside a write that found its
+    /// cache (charged as found).
+    #[test]
+    fn a_pace_that_outran_a_sustained_write_without_a_drop_goes_no_faster_past_it() {
+        let out_of_reach = WriteCache::OutOfReach {
+            written_bytes: 336_000_000,
+            seconds: 17.7,
+            mb_s: 19.0,
+        };
+        let range = |s: f64| Range {
+            low: s * 0.9,
+            expected: s,
+            high: s * 1.3,
+        };
+        let bytes = 10_336_000_000;
+        let at_pace = bytes as f64 / 244e6;
+        let charged = charge(range(at_pace), bytes, 244.0, Some(&out_of_reach));
+        let past = 10_000.0;
+        let want = at_pace + past / 19.0 - past / 244.0;
+        assert!((charged.expected - want).abs() < 1e-6, "{charged:?}");
+        assert!(outran(244.0, Some(&out_of_reach)));
+        assert!(!outran(20.0, Some(&out_of_reach)));
+        let near = charge(range(500.0), bytes, 20.0, Some(&out_of_reach));
+        assert_eq!(near, range(500.0));
+    }
 }

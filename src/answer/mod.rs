@@ -77,7 +77,13 @@ pub fn of(run: &RunDocument, data: YourData) -> Option<Answer> {
         .chain
         .as_ref()
         .and_then(crate::probe::health::drive_kind);
-    answer.words = words::sentences(&answer, run.verdict.as_ref(), kind, cache::stopped(run));
+    let outran = cache::outran(paces[0].pace.byte_rate_mb_s(), answer.cache.as_ref());
+    answer.words = words::sentences(
+        &answer,
+        run.verdict.as_ref(),
+        kind,
+        (cache::stopped(run), outran),
+    );
     Some(answer)
 }
 

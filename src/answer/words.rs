@@ -14,11 +14,13 @@ use crate::units::{decimal_bytes as size, human_duration, thousands as count};
 /// backup, its range and basis, the other tools, which side limits (reading the data or
 /// writing it), what limits the destination and what would help, and the tests that would
 /// make it better.
+/// `sustained`: why the sustained write stopped, and whether the headline's pace outran it
+/// (its bytes past that write charged at the write's rate).
 pub(super) fn sentences(
     answer: &Answer,
     verdict: Option<&Verdict>,
     kind: Option<&DriveKind>,
-    stopped: Option<SustainedStop>,
+    sustained: (Option<SustainedStop>, bool),
 ) -> Vec<String> {
     let headline = &answer.tools[0];
     let mut out: Vec<String> = verdict.and_then(|v| v.alarm.clone()).into_iter().collect();
@@ -26,7 +28,7 @@ pub(super) fn sentences(
     out.extend(answer.tools[1..].iter().map(other_tool));
     out.extend(super::source::sentence(answer));
     out.extend(limit(answer, verdict));
-    out.extend(cache(answer, kind, stopped));
+    out.extend(cache(answer, kind, sustained));
     out.extend(answer.missing.iter().map(|m| sentence(m)));
     out
 }
@@ -100,7 +102,7 @@ fn limit(answer: &Answer, verdict: Option<&Verdict>) -> Option<String> {
 fn cache(
     answer: &Answer,
     kind: Option<&DriveKind>,
-    stopped: Option<SustainedStop>,
+    (stopped, outran): (Option<SustainedStop>, bool),
 ) -> Option<String> {
     let data = answer.data.bytes;
     match answer.cache {
@@ -126,9 +128,18 @@ fn cache(
                 Some(SustainedStop::Steady) => " (its rate had settled)",
                 _ => "",
             };
+            let charged = if outran {
+                format!(
+                    " The run's copies went faster, in a cache this write did not meet: the \
+                     times charge the {} of your data past it at {mb_s:.1} MB/s.",
+                    size(data - written_bytes)
+                )
+            } else {
+                String::new()
+            };
             format!(
                 "This disk took {} in {} at {mb_s:.1} MB/s without slowing{why}: a first backup \
-                 of {} writes past any cache larger than that{}; {}",
+                 of {} writes past any cache larger than that{}; {}{charged}",
                 size(written_bytes),
                 human_duration(seconds),
                 size(data),

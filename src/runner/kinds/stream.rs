@@ -20,6 +20,9 @@ pub struct Recorder {
     pub series: ThroughputSeries,
     pub bytes: u64,
     pub ops: u64,
+    /// Bytes kept out of the series until [`Recorder::settle`] spreads them (a segment whose
+    /// flush belongs to its time); None while recording as they complete.
+    held: Option<u64>,
 }
 
 impl Recorder {
@@ -30,6 +33,26 @@ impl Recorder {
             series: ThroughputSeries::new(series_interval),
             bytes: 0,
             ops: 0,
+            held: None,
+        }
+    }
+
+    /// From now on, completions' bytes wait for [`Recorder::settle`] instead of entering the
+    /// series.
+    pub fn hold(&mut self) {
+        self.held.get_or_insert(0);
+    }
+
+    /// The bytes held since [`Recorder::hold`], spread evenly from `from` to `now` (engine
+    /// time): a segment written into a cache, then flushed, enters the series at the rate of
+    /// the two together.
+    pub fn settle(&mut self, from: Duration, now: Duration) {
+        if let Some(bytes) = self.held.take() {
+            let (from, to) = (
+                from.saturating_sub(self.start),
+                now.saturating_sub(self.start),
+            );
+            self.series.record_span(from, to, bytes);
         }
     }
 
@@ -40,8 +63,12 @@ impl Recorder {
     pub fn record(&mut self, now: Duration, bytes: u64, latency: Duration) {
         let at = now.saturating_sub(self.start);
         self.latency.record(latency);
-        self.series
-            .record_span(at.saturating_sub(latency), at, bytes);
+        match self.held.as_mut() {
+            Some(held) => *held += bytes,
+            None => self
+                .series
+                .record_span(at.saturating_sub(latency), at, bytes),
+        }
         self.bytes += bytes;
         self.ops += 1;
     }
