@@ -6,7 +6,7 @@
 #
 #   bench/tools-vs-real.sh   (env: DESTBENCH=binary TREES="/usr/share/doc /usr/share/man"
 #                              DESTS="slow-disk nas" TOOLS="restic borg rclone" REAL_RUNS=3
-#                              ESTIMATE_ARGS="--measure-source"; needs root)
+#                              ESTIMATE_ARGS="--measure-source" DISK_SIZE=2G; needs root)
 #
 # Real time: each into a fresh repository (restic init / borg init untimed, as the estimate's
 # setup), the page cache dropped first (a first backup reads its source cold), the tool with a
@@ -14,7 +14,8 @@
 # then `sync -f` on the destination, all timed; the median of REAL_RUNS. The repositories are
 # deleted together after a tool's runs, then SETTLE seconds (default 30) pass with nothing
 # running: ext4 passes over inodes freed in the last minute when it makes new ones (see
-# bench/estimate-vs-real.sh). The testbed is machine-wide: the script takes
+# bench/estimate-vs-real.sh). DISK_SIZE: the slow disk's size (a tree over 1 GB needs room for
+# REAL_RUNS repositories of it at once). The testbed is machine-wide: the script takes
 # /tmp/destbench-testbed.lock for its whole run.
 set -euo pipefail
 
@@ -63,7 +64,9 @@ real_time() {
 printf '%-10s %-16s %-7s %8s %16s %9s %12s %7s %-6s %s\n' dest tree tool "est (s)" range "real (s)" "real spread" ratio inside limit
 ROWS=$STATE/rows
 for dest in $DESTS; do
-    mount=$(bench_testbed_up tools-vs-real "$dest" 35)
+    size=()
+    [[ $dest == slow-disk && -n ${DISK_SIZE:-} ]] && size=(--size "$DISK_SIZE")
+    mount=$(bench_testbed_up tools-vs-real "$dest" 35 "${size[@]}")
     for tree in $TREES; do
         for tool in $TOOLS; do
             # shellcheck disable=SC2086 # ESTIMATE_ARGS is a list of flags
