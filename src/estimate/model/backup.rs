@@ -8,8 +8,9 @@
 //! of the source's). So the time is fitted to the share: `time = start + share × whole`, where
 //! `start` is the tool's start and its repository's last writes and `whole` the source's
 //! work beyond them, and the first backup is `start + whole`. The interval: the fits to each
-//! miniature's fastest and slowest runs, widened to at least twice the fit's relative
-//! residual and the model's own error on real trees either side, as the copy tools' is. The
+//! miniature's fastest and slowest runs and the fit's 95% error at the whole source (both
+//! terms' uncertainty carried to it), widened to at least twice the fit's relative residual
+//! and the model's own error on real trees either side, as the copy tools' is. The
 //! miniatures are read cold, so the source's reading is in the runs; `--measure-source` only
 //! says whether it is the limit.
 
