@@ -8,8 +8,9 @@
 //! of the source's). So the time is fitted to the share: `time = start + share × whole`, where
 //! `start` is the tool's start and its repository's last writes and `whole` the source's
 //! work beyond them, and the first backup is `start + whole`. The interval: the fits to each
-//! miniature's fastest and slowest runs, widened to at least twice the fit's relative
-//! residual and the model's own error on real trees either side, as the copy tools' is. The
+//! miniature's fastest and slowest runs and the fit's 95% error at the whole source (both
+//! terms' uncertainty carried to it), widened to at least twice the fit's relative residual
+//! and the model's own error on real trees either side, as the copy tools' is. The
 //! miniatures are read cold, so the source's reading is in the runs; `--measure-source` only
 //! says whether it is the limit.
 
@@ -97,20 +98,34 @@ pub struct BackupEstimate {
     pub source: Option<SourceSide>,
 }
 
-/// The fit's (start, whole) to `runs`, or None where the runs do not determine it. A start
-/// that comes out negative is left out (the line through the origin).
-fn fit_line(runs: &[(f64, f64)]) -> Option<(f64, f64)> {
-    let samples: Vec<Sample> = runs
-        .iter()
+/// The runs as the fit's samples: a start, and the share.
+fn samples(runs: &[(f64, f64)]) -> Vec<Sample> {
+    runs.iter()
         .map(|&(share, seconds)| Sample {
             x: vec![1.0, share],
             seconds,
         })
-        .collect();
-    let c = fit::solve(&samples, &[0, 1], 2)
-        .filter(|c| c[0] >= 0.0)
-        .or_else(|| fit::solve(&samples, &[1], 2))?;
-    (c[1] > 0.0).then_some((c[0], c[1]))
+        .collect()
+}
+
+/// The terms fitted: the start and the whole, or the whole alone.
+const BOTH: &[usize] = &[0, 1];
+const WHOLE_ONLY: &[usize] = &[1];
+
+/// The fit's (start, whole) to `runs` and the terms it fitted, or None where the runs do not
+/// determine it. A start that comes out negative is left out (the line through the origin).
+fn fit_terms(runs: &[(f64, f64)]) -> Option<((f64, f64), &'static [usize])> {
+    let samples = samples(runs);
+    let (c, terms) = match fit::solve(&samples, BOTH, 2).filter(|c| c[0] >= 0.0) {
+        Some(c) => (c, BOTH),
+        None => (fit::solve(&samples, WHOLE_ONLY, 2)?, WHOLE_ONLY),
+    };
+    (c[1] > 0.0).then_some(((c[0], c[1]), terms))
+}
+
+/// The fit's (start, whole) to `runs` (see [`fit_terms`]).
+fn fit_line(runs: &[(f64, f64)]) -> Option<(f64, f64)> {
+    fit_terms(runs).map(|(line, _)| line)
 }
 
 /// Each share's fastest (`pick` min) or slowest run.
@@ -148,23 +163,31 @@ pub fn estimate(
         });
     }
     let all: Vec<(f64, f64)> = runs.iter().map(|r| (r.share, r.seconds)).collect();
-    let (start_s, whole_s) = fit_line(&all).ok_or_else(inconsistent)?;
+    let ((start_s, whole_s), terms) = fit_terms(&all).ok_or_else(inconsistent)?;
     let c = [start_s, whole_s];
-    let samples: Vec<Sample> = all
-        .iter()
-        .map(|&(share, seconds)| Sample {
-            x: vec![1.0, share],
-            seconds,
-        })
-        .collect();
+    let samples = samples(&all);
     let residual = fit::relative_rms(&c, &samples);
     let at_whole = |fit: Option<(f64, f64)>| fit.map_or(start_s + whole_s, |(s, w)| s + w);
     let expected = start_s + whole_s;
+    // The whole source is beyond the largest miniature (or at it): the start's and the
+    // slope's errors both carry to it, the farther the more.
+    let fitted = fit::prediction_error(&samples, terms, &c, &[1.0, 1.0])
+        .map_or(0.0, |e| fit::t95(samples.len() - terms.len()) * e);
+    // The whole source holds the largest miniature: it takes no less than that one's fastest run.
+    let largest = runs.iter().map(|r| r.share).fold(0.0, f64::max);
+    let floor = runs
+        .iter()
+        .filter(|r| r.share == largest)
+        .map(|r| r.seconds)
+        .fold(f64::INFINITY, f64::min)
+        .min(expected);
     let destination = widened(
         expected,
         (
-            at_whole(fit_line(&extremes(runs, f64::min))),
-            at_whole(fit_line(&extremes(runs, f64::max))),
+            at_whole(fit_line(&extremes(runs, f64::min)))
+                .min(expected - fitted)
+                .max(floor),
+            at_whole(fit_line(&extremes(runs, f64::max))).max(expected + fitted),
         ),
         residual,
     );
@@ -230,7 +253,7 @@ fn limit(
 
 #[cfg(test)]
 mod tests {
-    use super::super::MODEL_ERROR;
+    use super::super::{MODEL_ERROR, RESIDUALS};
     use super::*;
 
     /// Runs of a tool that takes `start` + `whole` × share, each share twice, `spread` apart.
@@ -275,6 +298,58 @@ mod tests {
             p.low <= 0.82 * p.expected && p.high >= 1.18 * p.expected,
             "{p:?}"
         );
+    }
+
+    /// Runs on miniatures `top`, half and a quarter of the source, each twice alike, the
+    /// middle one `off` slower than a line and the others `off` faster: the fastest and the
+    /// slowest runs' fits are the one fit.
+    fn bent(top: f64, off: f64) -> Vec<ToolRun> {
+        [(0.25, 1.0 - off), (0.5, 1.0 + off), (1.0, 1.0 - off)]
+            .iter()
+            .flat_map(|&(scale, k)| {
+                let share = top * scale;
+                let seconds = (0.5 + 20.0 * share) * k;
+                let run = ToolRun {
+                    share,
+                    files: (share * 1e4) as u64,
+                    bytes: (share * 1e8) as u64,
+                    seconds,
+                    tool_s: seconds,
+                    cpu_s: None,
+                    machine_busy_s: None,
+                };
+                [run.clone(), run]
+            })
+            .collect()
+    }
+
+    /// The range carries the fit's error in its start and its whole to the whole source: the
+    /// same scatter on miniatures of a tenth of the source (the fit's slope carried ten times
+    /// as far) gives a range wider than twice the residual and the model's error, and wider
+    /// than on miniatures that reach the whole; it never goes below the largest miniature's
+    /// fastest run.
+    #[test]
+    fn the_range_carries_the_fit_s_error_to_the_whole_source() {
+        let half_width = |runs: &[ToolRun]| {
+            let e = estimate(runs, 2, None, None, None).unwrap();
+            let p = e.predicted_seconds;
+            ((p.high - p.low) / 2.0 / p.expected, e.residual, p.low)
+        };
+        let far = bent(0.1, 0.05);
+        let (far_width, residual, low) = half_width(&far);
+        assert!(
+            far_width > (RESIDUALS * residual).max(MODEL_ERROR) * 1.5,
+            "{far_width} {residual}"
+        );
+        let (near_width, ..) = half_width(&bent(1.0, 0.05));
+        assert!(far_width > near_width, "{far_width} {near_width}");
+        let fastest = far.iter().map(|r| r.seconds).fold(f64::INFINITY, f64::min);
+        let largest = far
+            .iter()
+            .filter(|r| r.share == 0.1)
+            .map(|r| r.seconds)
+            .fold(f64::INFINITY, f64::min);
+        assert!(low >= largest && largest > fastest, "{low} {largest}");
     }
 
     /// A tool busy on 1.9 of 2 cores is the limit; one thread busy is the limit for a tool of

@@ -59,6 +59,56 @@ pub fn predict(coefficients: &[f64], x: &[f64]) -> f64 {
     coefficients.iter().zip(x).map(|(c, x)| c * x).sum()
 }
 
+/// The standard error, in seconds, of the prediction at `x` of the fit `coefficients` (its
+/// `terms`) to `samples`: every fitted term's uncertainty carried to `x` together (their
+/// covariance from the samples' relative scatter about the fit, weighted as the fit is). None
+/// where the samples leave no degree of freedom or do not determine the terms.
+pub fn prediction_error(
+    samples: &[Sample],
+    terms: &[usize],
+    coefficients: &[f64],
+    x: &[f64],
+) -> Option<f64> {
+    let rows: Vec<&Sample> = samples.iter().filter(|s| s.seconds > 0.0).collect();
+    let k = terms.len();
+    if rows.len() <= k || k == 0 {
+        return None;
+    }
+    let mut a = DMatrix::from_fn(rows.len(), k, |r, c| rows[r].x[terms[c]] / rows[r].seconds);
+    // Columns at unit length before the product is inverted, as `solve` scales them.
+    let mut scale = vec![0.0; k];
+    for (c, mut column) in a.column_iter_mut().enumerate() {
+        scale[c] = column.norm();
+        if !(scale[c] > 0.0 && scale[c].is_finite()) {
+            return None;
+        }
+        column /= scale[c];
+    }
+    let scatter = rows
+        .iter()
+        .map(|s| (predict(coefficients, &s.x) / s.seconds - 1.0).powi(2))
+        .sum::<f64>()
+        / (rows.len() - k) as f64;
+    let inverse = (a.transpose() * &a).try_inverse()?;
+    let v = DVector::from_fn(k, |i, _| x[terms[i]] / scale[i]);
+    let variance = scatter * (v.transpose() * inverse * &v)[(0, 0)];
+    (variance >= 0.0 && variance.is_finite()).then(|| variance.sqrt())
+}
+
+/// Student's t at 97.5% for `dof` degrees of freedom: a fit's prediction ± this many standard
+/// errors is its 95% interval, wider where few samples leave few degrees of freedom.
+pub fn t95(dof: usize) -> f64 {
+    const TABLE: [f64; 10] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    ];
+    match dof {
+        0 => f64::INFINITY,
+        1..=10 => TABLE[dof - 1],
+        // Within 0.01 of the table from 11 degrees on.
+        _ => 1.96 + 2.6 / dof as f64,
+    }
+}
+
 /// The root mean square of the samples' relative residuals, `predicted / measured - 1`.
 pub fn relative_rms(coefficients: &[f64], samples: &[Sample]) -> f64 {
     let n = samples.len().max(1) as f64;
@@ -124,6 +174,50 @@ mod tests {
         assert_eq!(solve(&samples, &[0, 1, 2], 3), None);
         assert_eq!(solve(&samples[..1], &[1, 2], 3), None);
         assert!(solve(&samples, &[1, 2], 3).is_some());
+    }
+
+    /// The prediction's error grows with the samples' scatter and with the distance of the
+    /// point asked from the samples (an extrapolation carries the slope's error that far), and
+    /// is none where exact samples leave nothing to doubt or no degree of freedom is left.
+    #[test]
+    fn the_prediction_error_carries_both_terms() {
+        let line = |noise: f64| -> Vec<Sample> {
+            [0.2, 0.2, 0.4, 0.4, 0.8, 0.8]
+                .iter()
+                .enumerate()
+                .map(|(i, &share)| Sample {
+                    x: vec![1.0, share],
+                    seconds: (1.0 + 3.0 * share)
+                        * if i % 2 == 0 { 1.0 + noise } else { 1.0 - noise },
+                })
+                .collect()
+        };
+        let exact = line(0.0);
+        let c = solve(&exact, &[0, 1], 2).unwrap();
+        assert!(prediction_error(&exact, &[0, 1], &c, &[1.0, 1.0]).unwrap() < 1e-9);
+        let noisy = line(0.05);
+        let c = solve(&noisy, &[0, 1], 2).unwrap();
+        let error = |x: f64| prediction_error(&noisy, &[0, 1], &c, &[1.0, x]).unwrap();
+        assert!(error(0.5) > 0.0);
+        // Beyond the samples the error grows with the distance; at a share of 0 it is the
+        // start's alone, larger than in the samples' middle.
+        assert!(
+            error(2.0) > error(1.0) && error(1.0) > error(0.5),
+            "{:?}",
+            [error(0.5), error(1.0), error(2.0)]
+        );
+        assert!(error(0.0) > error(0.5));
+        // Twice the scatter, twice the error.
+        let wider = line(0.10);
+        let c2 = solve(&wider, &[0, 1], 2).unwrap();
+        let ratio = prediction_error(&wider, &[0, 1], &c2, &[1.0, 1.0]).unwrap() / error(1.0);
+        assert!((ratio - 2.0).abs() < 0.1, "{ratio}");
+        assert_eq!(
+            prediction_error(&noisy[..2], &[0, 1], &c, &[1.0, 1.0]),
+            None
+        );
+        assert!(t95(1) > t95(4) && t95(4) > t95(30) && t95(30) > 1.96);
+        assert!((t95(11) - 2.201).abs() < 0.01 && (t95(30) - 2.042).abs() < 0.01);
     }
 
     /// Terms from 1 to 10^9 (a copy's start beside gigabytes) are recovered to rounding, where

@@ -43,7 +43,7 @@ pub(in crate::report) fn lines(out: &mut String, commands: &[BackupDestination])
     }
     let _ = writeln!(
         out,
-        "\nThe tool ran on miniatures of the source's own files (their share of every size class), each into an empty repository, timed to the end of a sync of the destination; the range spans the fits to each miniature's fastest and slowest runs, and at least twice the fit's residual and the model's own error on real trees ({:.0}%) either side. Deduplication and compression are what the miniatures show: duplicates spread across the whole source are seen only as far as the sample holds both copies. Each run read its miniature from a cold cache (as root, the machine's caches dropped: its inodes and directories too), as a first backup reads its source; {} says whether the source's reading is the limit.",
+        "\nThe tool ran on miniatures of the source's own files (their share of every size class), each into an empty repository, timed to the end of a sync of the destination; the range spans the fits to each miniature's fastest and slowest runs and the fit's own 95% error at the whole source (its start's and its slope's), and at least twice the fit's residual and the model's own error on real trees ({:.0}%) either side. Deduplication and compression are what the miniatures show: duplicates spread across the whole source are seen only as far as the sample holds both copies. Each run read its miniature from a cold cache (as root, the machine's caches dropped: its inodes and directories too), as a first backup reads its source; {} says whether the source's reading is the limit.",
         100.0 * crate::estimate::model::MODEL_ERROR,
         crate::settings::defs::MEASURE_SOURCE
     );
