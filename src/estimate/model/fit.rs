@@ -7,6 +7,7 @@
 //! normal equations would square that spread too.
 
 use nalgebra::{DMatrix, DVector};
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// One observation: the terms' amounts (directories, files, bytes, ...) and the time it took.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,15 +99,7 @@ pub fn prediction_error(
 /// Student's t at 97.5% for `dof` degrees of freedom: a fit's prediction ± this many standard
 /// errors is its 95% interval, wider where few samples leave few degrees of freedom.
 pub fn t95(dof: usize) -> f64 {
-    const TABLE: [f64; 10] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    ];
-    match dof {
-        0 => f64::INFINITY,
-        1..=10 => TABLE[dof - 1],
-        // Within 0.01 of the table from 11 degrees on.
-        _ => 1.96 + 2.6 / dof as f64,
-    }
+    StudentsT::new(0.0, 1.0, dof as f64).map_or(f64::INFINITY, |t| t.inverse_cdf(0.975))
 }
 
 /// The root mean square of the samples' relative residuals, `predicted / measured - 1`.
@@ -217,7 +210,8 @@ mod tests {
             None
         );
         assert!(t95(1) > t95(4) && t95(4) > t95(30) && t95(30) > 1.96);
-        assert!((t95(11) - 2.201).abs() < 0.01 && (t95(30) - 2.042).abs() < 0.01);
+        assert!((t95(11) - 2.201).abs() < 0.001 && (t95(30) - 2.042).abs() < 0.001);
+        assert_eq!(t95(0), f64::INFINITY);
     }
 
     /// Terms from 1 to 10^9 (a copy's start beside gigabytes) are recovered to rounding, where
