@@ -285,7 +285,7 @@ pub fn parse_backup_log(text: &str) -> Vec<LoggedBackup> {
 }
 
 /// A log line's time (seconds since the epoch), its timestamp as written and its message (what
-/// follows backupd's "[subsystem:category] ", or the rest of the line).
+/// follows backupd's `[subsystem:category] `, or the rest of the line).
 fn stamped(line: &str) -> Option<(f64, String, &str)> {
     let mut words = line.split_whitespace();
     let when = format!("{} {}", words.next()?, words.next()?);
