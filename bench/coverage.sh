@@ -38,7 +38,7 @@ tree() {
     shift
     mkdir -p "$dir"
     for source in "$@"; do
-        rsync -a --no-links "$source" "$dir/"
+        rsync -a -q --no-links "$source" "$dir/"
     done
     trees+=("$dir")
     echo "coverage: $name: $(find "$dir" -type f | wc -l) files, $(du -sb "$dir" | cut -f1) bytes" >&2
