@@ -20,15 +20,11 @@ pub struct Sample {
 /// told apart from them: its coefficient would move by 1/this times the samples' noise.
 const INDEPENDENT: f64 = 3e-5;
 
-/// The fitted coefficients of the terms in `terms` (the others are 0), or None when the
-/// samples do not determine them.
-pub fn solve(samples: &[Sample], terms: &[usize], width: usize) -> Option<Vec<f64>> {
-    let rows: Vec<&Sample> = samples.iter().filter(|s| s.seconds > 0.0).collect();
+/// The design matrix of `rows` for `terms`, each row divided by its time (the residuals are
+/// relative, the right-hand side all ones), its columns scaled to unit length, with their
+/// scales; None where a column is all zero or not finite.
+fn scaled_design(rows: &[&Sample], terms: &[usize]) -> Option<(DMatrix<f64>, Vec<f64>)> {
     let k = terms.len();
-    if rows.len() < k || k == 0 {
-        return None;
-    }
-    // Each row divided by its time: the residuals are relative, the right-hand side all ones.
     let mut a = DMatrix::from_fn(rows.len(), k, |r, c| rows[r].x[terms[c]] / rows[r].seconds);
     let mut scale = vec![0.0; k];
     for (c, mut column) in a.column_iter_mut().enumerate() {
@@ -38,6 +34,18 @@ pub fn solve(samples: &[Sample], terms: &[usize], width: usize) -> Option<Vec<f6
         }
         column /= scale[c];
     }
+    Some((a, scale))
+}
+
+/// The fitted coefficients of the terms in `terms` (the others are 0), or None when the
+/// samples do not determine them.
+pub fn solve(samples: &[Sample], terms: &[usize], width: usize) -> Option<Vec<f64>> {
+    let rows: Vec<&Sample> = samples.iter().filter(|s| s.seconds > 0.0).collect();
+    let k = terms.len();
+    if rows.len() < k || k == 0 {
+        return None;
+    }
+    let (a, scale) = scaled_design(&rows, terms)?;
     let qr = a.qr();
     let r = qr.r();
     if (0..k).any(|i| r[(i, i)].abs() <= INDEPENDENT) {
@@ -75,16 +83,8 @@ pub fn prediction_error(
     if rows.len() <= k || k == 0 {
         return None;
     }
-    let mut a = DMatrix::from_fn(rows.len(), k, |r, c| rows[r].x[terms[c]] / rows[r].seconds);
-    // Columns at unit length before the product is inverted, as `solve` scales them.
-    let mut scale = vec![0.0; k];
-    for (c, mut column) in a.column_iter_mut().enumerate() {
-        scale[c] = column.norm();
-        if !(scale[c] > 0.0 && scale[c].is_finite()) {
-            return None;
-        }
-        column /= scale[c];
-    }
+    // The columns at unit length before the product is inverted, as `solve` has them.
+    let (a, scale) = scaled_design(&rows, terms)?;
     let scatter = rows
         .iter()
         .map(|s| (predict(coefficients, &s.x) / s.seconds - 1.0).powi(2))

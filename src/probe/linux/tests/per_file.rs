@@ -8,10 +8,15 @@ use crate::workload::TestId;
 
 /// Time Machine's 500 small files on a share, each taking `ms` until durable (median).
 fn small_files(ms: f64) -> TestResult {
-    let mut r = result(TestId::TmCheck, "500x4KB", 4096.0 / (ms * 1e3));
-    r.op_kind = crate::results::OpKind::File;
+    let mut r = taking(result(TestId::TmCheck, "500x4KB", 4096.0 / (ms * 1e3)), ms);
     // As the runner records it: 32 files in flight.
     r.queue_depth = 32;
+    r
+}
+
+/// `r` as a result of file operations whose median took `ms`.
+fn taking(mut r: TestResult, ms: f64) -> TestResult {
+    r.op_kind = crate::results::OpKind::File;
     r.latency_us = Some(crate::stats::LatencySummary {
         p50: ms * 1e3,
         p99: ms * 2e3,
@@ -94,16 +99,7 @@ fn share_per_file_cost_prefers_one_file_at_a_time() {
 
 /// A metadata operation's result whose median request took `ms`.
 fn meta(op: &str, ms: f64) -> TestResult {
-    let mut r = result(TestId::Meta, op, 1.0);
-    r.op_kind = crate::results::OpKind::File;
-    r.latency_us = Some(crate::stats::LatencySummary {
-        p50: ms * 1e3,
-        p99: ms * 2e3,
-        p999: ms * 3e3,
-        mean: ms * 1e3,
-        max: ms * 4e3,
-    });
-    r
+    taking(result(TestId::Meta, op, 1.0), ms)
 }
 
 /// Where the run timed a rename and a delete, the faster one's median is what a request that
