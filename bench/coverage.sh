@@ -16,7 +16,9 @@
 # fails on them): "include" = /usr/include (kept out of the copy model's tuning), "python3" =
 # /usr/lib/python3, "vim+" = /usr/share/vim, /usr/share/i18n and /usr/share/mime. The testbed
 # is machine-wide: the script takes /tmp/destbench-testbed.lock for its whole run, and the
-# comparisons it runs go on under it.
+# comparisons it runs go on under it. It runs destbench only through them, each with
+# --no-history (`run`) or a private history (`estimate`, which stores no run); bench_state
+# gives them a private data directory as well, so the user's history is never read or filled.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
