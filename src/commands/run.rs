@@ -272,7 +272,9 @@ fn judge(
     data: Option<YourData>,
     progress: &mut dyn Progress,
 ) -> RunDocument {
-    run_report.verdict = Some(verdict::of(&run_report));
+    let verdict = verdict::of(&run_report);
+    run_report.share = verdict::share::of(run_report.chain.as_ref(), &run_report.results, &verdict);
+    run_report.verdict = Some(verdict);
     let data = data
         .or_else(|| answer::folder_of_run(&run_report))
         .or_else(|| answer::home_volume().ok())

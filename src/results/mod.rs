@@ -13,6 +13,7 @@ mod headline;
 mod lenient;
 mod priority;
 mod result;
+mod share;
 mod stopping;
 mod timing;
 mod verdict;
@@ -41,6 +42,7 @@ pub use result::{
     FileSetInfo, FileSizes, Method, OpKind, Repetition, RepetitionRecord, TestResult,
     TestResultParts, Unit, precision_of,
 };
+pub use share::{Share, ShareLimit};
 pub use stopping::{AdaptiveSettings, StopReason};
 pub use timing::{Spent, TimeAccount, Untimed, UntimedLine};
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};
@@ -184,6 +186,13 @@ pub struct RunDocument {
     /// Which link holds the destination back, judged from the chain and the results.
     #[serde(deserialize_with = "lenient::option")]
     pub verdict: Option<Verdict>,
+    /// On a network destination: the parts a share's time is made of, each figure with the
+    /// result it came from (absent elsewhere, and in documents written before it).
+    #[serde(
+        deserialize_with = "lenient::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub share: Option<Share>,
     /// How long a backup of the user's data takes here, in the user's terms (absent where the
     /// run had no figure to answer with, and in documents written before it).
     #[serde(deserialize_with = "lenient::option")]
@@ -267,4 +276,4 @@ pub fn time_machine_lines(destination: &Path, results: &[TestResult]) -> Vec<Str
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -104,7 +104,8 @@ fn a_document_reads_back_to_the_same_value() {
 
 #[test]
 fn the_json_keeps_the_documented_field_order() {
-    let run: RunDocument = serde_json::from_value(document()).unwrap();
+    let mut run: RunDocument = serde_json::from_value(document()).unwrap();
+    run.share = Some(Share::default());
     let text = run.to_json();
     let keys: Vec<&str> = [
         "\"schema\"",
@@ -121,6 +122,8 @@ fn the_json_keeps_the_documented_field_order() {
         "\"peak_rss_bytes\"",
         "\"chain\"",
         "\"verdict\"",
+        "\"share\"",
+        "\"answer\"",
     ]
     .to_vec();
     // Top-level keys only: indented by two spaces.
@@ -210,4 +213,75 @@ fn the_enums_words_are_their_serde_names() {
     same(&[OpKind::Io, OpKind::File, OpKind::Op], OpKind::as_str);
     let engines = [EngineKind::Sync, EngineKind::Uring, EngineKind::Null];
     same(&engines, EngineKind::name);
+}
+
+/// A share whose every figure is known: the wire 100 MB/s, new files 25 MB/s, two requests of
+/// 10 ms a file.
+pub(crate) fn share() -> Share {
+    Share {
+        wire_mb_s: Some(100.0),
+        wire_by: Some("seq-read SEQ1M-Q8T1".into()),
+        block_write_mb_s: Some(80.0),
+        block_write_by: Some("seq-write SEQ1M-Q8T1".into()),
+        durable_write_mb_s: Some(25.0),
+        durable_by: Some("seq-write 20-100MB".into()),
+        request_ms: Some(10.0),
+        request_by: Some("meta delete".into()),
+        per_file_ms: Some(20.7),
+        per_file_by: Some("copied one after another".into()),
+        per_file_bytes: Some(16384.0),
+        requests_per_file: Some(2.0),
+        signing: Some(true),
+        encryption: Some(false),
+        limit: ShareLimit::ServerDisks,
+    }
+}
+
+/// The parts: the bytes at the wire's rate, the rest of the durable write's time the disks',
+/// each file's requests the round trips; they add up and none is negative.
+#[test]
+fn a_shares_time_is_split_into_parts_that_add_up() {
+    let t = share().time_for(1_000_000_000, 1000);
+    assert!((t.wire_s - 10.0).abs() < 1e-9, "{t:?}");
+    assert!((t.server_disks_s - 30.0).abs() < 1e-9, "{t:?}");
+    assert!((t.round_trips_s - 20.0).abs() < 1e-9, "{t:?}");
+    assert!((t.total_s() - (t.wire_s + t.server_disks_s + t.round_trips_s)).abs() < 1e-9);
+    // Disks faster than the read: no negative part. Unknown figures: no part.
+    let fast_disks = Share {
+        durable_write_mb_s: Some(400.0),
+        requests_per_file: None,
+        ..share()
+    };
+    let t = fast_disks.time_for(1_000_000_000, 1000);
+    assert_eq!((t.server_disks_s, t.round_trips_s), (0.0, 0.0), "{t:?}");
+    assert!((t.total_s() - 10.0).abs() < 1e-9);
+    let nothing = Share::default().time_for(1_000_000_000, 1000);
+    assert_eq!(nothing.total_s(), 0.0);
+    // No read: the durable write's time is the bytes', none of it called the disks'.
+    let no_read = Share {
+        wire_mb_s: None,
+        ..share()
+    };
+    let t = no_read.time_for(1_000_000_000, 0);
+    assert_eq!(
+        (t.wire_s, t.server_disks_s, t.round_trips_s),
+        (40.0, 0.0, 0.0)
+    );
+}
+
+/// The share reads back the same; unknown figures are left out of the JSON, the limit is
+/// kebab-case, and a document without a share reads with none.
+#[test]
+fn a_share_reads_back_the_same_and_leaves_out_what_is_unknown() {
+    let json = serde_json::to_value(share()).unwrap();
+    assert_eq!(json["limit"], "server-disks");
+    assert_eq!(serde_json::from_value::<Share>(json).unwrap(), share());
+    let bare = serde_json::to_value(Share::default()).unwrap();
+    assert_eq!(bare, serde_json::json!({ "limit": "server-or-protocol" }));
+    let mut run: RunDocument = serde_json::from_value(document()).unwrap();
+    assert_eq!(run.share, None);
+    assert!(!run.to_json().contains("\"share\""));
+    run.share = Some(share());
+    let again: RunDocument = serde_json::from_str(&run.to_json()).unwrap();
+    assert_eq!(again.share, Some(share()));
 }

@@ -13,6 +13,7 @@
 //! its index in the run's results, so the reports can show the warning beside it without the
 //! results being changed.
 
+pub mod share;
 mod words;
 
 #[cfg(test)]

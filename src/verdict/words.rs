@@ -217,10 +217,10 @@ fn next_link(v: &Verdict, facts: &Facts) -> Option<String> {
 fn per_file(v: &Verdict, p: &PerFile) -> String {
     let (ms, size, how) = (p.ms, &p.size, &p.how);
     let what = format!("small files: each {size} file takes");
-    match v.write_mb_s.or(v.measured_mb_s).filter(|r| *r > 0.0) {
+    match file_rate(v) {
         Some(rate) => {
-            let transfer_ms = p.bytes / (rate * 1e6) * 1e3;
-            let cause = if ms >= ROUND_TRIP_BOUND * transfer_ms {
+            let transfer_ms = transfer_ms(p, rate);
+            let cause = if is_round_trips(p, transfer_ms) {
                 "round trips, not bandwidth"
             } else if ms >= BANDWIDTH_BOUND * transfer_ms {
                 "round trips and bandwidth both"
@@ -234,7 +234,7 @@ fn per_file(v: &Verdict, p: &PerFile) -> String {
                     format!(
                         "; a request that moves no data takes {request_ms:.2} ms ({name}, median): \
                      the rest of a file's time is about {:.0} of them",
-                        ((ms - transfer_ms) / request_ms).max(0.0)
+                        requests(p, transfer_ms, *request_ms)
                     )
                 });
             format!(
@@ -244,6 +244,27 @@ fn per_file(v: &Verdict, p: &PerFile) -> String {
         }
         None => format!("{what} ~{ms:.1} ms {how}"),
     }
+}
+
+/// The rate a small file's bytes are counted at: the judged write (on a share its new files,
+/// each flushed), else the judged figure.
+pub(super) fn file_rate(v: &Verdict) -> Option<f64> {
+    v.write_mb_s.or(v.measured_mb_s).filter(|r| *r > 0.0)
+}
+
+/// What a file's bytes take at `rate` MB/s, ms.
+pub(super) fn transfer_ms(p: &PerFile, rate: f64) -> f64 {
+    p.bytes / (rate * 1e6) * 1e3
+}
+
+/// Whether a file's cost is its round trips, not its bytes' time (`transfer_ms`).
+pub(super) fn is_round_trips(p: &PerFile, transfer_ms: f64) -> bool {
+    p.ms >= ROUND_TRIP_BOUND * transfer_ms
+}
+
+/// A file's time beyond its bytes', counted in requests of `request_ms` each.
+pub(super) fn requests(p: &PerFile, transfer_ms: f64, request_ms: f64) -> f64 {
+    ((p.ms - transfer_ms) / request_ms).max(0.0)
 }
 
 /// One line per figure that was a cache.

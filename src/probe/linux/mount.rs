@@ -166,6 +166,14 @@ fn options(node: &mut Node, m: &MountEntry, notes: &mut Vec<String>) {
             if let Some(v) = m.option("vers").filter(|v| !v.is_empty()) {
                 node.fact(Value::SmbDialect(v.into()), SRC);
             }
+            // The kernel shows signing asked for at mount as sec=...i (ntlmsspi, krb5i) and
+            // encryption as `seal`. Without them the server may still require either: no fact.
+            if m.option("sec").is_some_and(|s| s.ends_with('i')) {
+                node.fact(Value::Signing(true), SRC);
+            }
+            if m.option("seal").is_some() {
+                node.fact(Value::Encryption(true), SRC);
+            }
         }
         _ => {}
     }
@@ -219,5 +227,54 @@ fn ext4(
                 "{at}: ext4 without a journal: fast, but a crash mid-backup can need fsck"
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::Key;
+
+    /// The mount node's facts of a mountinfo `line`.
+    fn facts_of(line: &str) -> Node {
+        let m = super::super::mountinfo::parse_line(line).expect("a mountinfo line");
+        let mut node = Node::new(NodeKind::Mount, "a share");
+        options(&mut node, &m, &mut Vec::new());
+        node
+    }
+
+    /// cifs shows signing as the `i` of `sec=` and encryption as `seal`, among the superblock's
+    /// options (the lines as the kernel writes them); a mount that shows neither says nothing
+    /// of them, since the server may require both.
+    #[test]
+    fn a_cifs_mount_says_signing_and_encryption_where_its_options_show_them() {
+        let sealed = facts_of(
+            "97 29 0:56 / /mnt/nas rw,relatime shared:53 - cifs //192.168.1.20/backup \
+             rw,vers=3.1.1,sec=ntlmsspi,cache=strict,username=me,uid=0,noforceuid,gid=0,\
+             noforcegid,addr=192.168.1.20,file_mode=0755,dir_mode=0755,seal,soft,nounix,\
+             serverino,mapposix,rsize=4194304,wsize=4194304,bsize=1048576,echo_interval=60,\
+             actimeo=1,closetimeo=1",
+        );
+        assert_eq!(sealed.get(Key::Signing), Some(&Value::Signing(true)));
+        assert_eq!(sealed.get(Key::Encryption), Some(&Value::Encryption(true)));
+        let kerberos = facts_of(
+            "98 29 0:57 / /mnt/k rw,relatime - cifs //fs.example.org/k \
+             rw,vers=3.0,sec=krb5i,cruid=1000,cache=strict,username=u,addr=10.0.0.5,soft",
+        );
+        assert_eq!(kerberos.get(Key::Signing), Some(&Value::Signing(true)));
+        assert_eq!(kerberos.get(Key::Encryption), None);
+        let plain = facts_of(
+            "80 27 0:52 / /mnt/nas rw,relatime - cifs //192.168.1.20/backup \
+             rw,vers=3.1.1,sec=ntlmssp,cache=strict,username=me,addr=192.168.1.20,soft,\
+             nounix,serverino,mapposix,rsize=4194304,wsize=4194304,actimeo=1",
+        );
+        assert_eq!(plain.get(Key::Signing), None);
+        assert_eq!(plain.get(Key::Encryption), None);
+        // NFS has no such options: `sec=krb5i` there is Kerberos integrity, not SMB signing.
+        let nfs = facts_of(
+            "60 27 0:50 / /mnt/nfs rw,relatime - nfs4 192.168.1.30:/export \
+             rw,vers=4.2,rsize=1048576,wsize=1048576,hard,proto=tcp,sec=krb5i,addr=192.168.1.30",
+        );
+        assert_eq!(nfs.get(Key::Signing), None);
     }
 }
