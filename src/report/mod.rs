@@ -13,6 +13,7 @@ pub mod estimate;
 pub mod export;
 mod headline;
 pub mod html;
+mod share;
 pub mod table;
 pub mod terminal;
 mod warnings;

@@ -178,10 +178,13 @@ fn title(out: &mut String, report: &RunDocument, style: Style, width: usize) {
     );
 }
 
-/// The verdict, the headline figures and the backup-shaped ones.
+/// The verdict (a share's parts under it), the headline figures and the backup-shaped ones.
 fn summary(out: &mut String, report: &RunDocument, style: Style, width: usize) {
     if let Some(v) = &report.verdict {
         verdict(out, v, style, width);
+    }
+    if let Some(share) = &report.share {
+        wrap(out, "share: ", &crate::report::share::words(share), width);
     }
     if let Some(headline) = crate::report::headline::tables(report) {
         let plain = |h: &str| h.to_string();

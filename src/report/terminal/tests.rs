@@ -1,7 +1,8 @@
-//! The terminal report's Time Machine section.
+//! The terminal report: its Time Machine section, a share's parts under the verdict.
 
 use super::*;
 use crate::probe::TimeMachineCheck;
+use crate::results::tests::share;
 
 #[test]
 fn time_machines_own_checks_follow_destbenchs_lines() {
@@ -29,4 +30,33 @@ fn time_machines_own_checks_follow_destbenchs_lines() {
     assert!(
         text.contains("2026-11-25 02:13:55: Wrote 1 50 MB file at 71.80 MB/s in 0.696 seconds")
     );
+}
+
+/// A share's parts are one block under the verdict, before the headline.
+#[test]
+fn a_shares_parts_follow_the_verdict() {
+    let report = RunDocument {
+        verdict: Some(Verdict {
+            summary: "The server's disks are the limit.".into(),
+            ..Verdict::default()
+        }),
+        share: Some(share()),
+        ..RunDocument::default()
+    };
+    // Wide enough that the block is one line.
+    let wide = Layout {
+        width: 400,
+        ..Layout::default()
+    };
+    let text = render(&report, Style { color: false }, wide);
+    let verdict = text.find("verdict: The server's").expect("the verdict");
+    let line = format!("\nshare: {}\n", crate::report::share::words(&share()));
+    let parts = text.find(&line).expect("the share");
+    assert!(verdict < parts, "{text}");
+    let off_a_share = RunDocument {
+        share: None,
+        ..report
+    };
+    let text = render(&off_a_share, Style { color: false }, Layout::default());
+    assert!(!text.contains("share:"), "{text}");
 }
