@@ -8,6 +8,15 @@ use crate::results::{Share, round_mb_s};
 /// 10-50MB), a request 0.85 ms (meta delete), a 16 KiB file 25.0 ms, about 5 requests; SMB
 /// signing on; limit: the server's disks"
 pub fn words(share: &Share) -> String {
+    let limit = format!("limit: {}", share.limit);
+    match figures(share) {
+        figures if figures.is_empty() => limit,
+        figures => format!("{figures}; {limit}"),
+    }
+}
+
+/// The line without its limit, for a page that names the limit on its own.
+pub fn figures(share: &Share) -> String {
     let by = |by: &Option<String>| by.as_ref().map_or(String::new(), |b| format!(" ({b})"));
     let mut parts = Vec::new();
     if let Some(rate) = share.wire_mb_s {
@@ -41,14 +50,12 @@ pub fn words(share: &Share) -> String {
         .into_iter()
         .filter_map(|(what, known)| Some(format!("SMB {what} {}", on(known?))))
         .collect();
-    let mut line = parts.join(", ");
-    for said in smb.iter().chain([&format!("limit: {}", share.limit)]) {
-        if !line.is_empty() {
-            line.push_str("; ");
-        }
-        line.push_str(said);
-    }
-    line
+    [parts.join(", ")]
+        .into_iter()
+        .chain(smb)
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]

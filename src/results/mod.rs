@@ -42,7 +42,7 @@ pub use result::{
     FileSetInfo, FileSizes, Method, OpKind, Repetition, RepetitionRecord, TestResult,
     TestResultParts, Unit, precision_of,
 };
-pub use share::{Share, ShareLimit};
+pub use share::{EXAMPLE_BYTES, EXAMPLE_FILES, Share, ShareLimit};
 pub use stopping::{AdaptiveSettings, StopReason};
 pub use timing::{Spent, TimeAccount, Untimed, UntimedLine};
 pub use verdict::{CachedFigure, LinkRef, Verdict, VerdictKind, round_mb_s};

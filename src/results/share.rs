@@ -95,6 +95,11 @@ impl ShareTime {
     }
 }
 
+/// What a share's time is drawn for where the run has no answer for the user's data.
+pub const EXAMPLE_BYTES: u64 = 1_000_000_000;
+/// The files of [`EXAMPLE_BYTES`].
+pub const EXAMPLE_FILES: u64 = 1_000;
+
 impl Share {
     /// `bytes` in `files` on this share, split into its parts for drawing: the bytes at the
     /// wire's rate, what the server's disks add to them (the durable write's time less the

@@ -9,6 +9,7 @@ pub(in crate::report) mod charts;
 mod clients;
 pub(in crate::report) mod diagram;
 pub(in crate::report) mod figures;
+mod share;
 pub(in crate::report) mod summary;
 pub mod tiles;
 

@@ -1,4 +1,5 @@
-//! The top of the HTML report, one block per run: the time answer, the verdict, the chain drawn
+//! The top of the HTML report, one block per run: the time answer, the verdict, on a share its
+//! time in parts (`share`), the chain drawn
 //! as boxes from the destination to the wire (`diagram`: each link's practical ceiling beside the
 //! measured rate, as a `<meter>` the browser scales), and the headline table (the four block figures read and write,
 //! small files per second, mixed MB/s, Time Machine's check). Everything shown is in the run
@@ -18,6 +19,7 @@ pub(in crate::report) fn summaries(records: &[RunRecord]) -> Markup {
                 h2 { "Summary: " (r.name()) }
                 (opening(&r.run))
                 (verdict(&r.run, |words| html! { p.verdict { b { "Verdict:" } " " (words) } }))
+                (crate::report::html::share::time(&r.run))
                 @match &r.run.chain {
                     Some(chain) => {
                         (crate::report::html::diagram::chain(chain, r.run.verdict.as_ref()))

@@ -39,7 +39,8 @@ pub(in crate::report) fn opening(run: &RunDocument) -> Markup {
 }
 
 /// The page's glance at a run, as an HTML fragment: the time answer and its "how long" table,
-/// the verdict and the headline's tiles, then the chain as the report draws it.
+/// the verdict and the headline's tiles, a share's time in parts, then the chain as the report
+/// draws it.
 pub fn glance(run: &RunDocument) -> Markup {
     html! {
         div.answer {
@@ -56,6 +57,7 @@ pub fn glance(run: &RunDocument) -> Markup {
                     None => (no_headline()),
                 }
             }
+            (crate::report::html::share::time(run))
             @if let Some(chain) = &run.chain {
                 (crate::report::html::diagram::chain(chain, run.verdict.as_ref()))
             }
