@@ -34,8 +34,8 @@ pub(in crate::report) fn time(run: &RunDocument) -> Markup {
     html! {
         figure class="share-time" data-chart="share" {
             figcaption {
-                "Where a share's time goes, for " (what) ": " (amount) ". A split of the run's \
-                 figures for drawing, not the answer's estimate."
+                b { "Where a share's time goes" } ", for " (what) ": " (amount) ". "
+                span.note { "A split of the run's figures for drawing, not the answer's estimate." }
             }
             (bar(share, bytes, files))
             p.share-limit {
@@ -139,7 +139,7 @@ mod tests {
     fn the_bar_splits_the_answers_data_into_its_parts() {
         let html = time(&run(share(), Some((1_000_000_000, Some(1000))))).into_string();
         assert!(
-            html.contains("for your data: 1.0 GB in 1,000 files"),
+            html.contains(", for your data: 1.0 GB in 1,000 files"),
             "{html}"
         );
         // 10 s of the wire, 30 of the disks, 20 of round trips (results::tests::share).
