@@ -97,6 +97,7 @@ pub fn run_with(
         hook,
         ledger: Rc::default(),
         programs: &programs,
+        durable_write: None,
     };
     let measure::Measurements {
         results,
