@@ -115,6 +115,9 @@ struct Facts {
     removal_policy: Option<(String, RemovalPolicy)>,
     server_memory: Option<ServerMemory>,
     server_storage: Option<ServerStorage>,
+    /// A share's protection that costs the client's and the server's CPU on every byte, where
+    /// the chain shows it on: "encryption" or "signing".
+    protection: Option<&'static str>,
 }
 
 /// A share's durable write far below what crossed its network.
@@ -214,6 +217,7 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
         removal_policy: None,
         server_memory: network.then(|| ServerMemory::of(results)).flatten(),
         server_storage: network.then(|| ServerStorage::of(results)).flatten(),
+        protection: chain.and_then(protection),
     };
     let Some(chain) = chain else {
         v.kind = VerdictKind::NoChain;
@@ -279,6 +283,26 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
             .map(|b| s.durable_mb_s / b.practical_mb_s * 100.0);
     }
     (v, facts)
+}
+
+/// Encryption, else signing, where a node of the chain shows it on.
+fn protection(chain: &Chain) -> Option<&'static str> {
+    use crate::probe::{Key, Value};
+    let on = |key: Key| {
+        chain.nodes().into_iter().any(|n| {
+            matches!(
+                n.get(key),
+                Some(Value::Encryption(true) | Value::Signing(true))
+            )
+        })
+    };
+    if on(Key::Encryption) {
+        Some("encryption")
+    } else if on(Key::Signing) {
+        Some("signing")
+    } else {
+        None
+    }
 }
 
 fn link_ref(label: &str, c: &Ceiling) -> LinkRef {

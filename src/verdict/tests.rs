@@ -411,3 +411,54 @@ fn a_share_whose_network_carries_more_than_its_disks_take_names_the_servers_disk
         VerdictKind::ServerStorage
     );
 }
+
+/// A share far below its gigabit link with encryption on (the mount's `seal`): the first
+/// sentence names it beside the server or the protocol, a detail says how to price it; the same
+/// share without it says neither, and encryption is not named where the link is the limit.
+#[test]
+fn a_share_far_below_its_link_names_its_encryption() {
+    use crate::probe::Value;
+    let gigabit = |facts: &[Value]| {
+        let mut chain = share();
+        let server = &mut chain.root.children[0];
+        for f in facts {
+            server.fact(f.clone(), "a test");
+        }
+        server.children[0].bandwidth =
+            Bandwidth::Known(crate::probe::links::row("ethernet").ceiling_of_rate(1000.0));
+        chain
+    };
+    let sealed = gigabit(&[Value::Encryption(true)]);
+    let v = judge(Some(&sealed), &seq(31.0, 33.0));
+    assert_eq!(v.kind, VerdictKind::DeviceOrProtocol, "{v:?}");
+    assert!(
+        v.summary
+            .starts_with("The server or the protocol is the limit, with encryption on: 33 MB/s"),
+        "{}",
+        v.summary
+    );
+    assert_plain(&v.summary, 25);
+    assert!(
+        v.details
+            .iter()
+            .any(|d| d.starts_with("encryption is on for this share") && d.contains("compare")),
+        "{:?}",
+        v.details
+    );
+    let plain = judge(Some(&gigabit(&[])), &seq(31.0, 33.0));
+    assert!(!plain.summary.contains("encryption"), "{}", plain.summary);
+    assert!(!plain.details.join("\n").contains("encryption"));
+    let signed = judge(Some(&gigabit(&[Value::Signing(true)])), &seq(31.0, 33.0));
+    assert!(
+        signed.summary.contains("with signing on"),
+        "{}",
+        signed.summary
+    );
+    let at_link = judge(Some(&sealed), &seq(110.0, 112.0));
+    assert_eq!(at_link.kind, VerdictKind::LimitedByLink);
+    assert!(
+        !at_link.summary.contains("encryption"),
+        "{}",
+        at_link.summary
+    );
+}

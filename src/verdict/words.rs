@@ -71,11 +71,28 @@ pub(super) fn summary(v: &Verdict, facts: &Facts) -> String {
             )
         }
         _ => format!(
-            "{} is the limit: {measured} MB/s is {pct:.0}% of what {} can carry.",
+            "{} is the limit{}: {measured} MB/s is {pct:.0}% of what {} can carry.",
             capitalised(device_or_protocol(v, facts)),
+            facts
+                .protection
+                .filter(|_| facts.network)
+                .map_or(String::new(), |p| format!(", with {p} on")),
             link.link
         ),
     }
+}
+
+/// Where the share is far below its link with encryption or signing on: what that costs and
+/// how to price it.
+fn protection(v: &Verdict, facts: &Facts) -> Option<String> {
+    let on = facts.protection.filter(|_| facts.network)?;
+    (v.kind == VerdictKind::DeviceOrProtocol).then(|| {
+        format!(
+            "{on} is on for this share: the client and the server work on every byte; to price \
+             it, run destbench on a second mount without it and compare the two runs \
+             (destbench compare)"
+        )
+    })
 }
 
 /// "it wrote 120 MB/s and read 1464 MB/s", or the one figure there is.
@@ -144,6 +161,7 @@ pub(super) fn details(v: &Verdict, facts: &Facts) -> Vec<String> {
         _ => {}
     }
     details.extend(facts.server_storage.as_ref().map(server_storage));
+    details.extend(protection(v, facts));
     details.extend(judged_by(v, facts));
     details.extend(v.unknown_links.iter().map(|u| format!("unknown: {u}")));
     if v.kind == VerdictKind::LinkUnknown && facts.network {
