@@ -78,9 +78,14 @@ pub fn of(run: &RunDocument, data: YourData) -> Option<Answer> {
         .as_ref()
         .and_then(crate::probe::health::drive_kind);
     let outran = cache::outran(paces[0].pace.byte_rate_mb_s(), answer.cache.as_ref());
+    let noun = if run.chain.as_ref().is_some_and(|c| c.is_network()) {
+        "share"
+    } else {
+        "disk"
+    };
     answer.words = words::sentences(
         &answer,
-        run.verdict.as_ref(),
+        (run.verdict.as_ref(), noun),
         kind,
         (cache::stopped(run), outran),
     );

@@ -16,9 +16,10 @@ use crate::units::{decimal_bytes as size, human_duration, thousands as count};
 /// make it better.
 /// `sustained`: why the sustained write stopped, and whether the headline's pace outran it
 /// (its bytes past that write charged at the write's rate).
+/// `noun`: what the destination is called ("disk", "share").
 pub(super) fn sentences(
     answer: &Answer,
-    verdict: Option<&Verdict>,
+    (verdict, noun): (Option<&Verdict>, &str),
     kind: Option<&DriveKind>,
     sustained: (Option<SustainedStop>, bool),
 ) -> Vec<String> {
@@ -28,7 +29,7 @@ pub(super) fn sentences(
     out.extend(answer.tools[1..].iter().map(other_tool));
     out.extend(super::source::sentence(answer));
     out.extend(limit(answer, verdict));
-    out.extend(cache(answer, kind, sustained));
+    out.extend(cache(answer, noun, kind, sustained));
     out.extend(answer.missing.iter().map(|m| sentence(m)));
     out
 }
@@ -101,6 +102,7 @@ fn limit(answer: &Answer, verdict: Option<&Verdict>) -> Option<String> {
 /// looked for, what the disk's kind (SMR, QLC) does past its cache.
 fn cache(
     answer: &Answer,
+    noun: &str,
     kind: Option<&DriveKind>,
     (stopped, outran): (Option<SustainedStop>, bool),
 ) -> Option<String> {
@@ -112,7 +114,7 @@ fn cache(
             after_mb_s,
         }) => (data > bytes_before).then(|| {
             format!(
-                "After its first {} this disk writes at {after_mb_s:.1} MB/s ({before_mb_s:.1} \
+                "After its first {} this {noun} writes at {after_mb_s:.1} MB/s ({before_mb_s:.1} \
                  MB/s before, in the run's sustained write): the times charge the {} of your \
                  data past that at the slower rate.",
                 size(bytes_before),
@@ -138,7 +140,7 @@ fn cache(
                 String::new()
             };
             format!(
-                "This disk took {} in {} at {mb_s:.1} MB/s without slowing{why}: a first backup \
+                "This {noun} took {} in {} at {mb_s:.1} MB/s without slowing{why}: a first backup \
                  of {} writes past any cache larger than that{}; {}{charged}",
                 size(written_bytes),
                 human_duration(seconds),
