@@ -91,8 +91,9 @@ pub struct Verdict {
     /// file after another, each fsync'd (files-copy small-1t-cache-off), where the run has it;
     /// else Time Machine's median file of 500, 32 in flight (tm-check 500x4KB).
     pub per_file_ms: Option<f64>,
-    /// Over a network: what a request that moves no data takes, ms (the median of the faster of
-    /// meta rename and meta delete, where the run has them).
+    /// Over a network: what a request and its reply take, ms: a round trip, the median of a
+    /// 4 KiB direct read at depth 1 (4k-read RND4K-Q1T1), where the run has it; else the
+    /// faster median of meta rename and meta delete (a request that moves no data).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_ms: Option<f64>,
     /// A share's verdict `server-storage`: the fastest large sequential figure that crossed its

@@ -250,7 +250,7 @@ fn per_file(v: &Verdict, p: &PerFile) -> String {
                 .as_ref()
                 .map_or(String::new(), |(request_ms, name)| {
                     format!(
-                        "; a request that moves no data takes {request_ms:.2} ms ({name}, median): \
+                        "; a request and its reply take {request_ms:.2} ms ({name}, median): \
                      the rest of a file's time is about {:.0} of them",
                         requests(p, transfer_ms, *request_ms)
                     )
