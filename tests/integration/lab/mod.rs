@@ -16,6 +16,8 @@ use serde_json::Value;
 
 use crate::support::{require_root_and, skip};
 
+mod server;
+
 /// The guest's commands on a disk: sections that `Lab::section` splits again. `$MB` and `$SET_MB`
 /// (set by `Lab::run`) are what the phases move, long enough to get past qemu's initial burst.
 const GUEST: &str = include_str!("disk.sh");
@@ -542,26 +544,6 @@ fn share_info(dest: &str, options: &[&str], guest: &str, chain: &[&str]) -> Opti
     Some(lab)
 }
 
-#[test]
-#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
-fn lab_nfs3_netem_is_limited_by_the_declared_link() {
-    held_on_a_second_guest("lab_nfs3_netem_is_limited_by_the_declared_link", || {
-        shaped_share(
-            "nfs3",
-            &[],
-            &[
-                "filesystem: nfs ",
-                "vers: 3",
-                "proto: tcp",
-                "hard: yes",
-                "rsize: 1048576",
-                "wsize: 1048576",
-            ],
-            Held::Verdict,
-        );
-    });
-}
-
 /// How much of a share's measurement is held.
 #[derive(Clone, Copy)]
 enum Held {
@@ -569,9 +551,6 @@ enum Held {
     Figures,
     /// The same, and buffered writes with fsync (`--buffered`) too, both tools, held as well.
     FiguresAndFsync,
-    /// One round, printed; the chain and the verdict held (the figures are another
-    /// protocol version's over the same client and server, held there).
-    Verdict,
 }
 
 /// A share over a 100 Mbit/s link both ways (netem in the guest shapes what it sends, htb on
@@ -605,10 +584,7 @@ fn tm_backup_row(dest: &str, report: &Value) -> String {
 /// rewrite is printed beside them, not held.
 fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
     const GUEST: &str = include_str!("share.sh");
-    let rounds: Vec<usize> = match held {
-        Held::Verdict => vec![1],
-        Held::Figures | Held::FiguresAndFsync => vec![1, 2, 3],
-    };
+    let rounds = [1, 2, 3];
     let fsync_too = matches!(held, Held::FiguresAndFsync);
     // Time Machine's own pattern, once, where Time Machine writes: an SMB share.
     let tm_backup = dest == "cifs";
@@ -681,17 +657,15 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
     if tm_backup {
         append_row(&tm_backup_row(dest, &lab.report_in("tm-backup")));
     }
-    if !matches!(held, Held::Verdict) {
-        for (what, got, want) in within {
-            assert_within(&format!("{dest} {what}"), got, want, SHARE_TOLERANCE);
-        }
-        // The shape holds what the guest receives, too: no faster than the wire's 12.5 MB/s,
-        // and not far below it.
-        assert!(
-            (10.0..=12.5 * 1.02).contains(&read_truth),
-            "{dest}: xfs_io read {read_truth:.2} MB/s over a 100 Mbit/s shape"
-        );
+    for (what, got, want) in within {
+        assert_within(&format!("{dest} {what}"), got, want, SHARE_TOLERANCE);
     }
+    // The shape holds what the guest receives, too: no faster than the wire's 12.5 MB/s,
+    // and not far below it.
+    assert!(
+        (10.0..=12.5 * 1.02).contains(&read_truth),
+        "{dest}: xfs_io read {read_truth:.2} MB/s over a 100 Mbit/s shape"
+    );
     assert_eq!(v["kind"], "limited-by-link", "{v}");
     assert_eq!(v["bottleneck"]["declared"], true, "{v}");
     assert!(summary.starts_with("The declared link"), "{summary}");
@@ -734,75 +708,4 @@ fn lab_cifs_netem_is_limited_by_the_declared_link() {
             Held::FiguresAndFsync,
         );
     });
-}
-
-/// What a round trip costs a backup of small files: one guest copies a small and a large file
-/// set on a cifs share, one thread, with and without every file fsync'd, as it is and then with
-/// `netem delay 20ms` on the guest's NIC (into a history of its own), and estimates from each
-/// run the backup of a folder of 200 small files and one of 5 MB. Copied one after another,
-/// every file waits for the server several times (create, write, flush, close), so each must
-/// cost at least one round trip, 20 ms, more; the verdict must name the cost as round trips,
-/// not bandwidth; the estimate must take the delay in as a per-file cost, at least 20 ms a file
-/// more. The cost is taken from the copy of one file after another: with many in flight, the
-/// queue hides the wire (docs/lab.md, "A round trip's cost").
-#[test]
-#[ignore = "the lab: qemu guests, about 25 minutes (docs/lab.md)"]
-fn lab_cifs_delay_is_a_per_file_cost() {
-    held_on_a_second_guest("lab_cifs_delay_is_a_per_file_cost", cifs_delay);
-}
-
-fn cifs_delay() {
-    const GUEST: &str = include_str!("cifs_delay.sh");
-    const ROUND_TRIP_MS: f64 = 20.0;
-    let Some(lab) = Lab::run_script("cifs", &[], GUEST) else {
-        return;
-    };
-    let per_file_ms = |section: &str| -> (f64, Value) {
-        let report = lab.report_in(section);
-        let ms = report["verdict"]["per_file_ms"]
-            .as_f64()
-            .unwrap_or_else(|| panic!("{section}: no per-file cost in {}", report["verdict"]));
-        (ms, report)
-    };
-    let (plain, _) = per_file_ms("plain");
-    let (delayed, report) = per_file_ms("delayed");
-    let details = report["verdict"]["details"].to_string();
-    append_row(&format!(
-        "{:<20} a small file copied one after another, fsync'd: {plain:.1} ms, with netem delay 20ms {delayed:.1} ms\n",
-        "cifs per-file cost",
-    ));
-    assert!(
-        delayed - plain >= ROUND_TRIP_MS,
-        "20 ms more per round trip, but a file went from {plain:.1} to {delayed:.1} ms"
-    );
-    assert!(
-        details.contains("round trips, not bandwidth")
-            && details.contains("files-copy small-1t-cache-off"),
-        "the delayed run's verdict: {details}"
-    );
-    // The estimate: its per-file cost and the time it predicts for the folder's 201 files.
-    let estimate = |section: &str| -> (f64, f64) {
-        let doc = lab.report_in(section);
-        let e = &doc["estimates"][0];
-        let per_file = e["costs"]["per_file_s"].as_f64();
-        let expected = e["predicted_seconds"]["expected"].as_f64();
-        match (per_file, expected) {
-            (Some(p), Some(x)) => (p * 1e3, x),
-            _ => panic!("{section}: no estimate in {doc}"),
-        }
-    };
-    let (plain_ms, plain_s) = estimate("plain-estimate");
-    let (delayed_ms, delayed_s) = estimate("delayed-estimate");
-    append_row(&format!(
-        "{:<20} a folder of 201 files: per file {plain_ms:.1} ms, predicted {plain_s:.1} s; with netem delay 20ms {delayed_ms:.1} ms, {delayed_s:.1} s\n",
-        "cifs estimate",
-    ));
-    assert!(
-        delayed_ms - plain_ms >= ROUND_TRIP_MS,
-        "the estimate's per-file cost went from {plain_ms:.1} to {delayed_ms:.1} ms"
-    );
-    assert!(
-        delayed_s - plain_s >= 201.0 * ROUND_TRIP_MS / 1e3,
-        "201 files at 20 ms more each, but the estimate went from {plain_s:.1} to {delayed_s:.1} s"
-    );
 }

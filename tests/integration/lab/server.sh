@@ -1,18 +1,45 @@
-# The lab's guest for a round trip's cost (tests/integration/lab/mod.rs, `cifs_delay`): a copy and
-# an estimate, as the share is and with netem delay 20ms.
+# The lab's guest on a share whose server keeps its export on a disk held to 20 MB/s
+# (tests/integration/lab/server.rs): the truth and destbench's run; where $DELAY is 1, small file
+# sets copied and a folder's backup estimated too, as the share is and with netem delay 20ms.
+echo "=== info"
+$DESTBENCH info $DEST
+# The server's disk on its own: 100 MB with conv=fsync, written on the host before the boot.
+echo "=== server-disk"
+cat /lab/server-disk-dd.txt
+sync; sleep 2
+# New files of destbench's whole-file transfer sizes (20-100MB), each written directly and
+# flushed, one after another; then the last read back directly (the server still holds it).
+echo "=== files"
+for mb in 20 40 60 80 100; do
+  xfs_io -d -f -c "pwrite -W -b 1m 0 ${mb}m" $DEST/truth-$mb.bin
+done
+echo "=== read"
+xfs_io -d -c "pread -b 1m 0 100m" $DEST/truth-100.bin
+echo "=== dd-fsync"
+dd if=/dev/zero of=$DEST/dd.bin bs=1M count=100 conv=fsync 2>&1 | tail -n1
+rm -f $DEST/truth-*.bin $DEST/dd.bin
+sync; sleep 2
+if [ "$DELAY" != 1 ]; then
+  echo "=== plain"
+  $DESTBENCH run $DEST --tests seq-write,seq-read --size 50M --runs 2 --no-history --json
+  echo "=== end"
+  exit 0
+fi
 mkdir /tmp/folder
 for d in 1 2 3 4 5; do
   mkdir /tmp/folder/d$d
   for f in $(seq 1 40); do head -c 2000 /dev/urandom > /tmp/folder/d$d/f$f; done
 done
 head -c 5000000 /dev/urandom > /tmp/folder/big
-copy_and_estimate() {
-  echo "=== $1"
-  $DESTBENCH run $DEST --tests seq-write:SEQ1M-Q8T1,files-copy --size 50M --sets small,large --set-size 2M --threads 1 --runs 1 --min-time 0 --db /tmp/history.sqlite --json
-  echo "=== $1-estimate"
-  $DESTBENCH estimate /tmp/folder --run latest --db /tmp/history.sqlite --json
-}
-copy_and_estimate plain
+echo "=== plain"
+$DESTBENCH run $DEST --tests seq-write,seq-read,4k-read:RND4K-Q1T1,files-copy,meta:delete --size 50M --sets small,large --set-size 2M --threads 1 --runs 2 --min-time 0 --db /tmp/history.sqlite --json
+echo "=== plain-estimate"
+$DESTBENCH estimate /tmp/folder --run latest --db /tmp/history.sqlite --json
 tc qdisc add dev eth0 root netem delay 20ms
-copy_and_estimate delayed
+sync; sleep 2
+# The quick profile: 0.5 s block repetitions, 200 files for meta delete.
+echo "=== delayed"
+$DESTBENCH run $DEST --profile quick --tests seq-write:SEQ1M-Q8T1,4k-read:RND4K-Q1T1,files-copy,meta:delete --size 50M --sets small,large --set-size 2M --threads 1 --runs 2 --min-time 0 --db /tmp/history.sqlite --json
+echo "=== delayed-estimate"
+$DESTBENCH estimate /tmp/folder --run latest --db /tmp/history.sqlite --json
 echo "=== end"
