@@ -1,6 +1,7 @@
 # The lab's guest on a share whose server keeps its export on a disk held to 20 MB/s
-# (tests/integration/lab/server.rs): the truth and destbench's run; where $DELAY is 1, small file
-# sets copied and a folder's backup estimated too, as the share is and with netem delay 20ms.
+# (tests/integration/lab/server.rs): the truth and destbench's run; where $DELAY is 1 (cifs), small
+# file sets copied and a folder's backup estimated too, the read through a second, encrypted
+# mount, and the sets and the estimate again with netem delay 20ms.
 echo "=== info"
 $DESTBENCH info $DEST
 # The server's disk on its own: 100 MB with conv=fsync, written on the host before the boot.
@@ -35,11 +36,25 @@ echo "=== plain"
 $DESTBENCH run $DEST --tests seq-write,seq-read,4k-read:RND4K-Q1T1,files-copy,meta:delete --size 50M --sets small,large --set-size 2M --threads 1 --runs 2 --min-time 0 --db /tmp/history.sqlite --json
 echo "=== plain-estimate"
 $DESTBENCH estimate /tmp/folder --run latest --db /tmp/history.sqlite --json
+# The same share mounted a second time with encryption (seal; a guest session has no key for
+# it, so the lab's user), its read priced against the plain mount's by destbench compare.
+mkdir -p /mnt/sealed
+$(echo "$LAB_MOUNT" | sed 's|/mnt/dest|/mnt/sealed|; s|,guest,|,username=root,password=lab,|'),seal \
+  || { echo "lab: the sealed mount failed" >&2; exit 125; }
+echo "=== sealed-info"
+$DESTBENCH info /mnt/sealed
+sync; sleep 2
+echo "=== sealed"
+$DESTBENCH run /mnt/sealed --tests seq-read:SEQ1M-Q8T1 --size 50M --runs 2 --min-time 0 --db /tmp/history.sqlite --json
+echo "=== sealed-compare"
+$DESTBENCH compare 1 2 --db /tmp/history.sqlite --json
+umount /mnt/sealed
 tc qdisc add dev eth0 root netem delay 20ms
 sync; sleep 2
-# The quick profile: 0.5 s block repetitions, 200 files for meta delete.
+# The quick profile (0.5 s block repetitions, 200 files for meta delete), one repetition each:
+# each figure judged is a median over many files or requests.
 echo "=== delayed"
-$DESTBENCH run $DEST --profile quick --tests seq-write:SEQ1M-Q8T1,4k-read:RND4K-Q1T1,files-copy,meta:delete --size 50M --sets small,large --set-size 2M --threads 1 --runs 2 --min-time 0 --db /tmp/history.sqlite --json
+$DESTBENCH run $DEST --profile quick --tests seq-write:SEQ1M-Q8T1,4k-read:RND4K-Q1T1,files-copy,meta:delete --size 50M --sets small,large --set-size 2M --threads 1 --runs 1 --min-time 0 --db /tmp/history.sqlite --json
 echo "=== delayed-estimate"
 $DESTBENCH estimate /tmp/folder --run latest --db /tmp/history.sqlite --json
 echo "=== end"
