@@ -50,10 +50,10 @@ pub(super) struct Ctx<'a> {
     pub(super) ledger: Rc<untimed::Ledger>,
     /// How rsync is started on the destination (confined to the scratch), or why it is not.
     pub(super) programs: &'a Programs,
-    /// What the destination makes durable, bytes/s: the test file's first part with its flush
+    /// On a share, what it makes durable, bytes/s: the test file's first part with its flush
     /// (`block::prepare_test_file`). A block write repetition writes no more than this makes
-    /// durable in its time, so a share whose server holds writes in memory is not left
-    /// flushing for many times the block duration.
+    /// durable in its time, so a server that holds writes in memory is not left flushing for
+    /// many times the block duration.
     pub(super) durable_write: Option<f64>,
 }
 

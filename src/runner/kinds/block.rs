@@ -84,7 +84,9 @@ pub(in crate::runner) fn prepare_test_file(
             // server can take writes into its memory many times faster.
             stream::sync(engine.as_mut(), file, &what)?;
             let took = engine.now() - start;
-            ctx.durable_write = Some(head_bytes as f64 / took.as_secs_f64().max(1e-6));
+            if ctx.access.real_io && ctx.chain.is_some_and(crate::probe::Chain::is_network) {
+                ctx.durable_write = Some(head_bytes as f64 / took.as_secs_f64().max(1e-6));
+            }
             size = head(head_bytes, took).max(head_bytes);
         }
     }
@@ -176,11 +178,11 @@ fn steady(recorder: &Recorder, elapsed: Duration, min_time: Duration) -> bool {
         && steady::Flatness::of(&points[1..]).is_some_and(|f| f.is_flat())
 }
 
-/// A write repetition stops once it has written this many block durations of what the
-/// destination makes durable (`Ctx::durable_write`): the flush at its end then takes about one
-/// more, where a share's server that took the writes into its memory at the wire's rate was
-/// left flushing for 6-8 block durations (a lab share on a 20 MB/s disk: 12 s repetitions of
-/// a 1.5 s block duration). Where writes are durable as they go, the cap is not reached.
+/// On a share, a write repetition stops once it has written this many block durations of what
+/// the destination makes durable (`Ctx::durable_write`), and its minimum time: the flush at its
+/// end then takes about one more, where a server that took the writes into its memory at the
+/// wire's rate was left flushing for 6-8 block durations (a lab share on a 20 MB/s disk: 12 s
+/// repetitions of a 1.5 s block duration). Where writes are durable as they go, it is not reached.
 const DURABLE_DURATIONS: f64 = 1.25;
 
 /// Whether a repetition that began at `start` keeps its queue full at engine time `now`: until
@@ -197,7 +199,8 @@ fn open_until(
     let (until_steady, min_time) = (plan.block_until_steady, plan.min_time);
     let mut judged = 0;
     move |now, recorder| {
-        if now >= end || cap.is_some_and(|cap| recorder.bytes >= cap) {
+        let capped = cap.is_some_and(|cap| recorder.bytes >= cap) && now - start >= min_time;
+        if now >= end || capped {
             return false;
         }
         let intervals = (now - start).as_nanos() / interval.as_nanos().max(1);
