@@ -287,15 +287,8 @@ fn classify(chain: Option<&Chain>, results: &[TestResult]) -> (Verdict, Facts) {
 
 /// Encryption, else signing, where a node of the chain shows it on.
 fn protection(chain: &Chain) -> Option<&'static str> {
-    use crate::probe::{Key, Value};
-    let on = |key: Key| {
-        chain.nodes().into_iter().any(|n| {
-            matches!(
-                n.get(key),
-                Some(Value::Encryption(true) | Value::Signing(true))
-            )
-        })
-    };
+    use crate::probe::Key;
+    let on = |key| share::fact(chain, key) == Some(true);
     if on(Key::Encryption) {
         Some("encryption")
     } else if on(Key::Signing) {

@@ -75,7 +75,7 @@ fn fastest_read(results: &[TestResult]) -> Option<&TestResult> {
 }
 
 /// A yes-or-no fact of the chain's (signing, encryption), where a node has it.
-fn fact(chain: &Chain, key: Key) -> Option<bool> {
+pub(super) fn fact(chain: &Chain, key: Key) -> Option<bool> {
     chain.nodes().into_iter().find_map(|n| match n.get(key) {
         Some(Value::Signing(on) | Value::Encryption(on)) => Some(*on),
         _ => None,
