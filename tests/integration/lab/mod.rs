@@ -84,6 +84,7 @@ impl Lab {
             .arg("--script")
             .arg(&script);
         cmd.args(options).arg(dest);
+        let started = std::time::Instant::now();
         let mut out = cmd.output().expect("running scripts/lab");
         // The emulated disk itself can stop answering (the guest's kernel reports hung tasks):
         // the emulator, not a figure, so such a guest is booted once more; a second hang fails.
@@ -94,6 +95,12 @@ impl Lab {
             ));
             out = cmd.output().expect("running scripts/lab");
         }
+        // The table says where the lab's minutes went, guest by guest.
+        append_row(&format!(
+            "{dest:<20} guest booted and ran for {:.0} s ({})\n",
+            started.elapsed().as_secs_f64(),
+            out.status
+        ));
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success() && stdout.contains("=== end"),
