@@ -5,6 +5,7 @@ use crate::support::{
     destbench, destbench_setpriv, entries, exits, num, result, run_on, test_variants,
 };
 use crate::testbed::{Exclusive, Testbed};
+use crate::testbed_checks::dd_write;
 
 /// A run on the testbed's slow disk, the machine to this test alone (the testbed stays up, and
 /// the machine taken, as long as this value lives).
@@ -292,5 +293,61 @@ fn nas_copy_rates_and_the_per_file_cost() {
     assert!(
         per_file_ms > 0.1,
         "{files_per_s} files/s vs {bandwidth_bound}: only {per_file_ms:.3} ms per file"
+    );
+}
+
+/// A server whose disk is slower than its link: sshfs over 1 Gbit/s, its export on a disk held
+/// to 25 MB/s (the scenario of the lab's cifs and nfs3 guests, lab::server, here over SFTP).
+/// The verdict names the server's disks; the write it judges by lies between dd's `conv=fsync`
+/// through the share (less 5%) and the disk's own (more 5%): the server takes each file into
+/// its memory and writes it at the flush, so the share's durable write runs a little under the
+/// disk's; the read of what the server just received carries at least three times that.
+#[test]
+#[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
+fn a_slow_disk_behind_sshfs_is_the_servers_disks() {
+    let Some((_alone, disk)) = Testbed::up_alone("slow-disk", &["--rate", "25"]) else {
+        return;
+    };
+    let export = disk.mount().to_str().expect("a UTF-8 path");
+    // Declared after the disk, so dropped (brought down) before it.
+    let Some(share) = Testbed::up("nas", &["--link", "1gbit", "--export", export]) else {
+        return;
+    };
+    let durable_dd = |dir: &std::path::Path| {
+        let file = dir.join("dd-truth");
+        let rate = dd_write(&file, 100, "conv=fsync");
+        std::fs::remove_file(&file).expect("removing dd's file");
+        rate
+    };
+    let disk_dd = durable_dd(disk.mount());
+    let share_dd = durable_dd(share.mount());
+    let doc = run_on(
+        share.mount(),
+        "--tests seq-write:20-100MB,seq-read:SEQ1M-Q8T1 --size 50M --runs 1 --no-history",
+    );
+    let v = &doc["verdict"];
+    let s = &doc["share"];
+    let (durable, wire) = (num(&s["durable_write_mb_s"]), num(&s["wire_mb_s"]));
+    eprintln!(
+        "sshfs, export at 25 MB/s: dd conv=fsync {disk_dd:.2} on the disk, {share_dd:.2} through \
+         the share; destbench durable {durable:.2}, read {wire:.2} MB/s; {}",
+        v["summary"]
+    );
+    assert_eq!(v["kind"], "server-storage", "{v}");
+    assert_eq!(s["limit"], "server-disks", "{s}");
+    assert_eq!(num(&v["measured_mb_s"]), durable, "{v}");
+    assert!(
+        (share_dd * 0.95..=disk_dd * 1.05).contains(&durable),
+        "the durable write {durable:.2} MB/s outside {share_dd:.2} (through the share) less 5% \
+         to {disk_dd:.2} (the disk) more 5%"
+    );
+    assert!(
+        wire >= 3.0 * durable,
+        "read {wire:.2} vs write {durable:.2}"
+    );
+    let summary = v["summary"].as_str().expect("a summary");
+    assert!(
+        summary.starts_with("The server's disks are the limit"),
+        "{summary}"
     );
 }
