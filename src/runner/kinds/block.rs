@@ -178,11 +178,12 @@ fn steady(recorder: &Recorder, elapsed: Duration, min_time: Duration) -> bool {
         && steady::Flatness::of(&points[1..]).is_some_and(|f| f.is_flat())
 }
 
-/// On a share, a write repetition stops once it has written this many block durations of what
-/// the destination makes durable (`Ctx::durable_write`), and its minimum time: the flush at its
-/// end then takes about one more, where a server that took the writes into its memory at the
-/// wire's rate was left flushing for 6-8 block durations (a lab share on a 20 MB/s disk: 12 s
-/// repetitions of a 1.5 s block duration). Where writes are durable as they go, it is not reached.
+/// On a share, a write repetition stops sending once it has written this many block durations
+/// of what the destination makes durable (`Ctx::durable_write`): the flush at its end then
+/// makes the repetition last about that long, so it may stop before `--min-time` (a server that
+/// took the writes into its memory at the wire's rate was left flushing for 6-8 block durations:
+/// 12 s repetitions of a 1.5 s block duration on a lab share on a 20 MB/s disk, 4 s ones when
+/// held to `--min-time` on the testbed's). Where writes are durable as they go, it is not reached.
 const DURABLE_DURATIONS: f64 = 1.25;
 
 /// Whether a repetition that began at `start` keeps its queue full at engine time `now`: until
@@ -199,8 +200,7 @@ fn open_until(
     let (until_steady, min_time) = (plan.block_until_steady, plan.min_time);
     let mut judged = 0;
     move |now, recorder| {
-        let capped = cap.is_some_and(|cap| recorder.bytes >= cap) && now - start >= min_time;
-        if now >= end || capped {
+        if now >= end || cap.is_some_and(|cap| recorder.bytes >= cap) {
             return false;
         }
         let intervals = (now - start).as_nanos() / interval.as_nanos().max(1);
