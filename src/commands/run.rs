@@ -186,11 +186,13 @@ pub fn execute<C: Clients>(
         let home = request.plan.source.is_none() && clients.alone();
         home.then(answer::home_volume).and_then(Result::ok)
     });
+    let mut chain = probe::probe(&request.plan.destination, request.link_speed.as_ref()).ok();
+    let share = chain.as_ref().is_some_and(probe::Chain::is_network);
     let plan = match &data {
         Some(data) if clients.alone() => request.plan.clone().write_on_for(data.bytes),
         _ => request.plan.clone(),
-    };
-    let mut chain = probe::probe(&request.plan.destination, request.link_speed.as_ref()).ok();
+    }
+    .on_a_share(share);
     if let Some(chain) = chain.as_mut() {
         probe::health::read(chain, &probe::health::Live);
     }

@@ -68,6 +68,9 @@ pub struct RunPlan {
     /// Whether the variants are the profile's own (no `--tests`): only then may the run add
     /// the write that finds a cache ([`RunPlan::write_on_for`]).
     pub own_tests: bool,
+    /// The destination is a share and the variants are the profile's own: those a share does
+    /// not tell apart are left out ([`RunPlan::on_a_share`]).
+    pub on_share: bool,
     /// The work fixed in bytes at the profile's sizes, or at a share of them for a slow
     /// destination ([`RunPlan::sized`]).
     pub sizing: Sizing,
@@ -78,7 +81,21 @@ impl RunPlan {
     /// work its time budget is for.
     pub fn profile_variants(&self) -> Vec<Variant> {
         let suite = suite_options(&self.profile, &[], &[], false, self.engine);
-        workload::select(workload::suite(&suite), &[], self.profile.tests).unwrap_or_default()
+        let mut own =
+            workload::select(workload::suite(&suite), &[], self.profile.tests).unwrap_or_default();
+        own.retain(|v| !(self.on_share && workload::left_out_on_a_share(v)));
+        own
+    }
+
+    /// The plan for a destination that is a network share (`share`): with the profile's own
+    /// tests, the 4 KiB variants whose figures a share does not tell apart are left out
+    /// ([`workload::left_out_on_a_share`]), and the budget is shared over the rest.
+    pub fn on_a_share(mut self, share: bool) -> RunPlan {
+        if share && self.own_tests {
+            self.on_share = true;
+            self.variants.retain(|v| !workload::left_out_on_a_share(v));
+        }
+        self
     }
 
     /// The bytes the run writes besides a sustained write: the block tests' file and the file
@@ -162,6 +179,7 @@ pub(super) fn run_plan(o: &RunOptions) -> Result<RunPlan> {
             .map_or(profile.sustained_size, |s| s.value.0),
         band_size: band_size(o)?,
         own_tests: o.tests.is_none(),
+        on_share: false,
         sizing: Sizing {
             divisor: 1,
             file_given: o.size.is_some(),
@@ -457,5 +475,24 @@ mod tests {
             chosen.clone().write_on_for(u64::MAX).variants,
             chosen.variants
         );
+    }
+
+    /// On a share the profile's own tests leave out what `workload::left_out_on_a_share` names
+    /// and take the whole budget; tests the user chose all run; a disk's plan is unchanged.
+    #[test]
+    fn a_shares_run_leaves_out_what_a_share_does_not_tell_apart() {
+        let plan = RunOptions::default().plan().unwrap();
+        assert_eq!(plan.clone().on_a_share(false).variants, plan.variants);
+        let share = plan.clone().on_a_share(true);
+        assert_eq!(share.variants.len(), plan.variants.len() - 3);
+        assert_eq!(share.profile_variants(), share.variants);
+        let tests = Some(vec!["4k-write".parse().unwrap()].into());
+        let chosen = RunOptions {
+            tests,
+            ..RunOptions::default()
+        }
+        .plan()
+        .unwrap();
+        assert_eq!(chosen.clone().on_a_share(true).variants, chosen.variants);
     }
 }

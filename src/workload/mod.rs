@@ -21,7 +21,8 @@ pub use profile::{Profile, ProfileName};
 pub use select::{TestSelector, known_workload, select};
 pub use shape::{CopyProgram, FileOp, MetaOp, SetName, Workload, size_label};
 pub use suite::{
-    SuiteOptions, TM_SMALL_FILES, TM_SMALL_SIZE, TRANSFER_SIZES, Variant, sized, suite,
+    SuiteOptions, TM_SMALL_FILES, TM_SMALL_SIZE, TRANSFER_SIZES, Variant, left_out_on_a_share,
+    sized, suite,
 };
 pub use test_id::TestId;
 pub use tool::Tool;
