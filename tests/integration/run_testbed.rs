@@ -5,6 +5,7 @@ use crate::support::{
     destbench, destbench_setpriv, entries, exits, num, result, run_on, test_variants,
 };
 use crate::testbed::{Exclusive, Testbed};
+#[cfg(target_os = "linux")]
 use crate::testbed_checks::dd_write;
 
 /// A run on the testbed's slow disk, the machine to this test alone (the testbed stays up, and
@@ -302,6 +303,7 @@ fn nas_copy_rates_and_the_per_file_cost() {
 /// through the share (less 5%) and the disk's own (more 5%): the server takes each file into
 /// its memory and writes it at the flush, so the share's durable write runs a little under the
 /// disk's; the read of what the server just received carries at least three times that.
+#[cfg(target_os = "linux")]
 #[test]
 #[ignore = "long: figures against an emulated device of known speed, which it holds alone"]
 fn a_slow_disk_behind_sshfs_is_the_servers_disks() {

@@ -84,7 +84,6 @@ impl Lab {
             .arg("--script")
             .arg(&script);
         cmd.args(options).arg(dest);
-        let started = std::time::Instant::now();
         let mut out = cmd.output().expect("running scripts/lab");
         // The emulated disk itself can stop answering (the guest's kernel reports hung tasks):
         // the emulator, not a figure, so such a guest is booted once more; a second hang fails.
@@ -95,12 +94,13 @@ impl Lab {
             ));
             out = cmd.output().expect("running scripts/lab");
         }
-        // The table says where the lab's minutes went, guest by guest.
-        append_row(&format!(
-            "{dest:<20} guest booted and ran for {:.0} s ({})\n",
-            started.elapsed().as_secs_f64(),
-            out.status
-        ));
+        // The table says where the lab's minutes went, guest by guest (scripts/lab's own clock:
+        // this test's would count the wait for the lab's lock).
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let took = stderr.lines().filter(|l| l.contains(" from the lock on"));
+        for line in took {
+            append_row(&format!("{dest:<20} {line} ({})\n", out.status));
+        }
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success() && stdout.contains("=== end"),
@@ -282,10 +282,11 @@ fn copy_rounds(dest: &str) -> usize {
     if copy_is_held(dest) { 3 } else { 0 }
 }
 
-/// Whether Time Machine's 50 MB check is held to xfs_io's on this disk: at the slow end and the
-/// fast end of the buses (the same file write on each; the others hold the block figures).
+/// Whether Time Machine's 50 MB check is held to xfs_io's on this disk: on NVMe, the fast end
+/// of the buses (the testbed holds the same check at 26-100 MB/s, precision_coverage.rs; the
+/// SATA guest's three rounds at 5 MB/s cost CI 84 s for the same file write).
 fn tm_check_is_held(dest: &str) -> bool {
-    matches!(dest, "sata" | "nvme")
+    dest == "nvme"
 }
 
 /// A figure from each of three rounds, 1 to 3.
@@ -568,23 +569,6 @@ enum Held {
 /// limit. Like with like: at depth 1 the link idles while each reply comes back, where
 /// SEQ1M-Q8T1 keeps it full.
 ///
-/// The lab table's line for tm-backup's replay on a share: printed beside the figures held, not
-/// held itself (the plain copy in it is its own reference).
-fn tm_backup_row(dest: &str, report: &Value) -> String {
-    let d = &report["results"][0]["details"];
-    let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
-    format!(
-        "{:<20} tm-backup 64 MiB: user data {:6.2} MB/s, {:.1} barriers/s, bands of {} MiB, full flush {}; plain copy {:6.2} MB/s; ratio {:.2}\n",
-        format!("{dest} netem 100mbit"),
-        f(&d["user_data_mb_s"]),
-        f(&d["barriers_per_s"]),
-        d["band_size_bytes"].as_u64().unwrap_or(0) >> 20,
-        d["full_flush"].as_str().unwrap_or("?"),
-        f(&d["copy"]["mb_s"]),
-        f(&d["ratio_to_copy"]),
-    )
-}
-
 /// The two sides alternate (xfs_io's rewrite and read, then one destbench repetition of each
 /// variant, three times), each after `sync` and the same 5 s pause, as the host's load moves
 /// every figure and the share's disk discards (docs/lab.md, "What the lab found"). One dd
@@ -593,13 +577,10 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
     const GUEST: &str = include_str!("share.sh");
     let rounds = [1, 2, 3];
     let fsync_too = matches!(held, Held::FiguresAndFsync);
-    // Time Machine's own pattern, once, where Time Machine writes: an SMB share.
-    let tm_backup = dest == "cifs";
     let guest = format!(
-        "ROUNDS={}\nFSYNC_TOO={}\nTM_BACKUP={}\n{GUEST}",
+        "ROUNDS={}\nFSYNC_TOO={}\n{GUEST}",
         rounds.len(),
         u8::from(fsync_too),
-        u8::from(tm_backup)
     );
     let options: Vec<&str> = options
         .iter()
@@ -661,9 +642,6 @@ fn shaped_share(dest: &str, options: &[&str], chain: &[&str], held: Held) {
     let v = &reports[rounds.len() / 2]["verdict"];
     let summary = v["summary"].as_str().expect("a summary");
     append_row(&format!("{row} | {summary}\n"));
-    if tm_backup {
-        append_row(&tm_backup_row(dest, &lab.report_in("tm-backup")));
-    }
     for (what, got, want) in within {
         assert_within(&format!("{dest} {what}"), got, want, SHARE_TOLERANCE);
     }

@@ -1,6 +1,6 @@
 # The lab's guest on a share (tests/integration/lab/mod.rs, `shaped_share`): xfs_io's direct
 # writes and reads alternating with destbench's, each after sync and the same pause. Lab::run_script
-# is given $ROUNDS, $FSYNC_TOO (1: buffered writes with fsync too, both tools) and $TM_BACKUP.
+# is given $ROUNDS and $FSYNC_TOO (1: buffered writes with fsync too, both tools).
 echo "=== info"
 $DESTBENCH info $DEST
 echo "=== write-new"
@@ -26,11 +26,4 @@ for i in $(seq 1 $ROUNDS); do
     fi
 done
 rm -f $DEST/truth.bin
-# Time Machine's pattern beside a plain copy of the same bytes (tm-backup), once where $TM_BACKUP
-# is 1: printed in the lab table, not held (docs/tm-backup.md).
-if [ "$TM_BACKUP" = 1 ]; then
-    sync; sleep 5
-    echo "=== tm-backup"
-    $DESTBENCH run $DEST --tests tm-backup --size 64M --no-history --json --link-speed 100mbit || echo "exit $?" >&2
-fi
 echo "=== end"
