@@ -106,9 +106,9 @@ fn blocks(test: TestId, direction: Direction, shapes: &[BlockShape]) -> Vec<Vari
 
 /// Whether a share's run leaves `variant` out of the profile's own tests: the server's memory
 /// stands between the client's 4 KiB requests and its disks, so 4 KiB blocks written in order
-/// or 32 at a time are the server's flush, as one at a time at random is (17.2-17.6 MB/s on
-/// the testbed's share of a 20 MB/s disk), and read in order they cost the round trip a random
-/// read does (24.0 and 22.8 MB/s there). The share gives their time to its other figures.
+/// or 32 at a time are the server's flush, as one at a time at random is, and read in order
+/// they cost the round trip a random read does (docs/methods.md has the figures). The share
+/// gives their time to its other figures.
 pub fn left_out_on_a_share(variant: &Variant) -> bool {
     match variant.workload {
         Workload::Block {

@@ -180,10 +180,10 @@ fn steady(recorder: &Recorder, elapsed: Duration, min_time: Duration) -> bool {
 
 /// On a share, a write repetition stops sending once it has written this many block durations
 /// of what the destination makes durable (`Ctx::durable_write`): the flush at its end then
-/// makes the repetition last about that long, so it may stop before `--min-time` (a server that
-/// took the writes into its memory at the wire's rate was left flushing for 6-8 block durations:
-/// 12 s repetitions of a 1.5 s block duration on a lab share on a 20 MB/s disk, 4 s ones when
-/// held to `--min-time` on the testbed's). Where writes are durable as they go, it is not reached.
+/// makes the repetition last about that long, so it may stop before `--min-time`, where a
+/// server that took the writes into its memory at the wire's rate would be left flushing for
+/// many block durations (docs/lab.md, "A share's parts"). Where writes are durable as they go,
+/// it is not reached.
 const DURABLE_DURATIONS: f64 = 1.25;
 
 /// Whether a repetition that began at `start` keeps its queue full at engine time `now`: until

@@ -283,8 +283,8 @@ fn copy_rounds(dest: &str) -> usize {
 }
 
 /// Whether Time Machine's 50 MB check is held to xfs_io's on this disk: on NVMe, the fast end
-/// of the buses (the testbed holds the same check at 26-100 MB/s, precision_coverage.rs; the
-/// SATA guest's three rounds at 5 MB/s cost CI 84 s for the same file write).
+/// of the buses (the testbed holds the same check at 26-100 MB/s, precision_coverage.rs;
+/// docs/lab.md says why not on SATA too).
 fn tm_check_is_held(dest: &str) -> bool {
     dest == "nvme"
 }
