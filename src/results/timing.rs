@@ -24,7 +24,8 @@ pub enum Untimed {
     TestFile,
     /// A file set generated as a source.
     Generate,
-    /// Files laid down for a test to read or delete (a set's copy, whole files to read back).
+    /// Files laid down for a test to read or delete (a set's copy, whole files to read back),
+    /// or to warm the destination up (Time Machine's many files, written once).
     Copy,
     /// A copy's cached pages evicted before it is read.
     Evict,
@@ -44,11 +45,15 @@ impl Untimed {
     }
 }
 
-/// Seconds and bytes of one kind of untimed work.
+/// Seconds, bytes and files of one kind of untimed work.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Spent {
     pub seconds: f64,
     pub bytes: u64,
+    /// The small files among them on the destination, each priced apart from its bytes (none
+    /// for whole files of megabytes, nor for work on the source's side: generating).
+    #[serde(default)]
+    pub files: u64,
 }
 
 /// One kind of untimed work: what the plan reserved for it and what it took.

@@ -3,15 +3,17 @@
 //! was planned to cost and what it took; it holds no clock.
 //!
 //! A step costs [`Cost`]: seconds it runs for whatever the destination (a block test's duration,
-//! a minimum time) and bytes it moves whatever the time (a file to lay down, a set to copy). Two
-//! corrections are learned from the finished steps: how much of its planned time a timed step
-//! really takes (a block test that stops once steady takes less), and the rate at which the
-//! destination moved the bytes of the steps that move bytes (a slow disk takes longer). The
-//! remaining time is the runner's plan of the steps left, each predicted with both corrections.
+//! a minimum time), bytes it moves and files it handles whatever the time (a file to lay down, a
+//! set to copy). Three corrections are learned from the finished steps: how much of its planned
+//! time a timed step really takes (a block test that stops once steady takes less), the rate at
+//! which the destination moved the bytes of the steps that move bytes (a slow disk takes
+//! longer), and what each file costs beyond its bytes (a share's round trips). The remaining
+//! time is the runner's plan of the steps left, each predicted with these corrections.
 
 use strum::VariantArray;
 
 use crate::results::{Spent, Untimed};
+use crate::settings::RunPlan;
 
 use crate::runner::untimed::Work;
 
@@ -21,6 +23,11 @@ const PRIOR_RATE: f64 = 100e6;
 /// A step that moves bytes teaches the rate only when it took this much longer than its timed
 /// floor: one that only lasted its minimum time moved its bytes faster than it shows.
 const MOVED_NOT_FLOORED: f64 = 1.5;
+
+/// What a file written on a share costs beyond its bytes before the run has priced one: the
+/// least the testbed's sshfs share at 1 Gbit/s showed (0.87-1.3 ms; the lab's cifs share about
+/// 6 ms, 14 round trips of 0.41-0.48 ms). A disk's files are priced from nothing.
+const SHARE_FILE_S: f64 = 1e-3;
 
 /// An untimed kind teaches its own rate once it has taken this long: before, the rate the
 /// destination moved bytes at stands for it.
@@ -33,6 +40,8 @@ pub struct Cost {
     pub seconds: f64,
     /// Bytes it moves however long that takes (0: a step that only runs for a time).
     pub bytes: u64,
+    /// Files it writes on the destination, each priced beyond its bytes.
+    pub files: u64,
 }
 
 /// A sum of what was seen over a sum of what was planned.
@@ -63,13 +72,25 @@ pub struct Eta {
     current_s: f64,
     /// Seconds taken over seconds planned, of the finished steps that only run for a time.
     timed: Ratio,
-    /// Bytes moved over seconds taken, of the finished steps that move bytes.
+    /// Bytes moved over seconds taken, of the finished steps that move bytes but no files.
     moved: Ratio,
+    /// Seconds beyond their bytes' time over files, of the finished steps that handle files.
+    per_file: Ratio,
+    /// What a file costs before any step has shown it ([`SHARE_FILE_S`] on a share).
+    file_prior_s: f64,
     /// Each kind of untimed work so far (`untimed::Ledger`), in `Untimed::VARIANTS`' order.
     untimed: [Spent; Untimed::VARIANTS.len()],
 }
 
 impl Eta {
+    /// The ETA of a run of `plan`, nothing taught yet: a share's files priced from the start.
+    pub(in crate::runner) fn for_plan(plan: &RunPlan) -> Eta {
+        Eta {
+            file_prior_s: if plan.on_share { SHARE_FILE_S } else { 0.0 },
+            ..Eta::default()
+        }
+    }
+
     /// Seconds the run has taken, up to the start of the step under way.
     pub fn elapsed_s(&self) -> f64 {
         self.elapsed_s
@@ -110,10 +131,17 @@ impl Eta {
     /// The seconds a step of `cost` is predicted to take, with what the run has taught so far.
     pub(in crate::runner) fn predict(&self, cost: Cost) -> f64 {
         let timed = cost.seconds * self.timed.value().unwrap_or(1.0);
-        if cost.bytes == 0 {
+        if cost.bytes == 0 && cost.files == 0 {
             return timed;
         }
-        cost.seconds.max(cost.bytes as f64 / self.rate())
+        cost.seconds
+            .max(cost.bytes as f64 / self.rate() + cost.files as f64 * self.file_s())
+    }
+
+    /// Seconds a file costs beyond its bytes, as the steps that handle files showed, else its
+    /// prior.
+    pub(in crate::runner) fn file_s(&self) -> f64 {
+        self.per_file.value().unwrap_or(self.file_prior_s)
     }
 
     /// Bytes a second the destination moved the bytes of the finished steps at, else the
@@ -122,35 +150,59 @@ impl Eta {
         self.moved.value().unwrap_or(PRIOR_RATE)
     }
 
-    /// The seconds untimed `work` is predicted to take: each kind at the rate it has shown,
-    /// else at the rate the destination moved bytes at.
+    /// The seconds untimed `work` is predicted to take: each kind at the price it has shown,
+    /// else at its prior or, where files cost more than that allows (a share), at the
+    /// destination's rate and the price of a file the timed steps have shown.
     pub(in crate::runner) fn predict_untimed(&self, work: &[Work]) -> f64 {
-        let taught = |kind: Untimed| {
-            let seen = self.untimed[kind as usize];
-            (seen.seconds >= UNTIMED_TAUGHT_S && seen.bytes > 0).then_some(seen)
-        };
         // How fast the tree work seen so far went against its kinds' priors: the other kinds
         // are predicted at their priors times that.
         let (prior_s, seen_s) = Untimed::VARIANTS
             .iter()
-            .filter_map(|&k| Some((tree_prior(k)?, taught(k)?)))
+            .filter_map(|&k| Some((tree_prior(k)?, self.taught(k)?)))
             .fold((0.0, 0.0), |(p, t), (prior, seen)| {
                 (p + seen.bytes as f64 / prior, t + seen.seconds)
             });
         let scale = if seen_s > 0.0 { prior_s / seen_s } else { 1.0 };
+        work.iter().map(|&w| self.untimed_s(w, scale)).sum()
+    }
+
+    /// What `kind` has taken so far, once enough to teach its own price.
+    fn taught(&self, kind: Untimed) -> Option<Spent> {
+        let seen = self.untimed[kind as usize];
+        (seen.seconds >= UNTIMED_TAUGHT_S && seen.bytes + seen.files > 0).then_some(seen)
+    }
+
+    /// The seconds of one piece of untimed work, its kind's priors scaled by `scale`.
+    fn untimed_s(&self, w: Work, scale: f64) -> f64 {
         let moved = self.rate();
-        work.iter()
-            .map(|&(kind, bytes)| {
-                let rate = match (taught(kind), tree_prior(kind)) {
-                    (Some(seen), _) => seen.bytes as f64 / seen.seconds,
-                    (None, None) => moved,
-                    // Work that writes or reads the bytes goes no faster than the destination.
-                    (None, Some(prior)) if kind.moves_bytes() => (prior * scale).min(moved),
-                    (None, Some(prior)) => prior * scale,
-                };
-                bytes as f64 / rate
-            })
-            .sum()
+        // Its bytes' own time: at the destination's rate where it moves them, else its
+        // kind's prior (a removal frees extents, an eviction drops pages).
+        let bytes_s = |bytes: u64| match tree_prior(w.kind) {
+            _ if w.kind.moves_bytes() => bytes as f64 / moved,
+            Some(prior) => bytes as f64 / prior,
+            None => 0.0,
+        };
+        match self.taught(w.kind) {
+            Some(seen) if seen.files > 0 && w.files > 0 => {
+                // Its seconds split into its bytes' time and the rest, a price per file.
+                let seen_bytes_s = bytes_s(seen.bytes).min(seen.seconds);
+                let file_s = (seen.seconds - seen_bytes_s) / seen.files as f64;
+                let byte_s = seen_bytes_s / seen.bytes.max(1) as f64;
+                return w.bytes as f64 * byte_s + w.files as f64 * file_s;
+            }
+            Some(seen) if seen.bytes > 0 => {
+                return w.bytes as f64 * seen.seconds / seen.bytes as f64;
+            }
+            _ => {}
+        }
+        let at_prior = match tree_prior(w.kind) {
+            None => w.bytes as f64 / moved,
+            // Work that writes or reads the bytes goes no faster than the destination.
+            Some(prior) if w.kind.moves_bytes() => w.bytes as f64 / (prior * scale).min(moved),
+            Some(prior) => w.bytes as f64 / (prior * scale),
+        };
+        let files_s = w.files as f64 * self.file_s() * file_share(w.kind);
+        at_prior.max(bytes_s(w.bytes) + files_s)
     }
 
     /// What each kind of untimed work has taken so far.
@@ -189,8 +241,14 @@ impl Eta {
     /// Work of `cost` took `actual_s`: the corrections learn from it (a part of a step, timed
     /// on its own, or a finished step).
     pub(in crate::runner) fn learn(&mut self, cost: Cost, actual_s: f64) {
-        if cost.bytes > 0 {
-            if actual_s > cost.seconds * MOVED_NOT_FLOORED && actual_s > 0.0 {
+        if cost.bytes > 0 || cost.files > 0 {
+            if actual_s <= cost.seconds * MOVED_NOT_FLOORED || actual_s <= 0.0 {
+                return;
+            }
+            if cost.files > 0 {
+                let beyond = actual_s - cost.bytes as f64 / self.rate();
+                self.per_file.add(beyond.max(0.0), cost.files as f64);
+            } else {
                 self.moved.add(cost.bytes as f64, actual_s);
             }
         } else if cost.seconds > 0.0 {
@@ -214,6 +272,19 @@ fn tree_prior(kind: Untimed) -> Option<f64> {
     })
 }
 
+/// What a file costs `kind` of untimed work against one written, whose price the timed steps
+/// teach ([`Eta::file_s`]), until the kind shows its own. A written file takes a share's most
+/// requests (create, write, close); a file removed, evicted or read back, a quarter as long on
+/// the testbed's sshfs share at 1 Gbit/s (0.22-0.23 ms a file against 0.87-1.03 ms written,
+/// 2026-11-30), a third on the lab's cifs share (two round trips against six).
+fn file_share(kind: Untimed) -> f64 {
+    match kind {
+        Untimed::Copy => 1.0,
+        Untimed::Remove | Untimed::Evict | Untimed::Verify => 0.25,
+        Untimed::TestFile | Untimed::Generate => 0.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,7 +292,7 @@ mod tests {
     #[test]
     fn untimed_work_is_predicted_at_its_own_rate_once_seen() {
         let mut eta = Eta::default();
-        let copy = [(Untimed::Copy, 200_000_000)];
+        let copy = [Work::new(Untimed::Copy, 200_000_000, 0)];
         assert_eq!(
             eta.predict_untimed(&copy),
             2.0,
@@ -231,23 +302,97 @@ mod tests {
         spent[Untimed::Copy as usize] = Spent {
             seconds: 1.0,
             bytes: 10_000_000,
+            files: 0,
         };
         spent[Untimed::Remove as usize] = Spent {
             seconds: 0.01,
             bytes: 10_000_000,
+            files: 0,
         };
         eta.set_untimed(spent);
         assert_eq!(eta.predict_untimed(&copy), 20.0, "10 MB/s, learned");
-        let remove = eta.predict_untimed(&[(Untimed::Remove, 100_000_000)]);
+        let remove = eta.predict_untimed(&[Work::new(Untimed::Remove, 100_000_000, 0)]);
         assert!(
             (remove - 6.25).abs() < 1e-9,
             "too short to teach: its prior, 240 MB/s, slowed as copies were (150 to 10): {remove}"
         );
     }
 
+    /// A share's files cost round trips: a step that writes 1,000 files of 30 MB in 3.3 s at
+    /// 100 MB/s teaches 3 ms a file, and the rate its bytes go at stays the block tests'.
+    #[test]
+    fn steps_with_files_teach_a_price_per_file_not_the_rate() {
+        let mut eta = Eta::default();
+        let pass = Cost {
+            seconds: 0.25,
+            bytes: 30_000_000,
+            files: 1_000,
+        };
+        assert!((eta.predict(pass) - 0.3).abs() < 1e-9, "bytes alone before");
+        eta.finished(pass, 3.3, 0.0);
+        assert!((eta.file_s() - 0.003).abs() < 1e-9, "{}", eta.file_s());
+        assert_eq!(eta.rate(), PRIOR_RATE);
+        let half = Cost {
+            bytes: 15_000_000,
+            files: 500,
+            ..pass
+        };
+        assert!((eta.predict(half) - 1.65).abs() < 1e-9);
+        // Untimed work of a kind not yet seen: its files at that price, its bytes at the rate.
+        let copy = eta.predict_untimed(&[Work::new(Untimed::Copy, 15_000_000, 500)]);
+        assert!((copy - 1.65).abs() < 1e-9, "{copy}");
+        // A step that only lasted its floor teaches nothing.
+        eta.finished(pass, 0.3, 0.0);
+        assert!((eta.file_s() - 0.003).abs() < 1e-9);
+    }
+
+    /// A share's files are priced before any step has shown one, a disk's are not; work that
+    /// only removes, evicts or reads files back is priced at a quarter of a written file.
+    #[test]
+    fn a_share_prices_its_files_from_the_start() {
+        let plan = crate::settings::RunOptions::new("/tmp").plan().unwrap();
+        assert_eq!(Eta::for_plan(&plan).file_s(), 0.0);
+        let share = Eta::for_plan(&plan.on_a_share(true));
+        assert_eq!(share.file_s(), SHARE_FILE_S);
+        let of = |kind| share.predict_untimed(&[Work::new(kind, 0, 1_000)]);
+        assert!(
+            (of(Untimed::Copy) - 1.0).abs() < 1e-9,
+            "{}",
+            of(Untimed::Copy)
+        );
+        assert!((of(Untimed::Remove) - 0.25).abs() < 1e-9);
+        assert!((of(Untimed::Evict) - 0.25).abs() < 1e-9);
+    }
+
+    /// Once a kind has shown its own price, its time splits into its bytes' and its files':
+    /// a set of fewer, larger files is predicted by both, not by its bytes alone.
+    #[test]
+    fn a_kind_seen_on_one_set_prices_another_by_bytes_and_files() {
+        let mut eta = Eta::default();
+        let mut spent = [Spent::default(); Untimed::VARIANTS.len()];
+        // 1,500 files of 30 MB removed in 3 s: 0.125 s of bytes at its prior, the rest files.
+        spent[Untimed::Remove as usize] = Spent {
+            seconds: 3.0,
+            bytes: 30_000_000,
+            files: 1_500,
+        };
+        eta.set_untimed(spent);
+        let per_file = (3.0 - 0.125) / 1_500.0;
+        let mixed = eta.predict_untimed(&[Work::new(Untimed::Remove, 10_000_000, 180)]);
+        let expected = 0.125 / 3.0 + 180.0 * per_file;
+        assert!(
+            (mixed - expected).abs() < 1e-9,
+            "{mixed} against {expected}"
+        );
+        // Work without files is priced by its kind's bytes.
+        let whole = eta.predict_untimed(&[Work::new(Untimed::Remove, 30_000_000, 0)]);
+        assert!((whole - 3.0).abs() < 1e-9);
+    }
+
     const TIMED: Cost = Cost {
         seconds: 2.0,
         bytes: 0,
+        files: 0,
     };
 
     #[test]
@@ -269,8 +414,8 @@ mod tests {
     fn moving_steps_learn_the_rate_unless_they_only_lasted_their_floor() {
         let mut eta = Eta::default();
         let file = Cost {
-            seconds: 0.0,
             bytes: 50_000_000,
+            ..Cost::default()
         };
         assert_eq!(eta.predict(file), 0.5, "the prior rate");
         eta.begin(eta.predict(file), 0.0);
@@ -279,6 +424,7 @@ mod tests {
         let floored = Cost {
             seconds: 1.0,
             bytes: 1_000_000,
+            files: 0,
         };
         eta.finished(floored, 1.2, 0.0);
         assert_eq!(

@@ -16,6 +16,7 @@ use crate::runner::progress::Progress;
 use crate::runner::time::schedule::Schedule;
 use crate::runner::time::tracking::Tracker;
 use crate::runner::time::{account, budget, sizing};
+use crate::runner::untimed::Work;
 use crate::runner::variant::run_variant;
 use crate::settings::RunPlan;
 
@@ -40,7 +41,14 @@ pub(super) fn measure(
 ) -> Result<Measurements> {
     let capabilities = ctx.engines.capabilities();
     let schedule = Schedule::new(plan, |i| ctx.can_run(&plan.variants[i]));
-    let mut tracker = Tracker::new(progress, !capabilities.real_io, wall, ctx.ledger.clone());
+    let eta = eta::Eta::for_plan(plan);
+    let mut tracker = Tracker::new(
+        progress,
+        !capabilities.real_io,
+        wall,
+        ctx.ledger.clone(),
+        eta,
+    );
     tracker.begin(first_plan_s(plan, &schedule, tracker.eta()));
     let mut run = Running {
         schedule,
@@ -128,6 +136,7 @@ fn block_file_cost(plan: &RunPlan) -> eta::Cost {
         } else {
             0
         },
+        files: 0,
     }
 }
 
@@ -162,8 +171,8 @@ fn prepare_block_file(
     // its budget is known before the rest is written.
     let mut head = |bytes: u64, took: std::time::Duration| {
         let written = eta::Cost {
-            seconds: 0.0,
             bytes,
+            ..eta::Cost::default()
         };
         tracker.learn(written, took.as_secs_f64());
         let seen = sizing::Seen {
@@ -178,8 +187,8 @@ fn prepare_block_file(
         tracker.recost(block_file_cost(&sized));
         tracker.display().update(&file_message(&sized));
         let rest = eta::Cost {
-            seconds: 0.0,
             bytes: sized.file_size - bytes,
+            ..eta::Cost::default()
         };
         *stretch = budget::stretched(&sized, schedule, tracker, rest, next);
         sized.file_size
@@ -192,7 +201,8 @@ fn prepare_block_file(
     tracker.close();
     match written {
         Ok((size, took)) => {
-            ctx.ledger.add(Untimed::TestFile, took.as_secs_f64(), size);
+            ctx.ledger
+                .add(Work::new(Untimed::TestFile, size, 0), took.as_secs_f64());
             Ok((None, sized))
         }
         Err(e @ Error::Interrupted(_)) => Err(e),

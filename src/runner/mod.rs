@@ -42,7 +42,11 @@ use time::schedule::Schedule;
 /// shows it beside each profile): the first plan the progress bar's ETA starts from, with every
 /// variant taken as runnable.
 pub fn planned_total_s(plan: &RunPlan) -> f64 {
-    measure::first_plan_s(plan, &Schedule::new(plan, |_| true), &eta::Eta::default())
+    measure::first_plan_s(
+        plan,
+        &Schedule::new(plan, |_| true),
+        &eta::Eta::for_plan(plan),
+    )
 }
 
 /// Runs the plan. Returns Err only for what stops the whole run (bad destination, no space,

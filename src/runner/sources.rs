@@ -17,10 +17,10 @@ use crate::scratch::{self, Scratch};
 use crate::settings::defs;
 use crate::tree::{self, Outcome, Task};
 use crate::workload::SetName;
-use crate::workload::fileset::{self, SetSpec};
+use crate::workload::fileset;
 
 use crate::runner::progress::Progress;
-use crate::runner::untimed::Ledger;
+use crate::runner::untimed::{Ledger, Work};
 use crate::settings::RunPlan;
 
 /// Threads used for untimed preparation reads and copies.
@@ -64,6 +64,7 @@ impl Sources {
                     .iter()
                     .find(|s| s.name == name)
                     .expect("planned set");
+                let spec = set.generated(plan.seed).expect("a generated set");
                 if self.area.is_none() {
                     self.area = Some(Scratch::create(&plan.source_dir).map_err(|e| match e {
                         Error::Destination { path, problem } => Error::Destination {
@@ -79,15 +80,9 @@ impl Sources {
                 let area = self.area.as_ref().expect("source area");
                 let root = tree::make_dir(&area.root(), kind.as_str(), &EngineFactory::system())?;
                 progress.update(&format!("generating the {kind} file set"));
-                let spec = SetSpec {
-                    kind,
-                    total_bytes: set.total_bytes,
-                    max_files: set.max_files,
-                    size_cap: set.size_cap,
-                    seed: plan.seed,
-                };
                 let summary = ledger
-                    .time(Untimed::Generate, set.total_bytes, || {
+                    // On the source's side: no file of the destination's.
+                    .time(Work::new(Untimed::Generate, set.total_bytes, 0), || {
                         SystemTree::new()
                             .open_root(&root)
                             .and_then(|dir| fileset::generate_in(&spec, dir.fd()?))

@@ -10,32 +10,46 @@ use strum::VariantArray;
 
 use crate::results::{Spent, Untimed};
 
-/// Untimed work a test plans: a kind and the bytes it handles.
-pub(in crate::runner) type Work = (Untimed, u64);
+/// Untimed work of one kind: the bytes it handles and the small files among them on the
+/// destination (a share prices each file in round trips, so a tree's files weigh apart from
+/// its bytes; whole files of megabytes count none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::runner) struct Work {
+    pub kind: Untimed,
+    pub bytes: u64,
+    pub files: u64,
+}
 
-/// Seconds and bytes of each kind of untimed work so far. Shared by the tests, which time their
-/// work through it, and the tracker, which reads it after each step.
+impl Work {
+    pub fn new(kind: Untimed, bytes: u64, files: u64) -> Work {
+        Work { kind, bytes, files }
+    }
+}
+
+/// Seconds, bytes and files of each kind of untimed work so far. Shared by the tests, which
+/// time their work through it, and the tracker, which reads it after each step.
 #[derive(Debug, Default)]
 pub(in crate::runner) struct Ledger {
     spent: [Cell<Spent>; Untimed::VARIANTS.len()],
 }
 
 impl Ledger {
-    /// Does `work`, untimed work of `kind` handling `bytes`, and records how long it took.
-    pub fn time<T>(&self, kind: Untimed, bytes: u64, work: impl FnOnce() -> T) -> T {
+    /// Does `work`'s job, `job`, and records how long it took.
+    pub fn time<T>(&self, work: Work, job: impl FnOnce() -> T) -> T {
         let start = Instant::now();
-        let out = work();
-        self.add(kind, start.elapsed().as_secs_f64(), bytes);
+        let out = job();
+        self.add(work, start.elapsed().as_secs_f64());
         out
     }
 
-    /// Records `seconds` of `kind` handling `bytes` (work timed elsewhere).
-    pub fn add(&self, kind: Untimed, seconds: f64, bytes: u64) {
-        let cell = &self.spent[kind as usize];
+    /// Records `work` as taking `seconds` (timed elsewhere).
+    pub fn add(&self, work: Work, seconds: f64) {
+        let cell = &self.spent[work.kind as usize];
         let before = cell.get();
         cell.set(Spent {
             seconds: before.seconds + seconds,
-            bytes: before.bytes + bytes,
+            bytes: before.bytes + work.bytes,
+            files: before.files + work.files,
         });
     }
 
@@ -61,20 +75,21 @@ mod tests {
     #[test]
     fn each_kind_sums_its_own_work() {
         let ledger = Ledger::default();
-        ledger.add(Untimed::Copy, 1.0, 10);
-        ledger.add(Untimed::Copy, 2.0, 20);
-        ledger.add(Untimed::Verify, 0.5, 5);
+        ledger.add(Work::new(Untimed::Copy, 10, 1), 1.0);
+        ledger.add(Work::new(Untimed::Copy, 20, 2), 2.0);
+        ledger.add(Work::new(Untimed::Verify, 5, 1), 0.5);
         let spent = ledger.snapshot();
         assert_eq!(
             spent[Untimed::Copy as usize],
             Spent {
                 seconds: 3.0,
-                bytes: 30
+                bytes: 30,
+                files: 3
             }
         );
         assert_eq!(spent[Untimed::Remove as usize], Spent::default());
         assert_eq!(ledger.once_s(), 0.5);
-        assert_eq!(ledger.time(Untimed::Remove, 7, || 42), 42);
+        assert_eq!(ledger.time(Work::new(Untimed::Remove, 7, 0), || 42), 42);
         assert_eq!(ledger.snapshot()[Untimed::Remove as usize].bytes, 7);
     }
 }

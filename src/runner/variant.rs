@@ -40,7 +40,8 @@ pub(super) fn run_variant(
     if prepare != Cost::default() {
         let times = schedule.split(tracker.eta(), at, schedule.prepare_s(tracker.eta(), index));
         let message = format!("{} {} (preparing)", variant.test, variant.name);
-        tracker.step(&message, prepare, times);
+        // Its work is untimed: the ledger teaches its price, not the step.
+        tracker.step(&message, Cost::default(), times);
     }
     let prepared = test.prepare(Rep {
         ctx: &mut *ctx,

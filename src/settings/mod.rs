@@ -18,6 +18,7 @@ pub use plan::RunPlan;
 pub use sizing::{SIZE_DIVISORS, Sizing};
 
 use crate::engine::EngineChoice;
+use crate::workload::fileset;
 use crate::workload::{CopyProgram, Profile, SetKind, SetName, SuiteOptions};
 
 /// The smallest block-test file: one 1 MiB block is the unit of the sequential tests.
@@ -71,6 +72,28 @@ pub struct SetSpec {
     pub total_bytes: u64,
     pub max_files: u64,
     pub size_cap: u64,
+}
+
+impl SetSpec {
+    /// What the generator makes of it with `seed`; None for the user's folder.
+    pub fn generated(&self, seed: u64) -> Option<fileset::SetSpec> {
+        let SetName::Generated(kind) = self.name else {
+            return None;
+        };
+        Some(fileset::SetSpec {
+            kind,
+            total_bytes: self.total_bytes,
+            max_files: self.max_files,
+            size_cap: self.size_cap,
+            seed,
+        })
+    }
+
+    /// The files it holds with `seed`, before it exists (0 for the user's folder, unread).
+    pub fn files(&self, seed: u64) -> u64 {
+        self.generated(seed)
+            .map_or(0, |spec| fileset::files_in(&spec))
+    }
 }
 
 /// The file-level part of the suite for these options.

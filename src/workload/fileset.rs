@@ -208,6 +208,23 @@ pub fn generate_in(spec: &SetSpec, root: HandleRef<'_>) -> io::Result<SetSummary
     Ok(summary)
 }
 
+/// How many files [`generate_in`] makes of `spec`, without making them: a run prices a set's
+/// files before it exists (on a share each costs round trips, whatever its bytes).
+pub fn files_in(spec: &SetSpec) -> u64 {
+    if spec.kind == SetKind::Mixed {
+        let plan = MixedEntries::new(spec.total_bytes, spec.max_files, spec.size_cap, spec.seed);
+        return plan.filter(|e| matches!(e, Entry::File { .. })).count() as u64;
+    }
+    // `generate_ranged`'s sizes, drawn in the same order and cut the same way.
+    let mut sizes = SizeSampler::new(spec);
+    let (mut files, mut bytes) = (0, 0);
+    while bytes < spec.total_bytes && files < spec.max_files {
+        bytes += sizes.next_size().min(spec.total_bytes - bytes).max(1);
+        files += 1;
+    }
+    files
+}
+
 /// Writes the files of a set and counts them.
 /// Paths given to it are relative to the set's root, which it reaches through its descriptor.
 struct Writer<'a> {
@@ -427,6 +444,25 @@ mod tests {
             fs::read(&first).unwrap(),
             fs::read(b.path().join("f0000.bin")).unwrap()
         );
+    }
+
+    /// The count a plan prices is the count generated, for every kind, a cap and a limit.
+    #[test]
+    fn files_in_counts_what_is_generated() {
+        let (small, capped) = (spec(SetKind::Small, 3_000_000), 40);
+        for spec in [
+            small,
+            spec(SetKind::Mixed, 4_000_000),
+            SetSpec {
+                max_files: capped,
+                ..small
+            },
+            spec(SetKind::Small, 0),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let made = generate(&spec, dir.path()).unwrap();
+            assert_eq!(files_in(&spec), made.files, "{spec:?}");
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::runner::ctx::{Ctx, Measured};
 use crate::runner::kinds::block::fill_buffers;
 use crate::runner::kinds::stream::{self, Chunk, Recorder};
 use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::runner::untimed::Work;
 use crate::settings::RunPlan;
 
 /// Requests in flight for whole-file transfers: enough to stream like kernel writeback and
@@ -98,15 +99,31 @@ impl Test for ManyFilesTest {
         self.space_needed(plan)
     }
 
+    fn planned_files(&self, _plan: &RunPlan) -> u64 {
+        self.count as u64
+    }
+
     fn prepare_bytes(&self, plan: &RunPlan) -> u64 {
         self.space_needed(plan)
+    }
+
+    fn prepare_files(&self, plan: &RunPlan) -> u64 {
+        self.planned_files(plan)
     }
 
     /// A warm-up: the files written once, untimed. A repetition lasts too little to hold a
     /// steady part, and the first after another test starts where that test left the
     /// destination (a write cache full or drained), not where the next repetitions do.
     fn prepare(&mut self, rep: Rep<'_, '_>) -> Result<()> {
-        measure_many(rep.ctx, self.count, self.size, rep.index).map(drop)
+        let start = std::time::Instant::now();
+        let warmed = measure_many(rep.ctx, self.count, self.size, rep.index);
+        let work = Work::new(
+            Untimed::Copy,
+            self.prepare_bytes(rep.plan),
+            self.prepare_files(rep.plan),
+        );
+        rep.ctx.ledger.add(work, start.elapsed().as_secs_f64());
+        warmed.map(drop)
     }
 
     fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
@@ -196,7 +213,9 @@ fn prepare_read_files(ctx: &mut Ctx<'_>, sizes: &[u64], block: usize) -> Result<
         )?;
     }
     let took = start.elapsed().as_secs_f64();
-    ctx.ledger.add(Untimed::Copy, took, sizes.iter().sum());
+    // Files of megabytes: their time is their bytes', none of it a price per file.
+    ctx.ledger
+        .add(Work::new(Untimed::Copy, sizes.iter().sum(), 0), took);
     Ok(())
 }
 

@@ -18,6 +18,8 @@ use crate::workload::MetaOp;
 use crate::runner::ctx::{Ctx, Measured};
 use crate::runner::kinds::sets::measured;
 use crate::runner::kinds::test::{Rep, Shape, Test};
+use crate::runner::untimed::Work;
+use crate::settings::RunPlan;
 
 /// A metadata variant: one operation on `count` empty files, one thread.
 pub(in crate::runner) struct MetaTest {
@@ -36,6 +38,24 @@ impl Test for MetaTest {
         }
     }
 
+    /// A create writes its files (empty: each one's cost is its requests).
+    fn planned_files(&self, _plan: &RunPlan) -> u64 {
+        match self.op {
+            MetaOp::Create => self.count as u64,
+            _ => 0,
+        }
+    }
+
+    /// The files laid down for the other operations to act on, and removed after each.
+    fn untimed_each(&self, _plan: &RunPlan) -> Vec<Work> {
+        let files = self.count as u64;
+        let removed = Work::new(Untimed::Remove, 0, files);
+        match self.op {
+            MetaOp::Create => vec![removed],
+            _ => vec![Work::new(Untimed::Copy, 0, files), removed],
+        }
+    }
+
     fn measure(&mut self, rep: Rep<'_, '_>) -> Result<Measured> {
         measure_meta(rep.ctx, self.op, self.count, rep.index)
     }
@@ -51,9 +71,10 @@ fn measure_meta(ctx: &mut Ctx<'_>, op: MetaOp, count: usize, rep: usize) -> Resu
         .open_root(&dir)
         .map_err(|e| Error::io(format!("opening {}", dir.path().display()), e))
         .and_then(|handle| meta_ops(ctx, engine.as_mut(), (&handle, &dir.path()), op, count));
-    ctx.ledger.time(Untimed::Remove, 0, || {
-        tree::remove_all(&scratch, &name, ctx.engines)
-    });
+    ctx.ledger
+        .time(Work::new(Untimed::Remove, 0, count as u64), || {
+            tree::remove_all(&scratch, &name, ctx.engines)
+        });
     let timed = outcome?;
     let info = FileSetInfo {
         name: format!("{count} empty files"),
@@ -143,10 +164,12 @@ fn meta_ops(
             .map_err(|e| Error::io(format!("flushing {}", path.display()), e))
     };
     if op != MetaOp::Create {
-        for i in 0..count {
-            create(engine, i)?;
-        }
-        flush(engine)?;
+        // Laid down untimed, for the operation to act on.
+        ctx.ledger
+            .time(Work::new(Untimed::Copy, 0, count as u64), || {
+                (0..count).try_for_each(|i| create(engine, i))?;
+                flush(engine)
+            })?;
     }
     let (method, warnings) = method(ctx, op);
     let mut latency = LatencyHistogram::default();

@@ -69,8 +69,19 @@ pub(in crate::runner) trait Test {
         0
     }
 
+    /// The files one repetition writes, each priced beyond its bytes (a share's round trips);
+    /// 0 for a test whose files cost it no more than its time.
+    fn planned_files(&self, _plan: &RunPlan) -> u64 {
+        0
+    }
+
     /// The bytes `prepare` writes before the first repetition (untimed, but it takes time).
     fn prepare_bytes(&self, _plan: &RunPlan) -> u64 {
+        0
+    }
+
+    /// The files `prepare` makes.
+    fn prepare_files(&self, _plan: &RunPlan) -> u64 {
         0
     }
 

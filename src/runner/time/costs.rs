@@ -46,22 +46,26 @@ impl Item {
         {
             generated.push(set);
             let bytes = plan.file_sets.iter().find(|s| s.name == set);
-            once.push((Untimed::Generate, bytes.map_or(0, |s| s.total_bytes)));
+            // Generated on the source's side: none of its files is the destination's.
+            let bytes = bytes.map_or(0, |s| s.total_bytes);
+            once.push(Work::new(Untimed::Generate, bytes, 0));
         }
-        let prepare = test.prepare_bytes(plan);
-        if prepare > 0 {
-            once.push((Untimed::Copy, prepare));
+        let prepare = Cost {
+            seconds: 0.0,
+            bytes: test.prepare_bytes(plan),
+            files: test.prepare_files(plan),
+        };
+        if prepare.bytes + prepare.files > 0 {
+            once.push(Work::new(Untimed::Copy, prepare.bytes, prepare.files));
         }
         once.extend(test.untimed_once(plan));
         Item {
             cost: Cost {
                 seconds: test.planned_s(plan),
                 bytes: test.planned_bytes(plan),
+                files: test.planned_files(plan),
             },
-            prepare: Cost {
-                seconds: 0.0,
-                bytes: prepare,
-            },
+            prepare,
             once,
             each: test.untimed_each(plan),
             single: v.test.single_run(),
@@ -122,7 +126,7 @@ mod tests {
         let (plan, items) = default_items();
         let generating = items
             .iter()
-            .filter(|it| it.once.iter().any(|w| w.0 == Untimed::Generate))
+            .filter(|it| it.once.iter().any(|w| w.kind == Untimed::Generate))
             .count();
         assert_eq!(generating, plan.file_sets.len());
         let of = |test: TestId| {
@@ -131,13 +135,13 @@ mod tests {
         };
         let restore = of(TestId::FilesRestore);
         for kind in [Untimed::Copy, Untimed::Verify, Untimed::Remove] {
-            assert!(restore.once.iter().any(|w| w.0 == kind), "{kind:?}");
+            assert!(restore.once.iter().any(|w| w.kind == kind), "{kind:?}");
         }
         assert!(
             of(TestId::FilesDelete)
                 .each
                 .iter()
-                .any(|w| w.0 == Untimed::Copy)
+                .any(|w| w.kind == Untimed::Copy)
         );
         assert!(of(TestId::SeqWrite).once.is_empty() && of(TestId::SeqWrite).each.is_empty());
     }
@@ -149,11 +153,11 @@ mod tests {
         let mut item = Item {
             cost: Cost {
                 seconds: 1.0,
-                bytes: 0,
+                ..Cost::default()
             },
             prepare: Cost::default(),
-            once: vec![(Untimed::Verify, 300_000_000)],
-            each: vec![(Untimed::Copy, 50_000_000)],
+            once: vec![Work::new(Untimed::Verify, 300_000_000, 0)],
+            each: vec![Work::new(Untimed::Copy, 50_000_000, 0)],
             single: false,
             until_precise: false,
             test: TestId::SeqWrite,

@@ -18,6 +18,7 @@ use strum::VariantArray;
 
 use crate::runner::eta::{Cost, Eta};
 use crate::runner::time::costs::Item;
+use crate::runner::untimed::Work;
 
 #[derive(Clone)]
 pub(in crate::runner) struct Schedule {
@@ -191,7 +192,8 @@ impl Schedule {
 
     /// The seconds variant `i`'s preparation is predicted to take.
     pub fn prepare_s(&self, eta: &Eta, i: usize) -> f64 {
-        eta.predict_untimed(&[(Untimed::Copy, self.prepare(i).bytes)])
+        let Cost { bytes, files, .. } = self.prepare(i);
+        eta.predict_untimed(&[Work::new(Untimed::Copy, bytes, files)])
     }
 
     /// Seconds of each kind of untimed work the variants from `i` on are planned to do at
@@ -200,12 +202,12 @@ impl Schedule {
         let mut planned = [0.0; Untimed::VARIANTS.len()];
         for (j, item) in self.items.iter().enumerate().skip(i) {
             for &work in &item.once {
-                planned[work.0 as usize] += eta.predict_untimed(&[work]);
+                planned[work.kind as usize] += eta.predict_untimed(&[work]);
             }
             if item.took_reps == 0 {
                 let least = self.least(j) as f64;
                 for &work in &item.each {
-                    planned[work.0 as usize] += least * eta.predict_untimed(&[work]);
+                    planned[work.kind as usize] += least * eta.predict_untimed(&[work]);
                 }
             }
         }

@@ -129,8 +129,8 @@ fn least_s(
     let mut schedule = schedule.clone();
     schedule.replan(candidate, seen.next, runnable);
     let rest = Cost {
-        seconds: 0.0,
         bytes: candidate.file_size.saturating_sub(seen.written),
+        ..Cost::default()
     };
     seen.eta.predict(rest) + schedule.least_from(seen.eta, seen.next)
 }
@@ -140,30 +140,33 @@ mod tests {
     use super::*;
     use crate::settings::RunOptions;
 
-    /// An Eta that has seen the destination move bytes at `mb_s`.
-    fn at(mb_s: f64) -> Eta {
-        let mut eta = Eta::default();
+    /// `eta` once it has seen the destination move bytes at `mb_s`.
+    fn at(mut eta: Eta, mb_s: f64) -> Eta {
         let file = Cost {
-            seconds: 0.0,
             bytes: 16 << 20,
+            ..Cost::default()
         };
         eta.learn(file, (16 << 20) as f64 / (mb_s * 1e6));
         eta
     }
 
-    fn divisor(mb_s: f64, one_pass: bool) -> (u64, u64) {
-        let plan = RunOptions::new("/tmp").plan().unwrap();
-        let schedule = Schedule::new(&plan, |_| true);
-        let eta = at(mb_s);
+    /// The divisor and the test file `plan` is sized to once the file's first part is down.
+    fn sized_with(plan: &RunPlan, eta: &Eta, one_pass: bool) -> (u64, u64) {
+        let schedule = Schedule::new(plan, |_| true);
         let seen = Seen {
-            eta: &eta,
+            eta,
             now_s: 0.5,
             written: 16 << 20,
             next: 0,
             one_pass,
         };
-        let sized = sized(&plan, &schedule, &seen, &|_| true);
+        let sized = sized(plan, &schedule, &seen, &|_| true);
         (sized.sizing.divisor, sized.file_size)
+    }
+
+    fn divisor(mb_s: f64, one_pass: bool) -> (u64, u64) {
+        let plan = RunOptions::new("/tmp").plan().unwrap();
+        sized_with(&plan, &at(Eta::default(), mb_s), one_pass)
     }
 
     /// A fast disk keeps the profile's sizes, a USB 2.0 disk takes smaller ones; a buffered
@@ -179,6 +182,18 @@ mod tests {
         assert!(buffered_file as f64 >= 2.0 * 1.5 * 35e6, "{buffered_file}");
     }
 
+    /// A share's files cost round trips from the start: at a rate that keeps a disk's run at
+    /// the profile's sizes, a share's (its three 4 KiB variants left out) takes smaller ones.
+    #[test]
+    fn a_share_is_sized_for_its_files_as_well_as_its_rate() {
+        let divisor_at = |share: bool| {
+            let plan = RunOptions::new("/tmp").plan().unwrap().on_a_share(share);
+            sized_with(&plan, &at(Eta::for_plan(&plan), 180.0), false).0
+        };
+        assert_eq!(divisor_at(false), 1);
+        assert!(divisor_at(true) > 1, "{}", divisor_at(true));
+    }
+
     /// Without a budget (`--runs N`) the run keeps the profile's sizes.
     #[test]
     fn a_fixed_count_keeps_the_profiles_sizes() {
@@ -188,16 +203,7 @@ mod tests {
         }
         .plan()
         .unwrap();
-        let schedule = Schedule::new(&plan, |_| true);
-        let eta = at(5.0);
-        let seen = Seen {
-            eta: &eta,
-            now_s: 0.5,
-            written: 16 << 20,
-            next: 0,
-            one_pass: false,
-        };
-        assert_eq!(sized(&plan, &schedule, &seen, &|_| true).sizing.divisor, 1);
+        assert_eq!(sized_with(&plan, &at(Eta::default(), 5.0), false).0, 1);
     }
 
     /// Each generated set is sized where its first variant starts, to the time left then: the
@@ -214,7 +220,7 @@ mod tests {
         let (mixed_at, mixed) = starts[1];
         assert_eq!(set_starts(&plan, mixed_at), [(mixed_at, mixed)]);
         let schedule = Schedule::new(&plan, |_| true);
-        let eta = at(100.0);
+        let eta = at(Eta::default(), 100.0);
         let bytes_at = |now_s| {
             let seen = Seen {
                 eta: &eta,

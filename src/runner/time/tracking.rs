@@ -32,16 +32,17 @@ pub(in crate::runner) struct Tracker<'p> {
 
 impl<'p> Tracker<'p> {
     /// A tracker whose wall clock began at `start` (the run's, before its destination was
-    /// checked), reading the untimed work from `ledger`.
+    /// checked), reading the untimed work from `ledger`, its ETA starting as `eta`.
     pub fn new(
         display: &'p mut dyn Progress,
         virtual_clock: bool,
         start: Instant,
         ledger: Rc<Ledger>,
+        eta: Eta,
     ) -> Self {
         Tracker {
             display,
-            eta: Eta::default(),
+            eta,
             clock: if virtual_clock {
                 Clock::Virtual(0.0)
             } else {

@@ -68,6 +68,14 @@ pub(in crate::runner) struct FileSetTest {
     pub prepared: Option<PreparedCopy>,
 }
 
+impl FileSetTest {
+    /// The files its set holds as planned.
+    fn files(&self, plan: &RunPlan) -> u64 {
+        let set = plan.file_sets.iter().find(|p| p.name == self.job.set);
+        set.map_or(0, |p| p.files(plan.seed))
+    }
+}
+
 impl Test for FileSetTest {
     fn shape(&self) -> Shape {
         let unit = unit_of(self.job.op);
@@ -102,6 +110,16 @@ impl Test for FileSetTest {
         }
     }
 
+    /// The set's files, for a pass that writes them: the price a file is taught is a written
+    /// one's (a file read back, deleted or walked costs a quarter of it or less on a share, and
+    /// would teach a price too low for the writes).
+    fn planned_files(&self, plan: &RunPlan) -> u64 {
+        match self.job.op {
+            FileOp::Copy { .. } | FileOp::CopyWith(_) => self.files(plan),
+            _ => 0,
+        }
+    }
+
     fn prepare_bytes(&self, plan: &RunPlan) -> u64 {
         match self.job.op {
             FileOp::Restore | FileOp::UpdateWith(_) => self.space_needed(plan),
@@ -109,29 +127,34 @@ impl Test for FileSetTest {
         }
     }
 
+    fn prepare_files(&self, plan: &RunPlan) -> u64 {
+        match self.job.op {
+            FileOp::Restore | FileOp::UpdateWith(_) => self.files(plan),
+            _ => 0,
+        }
+    }
+
     /// A restore's copy verified once (evicted, then read against the source) and removed; an
     /// update's copy made by its program and removed.
     fn untimed_once(&self, plan: &RunPlan) -> Vec<Work> {
-        let bytes = self.space_needed(plan);
+        let of = |kind| Work::new(kind, self.space_needed(plan), self.files(plan));
         match self.job.op {
-            FileOp::UpdateWith(_) => vec![(Untimed::Copy, bytes), (Untimed::Remove, bytes)],
-            FileOp::Restore if plan.verify => vec![
-                (Untimed::Verify, bytes),
-                (Untimed::Evict, bytes),
-                (Untimed::Remove, bytes),
-            ],
-            FileOp::Restore => vec![(Untimed::Remove, bytes)],
+            FileOp::UpdateWith(_) => vec![of(Untimed::Copy), of(Untimed::Remove)],
+            FileOp::Restore if plan.verify => {
+                vec![of(Untimed::Verify), of(Untimed::Evict), of(Untimed::Remove)]
+            }
+            FileOp::Restore => vec![of(Untimed::Remove)],
             _ => Vec::new(),
         }
     }
 
     /// A pass's copy removed, a restore's copy evicted, a delete's copy laid down.
     fn untimed_each(&self, plan: &RunPlan) -> Vec<Work> {
-        let bytes = self.space_needed(plan);
+        let of = |kind| Work::new(kind, self.space_needed(plan), self.files(plan));
         match self.job.op {
-            FileOp::Copy { .. } | FileOp::CopyWith(_) => vec![(Untimed::Remove, bytes)],
-            FileOp::Restore => vec![(Untimed::Evict, bytes)],
-            FileOp::Delete => vec![(Untimed::Copy, bytes)],
+            FileOp::Copy { .. } | FileOp::CopyWith(_) => vec![of(Untimed::Remove)],
+            FileOp::Restore => vec![of(Untimed::Evict)],
+            FileOp::Delete => vec![of(Untimed::Copy)],
             FileOp::UpdateWith(_) => Vec::new(),
         }
     }
@@ -172,7 +195,7 @@ impl Test for FileSetTest {
 
     fn clean_up(&mut self, ctx: &mut Ctx<'_>) {
         if let Some(prepared) = self.prepared.take() {
-            remove(ctx, &prepared.name, prepared.bytes);
+            remove(ctx, &prepared.name, (prepared.bytes, prepared.files));
         }
     }
 }
@@ -348,7 +371,7 @@ fn copy_pass(
         &mut ticker(progress, job),
     );
     // Untimed and synced: the copy goes before the next pass or repetition, success or not.
-    remove(ctx, name, source.info.bytes);
+    remove(ctx, name, (source.info.bytes, source.info.files));
     let outcome = outcome?;
     let warnings = skipped(&outcome, &source.info);
     let method = ctx.access.method(if cache_on {
@@ -367,7 +390,7 @@ fn restore_pass(
     source: &SourceSet,
     progress: &mut dyn Progress,
 ) -> Result<(Outcome, Method, Vec<Warning>)> {
-    let (method, mut warnings) = evict(ctx, copy, source.info.bytes)?;
+    let (method, mut warnings) = evict(ctx, copy, &source.info)?;
     let outcome = tree::run(
         &Task::Read,
         copy,
@@ -399,18 +422,17 @@ fn delete_pass(
         &format!("deleting the {} set", job.set),
         &mut ticker(progress, job),
     );
-    remove(ctx, name, 0);
+    remove(ctx, name, (0, 0));
     Ok((outcome?, ctx.access.method(Method::Syncfs), Vec::new()))
 }
 
 /// Evicts a copied tree before a timed read; says how well that worked.
-fn evict(ctx: &Ctx<'_>, root: &Root, root_bytes: u64) -> Result<(Method, Vec<Warning>)> {
+fn evict(ctx: &Ctx<'_>, root: &Root, set: &FileSetInfo) -> Result<(Method, Vec<Warning>)> {
     if !ctx.access.real_io {
         return Ok((Method::Null, Vec::new()));
     }
-    let resident = ctx.ledger.time(Untimed::Evict, root_bytes, || {
-        tree::evict(root, ctx.engines)
-    })?;
+    let work = Work::new(Untimed::Evict, set.bytes, set.files);
+    let resident = ctx.ledger.time(work, || tree::evict(root, ctx.engines))?;
     match resident {
         Some(r) if r <= RESIDENT_LIMIT => Ok((Method::Evict, Vec::new())),
         None => Ok((Method::Evict, Vec::new())),
@@ -435,12 +457,13 @@ fn evict(ctx: &Ctx<'_>, root: &Root, root_bytes: u64) -> Result<(Method, Vec<War
 /// Compares the copy with its source (untimed), after evicting the copy so the device's data is
 /// what gets checked. Returns the data-integrity failure, if any.
 fn verify(ctx: &Ctx<'_>, copy: &Root, source: &SourceSet) -> Result<Option<String>> {
-    let _ = evict(ctx, copy, source.info.bytes)?;
+    let _ = evict(ctx, copy, &source.info)?;
     let task = Task::Verify {
         source: source.root.clone(),
     };
     let source = &source.info;
-    let outcome = ctx.ledger.time(Untimed::Verify, source.bytes, || {
+    let work = Work::new(Untimed::Verify, source.bytes, source.files);
+    let outcome = ctx.ledger.time(work, || {
         tree::run(
             &task,
             copy,

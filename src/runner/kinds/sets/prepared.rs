@@ -11,6 +11,7 @@ use crate::workload::{CopyProgram, SetName};
 use crate::runner::ctx::Ctx;
 use crate::runner::progress::Progress;
 use crate::runner::sources::{PREP_THREADS, SourceSet};
+use crate::runner::untimed::Work;
 use crate::settings::RunPlan;
 
 /// Copies `source` into a new directory of the scratch, untimed, durable.
@@ -24,7 +25,8 @@ pub(in crate::runner) fn prepare_copy(
         dst: dst.clone(),
         durable_each: false,
     };
-    ctx.ledger.time(Untimed::Copy, source.info.bytes, || {
+    let work = Work::new(Untimed::Copy, source.info.bytes, source.info.files);
+    ctx.ledger.time(work, || {
         tree::run(
             &task,
             &source.root,
@@ -44,15 +46,17 @@ pub(in crate::runner) struct PreparedCopy {
     pub root: Root,
     /// Its name in the scratch directory, for its removal.
     pub name: String,
-    /// Its bytes, for the ledger of untimed work.
+    /// Its bytes and files, for the ledger of untimed work.
     pub bytes: u64,
+    pub files: u64,
 }
 
-/// Removes a tree of the scratch directory, untimed (its `bytes` for the ledger).
-pub(in crate::runner) fn remove(ctx: &Ctx<'_>, name: &str, bytes: u64) {
-    ctx.ledger.time(Untimed::Remove, bytes, || {
-        tree::remove_all(&ctx.scratch.root(), name, ctx.engines)
-    });
+/// Removes a tree of the scratch directory, untimed (its bytes and files for the ledger).
+pub(in crate::runner) fn remove(ctx: &Ctx<'_>, name: &str, (bytes, files): (u64, u64)) {
+    ctx.ledger
+        .time(Work::new(Untimed::Remove, bytes, files), || {
+            tree::remove_all(&ctx.scratch.root(), name, ctx.engines)
+        });
 }
 
 pub(in crate::runner) fn prepare_restore(
@@ -68,6 +72,7 @@ pub(in crate::runner) fn prepare_restore(
         root: prepare_copy(ctx, &source, &name)?,
         name,
         bytes: source.info.bytes,
+        files: source.info.files,
     })
 }
 
@@ -85,15 +90,20 @@ pub(in crate::runner) fn prepare_update(
     let name = ctx.scratch.fresh_name(&format!("{program}-update"));
     let root = tree::make_dir(&ctx.scratch.root(), &name, ctx.engines)?;
     let dst = ctx.scratch.path().join(&name);
-    let bytes = source.info.bytes;
+    let (bytes, files) = (source.info.bytes, source.info.files);
     let launcher = ctx.launcher()?;
-    let copied = ctx.ledger.time(Untimed::Copy, bytes, || {
+    let copied = ctx.ledger.time(Work::new(Untimed::Copy, bytes, files), || {
         let src = source.root.path();
         tree::timed_copy(program, (&src, &dst), ctx.scratch.fd(), launcher)
     });
     if let Err(e) = copied {
-        remove(ctx, &name, bytes);
+        remove(ctx, &name, (bytes, files));
         return Err(e);
     }
-    Ok(PreparedCopy { root, name, bytes })
+    Ok(PreparedCopy {
+        root,
+        name,
+        bytes,
+        files,
+    })
 }

@@ -32,7 +32,7 @@ pub(in crate::runner) fn copy_pass(
         ctx.scratch.fd(),
         ctx.launcher()?,
     );
-    remove(ctx, &name, source.info.bytes);
+    remove(ctx, &name, (source.info.bytes, source.info.files));
     let copy = copy?;
     let outcome = program_outcome(&source.info, &copy, ctx.series_interval);
     Ok((outcome, ctx.access.method(Method::Syncfs), left_out(&copy)))

@@ -24,7 +24,7 @@ fn three_variants() -> Schedule {
     let item = || Item {
         cost: Cost {
             seconds: 1.0,
-            bytes: 0,
+            ..Cost::default()
         },
         prepare: Cost::default(),
         once: Vec::new(),
@@ -100,7 +100,7 @@ fn variants_are_planned_by_how_much_the_finished_ones_used() {
 #[test]
 fn the_budget_plans_the_untimed_work() {
     let mut s = three_variants();
-    s.items[1].once = vec![(Untimed::Copy, 1_000_000_000)];
+    s.items[1].once = vec![Work::new(Untimed::Copy, 1_000_000_000, 0)];
     let eta = Eta::default();
     assert_eq!(s.least_from(&eta, 0), 3.0 * 2.0 + 10.0, "1 GB at 100 MB/s");
     assert_eq!(s.untimed_from(&eta, 0)[Untimed::Copy as usize], 10.0);
