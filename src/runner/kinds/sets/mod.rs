@@ -97,14 +97,9 @@ impl Test for FileSetTest {
     }
 
     /// A repetition goes over the set again until it lasts the minimum time (a quarter second
-    /// when there is none). A delete makes one pass, of little time beside the fresh copy it
-    /// needs first (untimed, planned on its own): a second would go past the wall budget
-    /// ([`passes_to_last`]), unless removing the set took longer than laying it down.
+    /// when there is none).
     fn planned_s(&self, plan: &RunPlan) -> f64 {
-        match self.job.op {
-            FileOp::Delete => 0.0,
-            _ => plan.min_time.as_secs_f64().max(0.25),
-        }
+        plan.min_time.as_secs_f64().max(0.25)
     }
 
     /// A pass over the set (a delete or an update moves no data: it runs for its minimum time).
