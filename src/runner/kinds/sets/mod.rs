@@ -74,6 +74,12 @@ impl FileSetTest {
         let set = plan.file_sets.iter().find(|p| p.name == self.job.set);
         set.map_or(0, |p| p.files(plan.seed))
     }
+
+    /// Untimed work of a kind on the whole set: its bytes and files, counted once.
+    fn on_the_set(&self, plan: &RunPlan) -> impl Fn(Untimed) -> Work {
+        let (bytes, files) = (self.space_needed(plan), self.files(plan));
+        move |kind| Work::new(kind, bytes, files)
+    }
 }
 
 impl Test for FileSetTest {
@@ -137,7 +143,7 @@ impl Test for FileSetTest {
     /// A restore's copy verified once (evicted, then read against the source) and removed; an
     /// update's copy made by its program and removed.
     fn untimed_once(&self, plan: &RunPlan) -> Vec<Work> {
-        let of = |kind| Work::new(kind, self.space_needed(plan), self.files(plan));
+        let of = self.on_the_set(plan);
         match self.job.op {
             FileOp::UpdateWith(_) => vec![of(Untimed::Copy), of(Untimed::Remove)],
             FileOp::Restore if plan.verify => {
@@ -150,7 +156,7 @@ impl Test for FileSetTest {
 
     /// A pass's copy removed, a restore's copy evicted, a delete's copy laid down.
     fn untimed_each(&self, plan: &RunPlan) -> Vec<Work> {
-        let of = |kind| Work::new(kind, self.space_needed(plan), self.files(plan));
+        let of = self.on_the_set(plan);
         match self.job.op {
             FileOp::Copy { .. } | FileOp::CopyWith(_) => vec![of(Untimed::Remove)],
             FileOp::Restore => vec![of(Untimed::Evict)],
