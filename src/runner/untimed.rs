@@ -31,6 +31,8 @@ impl Work {
 #[derive(Debug, Default)]
 pub(in crate::runner) struct Ledger {
     spent: [Cell<Spent>; Untimed::VARIANTS.len()],
+    /// The part of `spent` that prices its kind: all of it but the work done [`Ledger::apart`].
+    priced: [Cell<Spent>; Untimed::VARIANTS.len()],
 }
 
 impl Ledger {
@@ -44,18 +46,25 @@ impl Ledger {
 
     /// Records `work` as taking `seconds` (timed elsewhere).
     pub fn add(&self, work: Work, seconds: f64) {
-        let cell = &self.spent[work.kind as usize];
-        let before = cell.get();
-        cell.set(Spent {
-            seconds: before.seconds + seconds,
-            bytes: before.bytes + work.bytes,
-            files: before.files + work.files,
-        });
+        self.apart(work, seconds);
+        add_to(&self.priced[work.kind as usize], work, seconds);
+    }
+
+    /// Records `work` as taking `seconds`, of its kind but not priced with it: work done the
+    /// way of one variant only (a repetition's warm-up, a copy made by a backup program),
+    /// whose price would mislead the kind's other work.
+    pub fn apart(&self, work: Work, seconds: f64) {
+        add_to(&self.spent[work.kind as usize], work, seconds);
     }
 
     /// What each kind has taken so far, in `Untimed::VARIANTS`' order.
     pub fn snapshot(&self) -> [Spent; Untimed::VARIANTS.len()] {
         std::array::from_fn(|i| self.spent[i].get())
+    }
+
+    /// What each kind's priced work has taken so far (the snapshot without the work apart).
+    pub fn prices(&self) -> [Spent; Untimed::VARIANTS.len()] {
+        std::array::from_fn(|i| self.priced[i].get())
     }
 
     /// Seconds of the work done once per variant (a set generated, a copy verified) so far: a
@@ -66,6 +75,15 @@ impl Ledger {
             .map(|&k| self.spent[k as usize].get().seconds)
             .sum()
     }
+}
+
+fn add_to(cell: &Cell<Spent>, work: Work, seconds: f64) {
+    let before = cell.get();
+    cell.set(Spent {
+        seconds: before.seconds + seconds,
+        bytes: before.bytes + work.bytes,
+        files: before.files + work.files,
+    });
 }
 
 #[cfg(test)]
@@ -91,5 +109,10 @@ mod tests {
         assert_eq!(ledger.once_s(), 0.5);
         assert_eq!(ledger.time(Work::new(Untimed::Remove, 7, 0), || 42), 42);
         assert_eq!(ledger.snapshot()[Untimed::Remove as usize].bytes, 7);
+        // Work apart is accounted for, but prices nothing.
+        ledger.apart(Work::new(Untimed::Copy, 100, 10), 9.0);
+        assert_eq!(ledger.snapshot()[Untimed::Copy as usize].seconds, 12.0);
+        assert_eq!(ledger.prices()[Untimed::Copy as usize].seconds, 3.0);
+        assert_eq!(ledger.prices()[Untimed::Copy as usize].files, 3);
     }
 }

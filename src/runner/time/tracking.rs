@@ -125,7 +125,7 @@ impl<'p> Tracker<'p> {
         let took = self.now_s() - began;
         self.eta
             .finished(cost, took, self.untimed_s() - untimed_then);
-        self.eta.set_untimed(self.ledger.snapshot());
+        self.eta.set_untimed(self.ledger.prices());
         Some(took)
     }
 
