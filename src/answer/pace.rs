@@ -5,7 +5,7 @@
 use crate::estimate::model::time_machine::{self, TimeMachineEstimate};
 use crate::estimate::model::{self, CopyMeasurement, Fitted};
 use crate::estimate::run_copies;
-use crate::results::{AnswerTool, Range, RunDocument, TestResult};
+use crate::results::{AnswerTool, Details, Range, RunDocument, TestResult};
 use crate::units::{decimal_bytes as size, human_duration};
 
 use crate::verdict::judged_in;
@@ -254,20 +254,39 @@ pub(super) fn rsync_walk(run: &RunDocument, files: u64) -> Option<(Range, String
                 r.file_set.as_ref().map(|s| s.files),
             )
         })?;
-    // A document without its spread (min, max 0) gives the median's time alone.
-    let seconds = |rate: f64| files as f64 / if rate > 0.0 { rate } else { result.median };
+    let set_files = result.file_set.as_ref().map_or(0, |s| s.files);
+    let start_up = match &result.details {
+        Some(Details::ProgramStart(d)) => Some(d),
+        _ => None,
+    };
+    // rsync starts once for the folder and walks each file as it walked the set's: its pass
+    // less its start-up (`details`); a document without it (or without the figures' spread:
+    // min, max 0) gives the whole pass's pace.
+    let walked = |rate: f64| start_up.and_then(|d| Some((d, d.walk_per_file_s(set_files, rate)?)));
+    let seconds = |rate: f64| {
+        let rate = if rate > 0.0 { rate } else { result.median };
+        walked(rate).map_or(files as f64 / rate, |(d, per_file)| {
+            d.start_s + files as f64 * per_file
+        })
+    };
     let range = Range {
         low: seconds(result.max),
         expected: seconds(result.median),
         high: seconds(result.min),
     };
-    Some((
-        range,
-        format!(
+    let from = match walked(result.median) {
+        Some((d, per_file)) => format!(
+            "files-copy {}: {:.0} files/s walked, rsync's start-up of {:.0} ms apart",
+            result.variant,
+            1.0 / per_file,
+            d.start_s * 1e3
+        ),
+        None => format!(
             "files-copy {}: {:.0} files/s",
             result.variant, result.median
         ),
-    ))
+    };
+    Some((range, from))
 }
 
 /// The replay's estimate; [`Pace::time_machine`] made sure there is one.

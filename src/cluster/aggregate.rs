@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::results::{
     Aggregate, AggregateRepetition, ClusterInfo, PerClient, RankRecord, RankWindow,
-    RepetitionRecord, RunDocument, TestFailure, TestResult, Unit,
+    RepetitionRecord, RunDocument, TestFailure, TestResult, Unit, Warning,
 };
 use crate::stats;
 use crate::units;
@@ -60,11 +60,7 @@ pub fn combine(parts: Vec<RankPart>, how: &Coordination) -> RunDocument {
         })
         .collect();
     for part in &parts[1..] {
-        for warning in &part.report.warnings {
-            if !doc.warnings.contains(warning) {
-                doc.warnings.push(warning.clone());
-            }
-        }
+        Warning::add_new(&mut doc.warnings, part.report.warnings.iter().cloned());
     }
     doc.started_unix_s = parts
         .iter()

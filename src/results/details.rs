@@ -11,6 +11,30 @@ pub enum Details {
     Sustained(SustainedDetails),
     Throttled(ThrottledDetails),
     TmBackup(TmBackupDetails),
+    ProgramStart(ProgramStartDetails),
+}
+
+/// What a program's update (`rsync -a` again onto its own copy) spends on starting and ending
+/// rather than walking: the program run onto an empty tree, timed as a pass is, apart from the
+/// passes. A pass's time less `start_s` is its walk over the set's files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProgramStartDetails {
+    /// The median of `samples_s`.
+    pub start_s: f64,
+    pub samples_s: Vec<f64>,
+}
+
+impl ProgramStartDetails {
+    /// Seconds a pass of `files` files at `files_per_s` (the update's figure, start-up included)
+    /// spends walking each file; None where the start-up took the whole pass.
+    pub fn walk_per_file_s(&self, files: u64, files_per_s: f64) -> Option<f64> {
+        if files == 0 || files_per_s <= 0.0 {
+            return None;
+        }
+        let walk = files as f64 / files_per_s - self.start_s;
+        (walk > 0.0).then(|| walk / files as f64)
+    }
 }
 
 /// What the sustained write found.
@@ -226,5 +250,19 @@ mod tests {
             panic!("sustained details");
         };
         assert_eq!((d.stopped, d.final_mb_s), (None, 80.5));
+    }
+
+    /// A pass's walk is its time less the start-up; a start-up as long as the pass leaves none.
+    #[test]
+    fn a_program_pass_walks_in_what_its_start_up_leaves() {
+        let start = ProgramStartDetails {
+            start_s: 0.03,
+            samples_s: vec![0.03],
+        };
+        // 1,000 files at 20,000 files/s: 50 ms a pass, 20 ms of it the walk.
+        let per_file = start.walk_per_file_s(1000, 20_000.0).unwrap();
+        assert!((per_file - 20e-6).abs() < 1e-12, "{per_file}");
+        assert_eq!(start.walk_per_file_s(1000, 40_000.0), None);
+        assert_eq!(start.walk_per_file_s(0, 20_000.0), None);
     }
 }

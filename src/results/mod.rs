@@ -33,8 +33,9 @@ pub use cluster::{Aggregate, ClusterInfo};
 #[cfg(any(feature = "mpi", test))]
 pub use cluster::{AggregateRepetition, PerClient, RankRecord, RankWindow};
 pub use details::{
-    BandSizeFrom, CliffDetails, Details, PairRates, PlainCopy, Slowdown, SustainedDetails,
-    SustainedStop, ThrottledDetails, TmBackupDetails, TmBesideReader, TmPhaseFigures,
+    BandSizeFrom, CliffDetails, Details, PairRates, PlainCopy, ProgramStartDetails, Slowdown,
+    SustainedDetails, SustainedStop, ThrottledDetails, TmBackupDetails, TmBesideReader,
+    TmPhaseFigures,
 };
 pub use headline::repeats_until_precise;
 pub use priority::{Blocker, PriorityEffect};

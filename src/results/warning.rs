@@ -99,6 +99,15 @@ impl Warning {
             message: message.into(),
         }
     }
+
+    /// Adds to `list` each of `more` it does not hold yet: each warning is said once.
+    pub fn add_new(list: &mut Vec<Warning>, more: impl IntoIterator<Item = Warning>) {
+        for w in more {
+            if !list.contains(&w) {
+                list.push(w);
+            }
+        }
+    }
 }
 
 impl fmt::Display for Warning {

@@ -42,6 +42,8 @@ pub(in crate::runner) struct SourceSet {
 pub(in crate::runner) struct Sources {
     area: Option<Scratch>,
     sets: HashMap<SetName, SourceSet>,
+    /// An empty directory in `area` ([`Sources::empty_dir`]).
+    empty: Option<Root>,
 }
 
 impl Sources {
@@ -65,19 +67,7 @@ impl Sources {
                     .find(|s| s.name == name)
                     .expect("planned set");
                 let spec = set.generated(plan.seed).expect("a generated set");
-                if self.area.is_none() {
-                    self.area = Some(Scratch::create(&plan.source_dir).map_err(|e| match e {
-                        Error::Destination { path, problem } => Error::Destination {
-                            path,
-                            problem: format!(
-                                "cannot hold generated file sets ({}): {problem}",
-                                defs::SOURCE_DIR
-                            ),
-                        },
-                        other => other,
-                    })?);
-                }
-                let area = self.area.as_ref().expect("source area");
+                let area = self.area(plan)?;
                 let root = tree::make_dir(&area.root(), kind.as_str(), &EngineFactory::system())?;
                 progress.update(&format!("generating the {kind} file set"));
                 let summary = ledger
@@ -113,6 +103,33 @@ impl Sources {
         };
         self.sets.insert(name, set.clone());
         Ok(set)
+    }
+
+    /// An empty directory on the source's side, for a program timed on an empty tree.
+    pub(in crate::runner) fn empty_dir(&mut self, plan: &RunPlan) -> Result<Root> {
+        if let Some(root) = &self.empty {
+            return Ok(root.clone());
+        }
+        let root = tree::make_dir(&self.area(plan)?.root(), "empty", &EngineFactory::system())?;
+        self.empty = Some(root.clone());
+        Ok(root)
+    }
+
+    /// The scratch directory of the generated sets, made on first use.
+    fn area(&mut self, plan: &RunPlan) -> Result<&Scratch> {
+        if self.area.is_none() {
+            self.area = Some(Scratch::create(&plan.source_dir).map_err(|e| match e {
+                Error::Destination { path, problem } => Error::Destination {
+                    path,
+                    problem: format!(
+                        "cannot hold generated file sets ({}): {problem}",
+                        defs::SOURCE_DIR
+                    ),
+                },
+                other => other,
+            })?);
+        }
+        Ok(self.area.as_ref().expect("made above"))
     }
 }
 

@@ -93,11 +93,7 @@ impl Gathered {
         if self.integrity.is_none() {
             self.integrity = measured.integrity_error;
         }
-        for w in measured.warnings {
-            if !self.warnings.contains(&w) {
-                self.warnings.push(w);
-            }
-        }
+        Warning::add_new(&mut self.warnings, measured.warnings);
         self.repetitions.push(measured.repetition);
     }
 

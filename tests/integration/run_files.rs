@@ -232,6 +232,32 @@ fn memory_does_not_grow_with_the_file_count() {
     assert!(peaks[1] < 64.0 * 1048576.0, "peak RSS {peaks:?}");
 }
 
+/// The update's `details`: rsync's start-up on an empty tree, three times, their median, each
+/// a real run of the program (no pass is quicker than its start-up by much).
+fn start_up_timed_apart(doc: &serde_json::Value) {
+    let results = doc["results"].as_array().unwrap();
+    let update = results
+        .iter()
+        .find(|r| r["variant"] == "small-rsync-update")
+        .unwrap();
+    let start = &update["details"];
+    assert_eq!(start["kind"], "program-start", "{update}");
+    let mut samples: Vec<f64> = start["samples_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_f64().unwrap())
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    assert_eq!(samples.len(), 3, "{start}");
+    assert_eq!(start["start_s"].as_f64().unwrap(), samples[1], "{start}");
+    let pass = update["repetitions"][0]["elapsed_s"].as_f64().unwrap();
+    assert!(
+        samples[0] > 0.0 && samples[0] < pass * 2.0,
+        "{start}: a pass {pass} s"
+    );
+}
+
 /// rsync's copies run confined to the scratch by Landlock (no word about it); without
 /// confinement (simulated) they run only where nobody else can write along the scratch's path,
 /// saying so, and are left out elsewhere, with the reason and the flag that runs them anyway.
@@ -277,6 +303,7 @@ fn rsync_runs_confined_or_only_where_nobody_else_can_write() {
     if crate::support::confinement_or_skip() {
         assert_eq!(with_rsync(&confined), 2, "copy and update");
         assert!(said(&confined, "unconfined").is_empty() && said(&confined, "left-out").is_empty());
+        start_up_timed_apart(&confined);
     }
     let refused = run(&open, true, "");
     assert_eq!(with_rsync(&refused), 0);

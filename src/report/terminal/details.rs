@@ -1,10 +1,12 @@
 //! The lines under the terminal table for results with figures beyond their rate (sustained,
-//! throttled). Computes nothing: the figures come from the result's `details`.
+//! throttled, tm-backup, a program's update). The figures come from the result's `details`;
+//! only a program's walk is worked out, as its pass less its start-up.
 
 use crate::results::{
     BandSizeFrom, Details, PairRates, Slowdown, TestResult, TmBackupDetails, TmPhaseFigures,
 };
-use crate::units::format_bytes;
+use crate::units::{format_bytes, thousands};
+use crate::workload::{FileOp, Workload};
 
 fn pct(x: f64) -> String {
     format!("{:+.0}%", -x * 100.0)
@@ -88,6 +90,28 @@ pub fn lines(r: &TestResult) -> Vec<String> {
             out
         }
         Some(Details::TmBackup(d)) => tm_backup(&name, d),
+        Some(Details::ProgramStart(d)) => {
+            let program = match &r.workload {
+                Some(Workload::FileSet {
+                    op: FileOp::UpdateWith(program),
+                    ..
+                }) => program.to_string(),
+                _ => "the program".into(),
+            };
+            let files = r.file_set.as_ref().map_or(0, |s| s.files);
+            let walk = d.walk_per_file_s(files, r.median).map_or_else(
+                || "all of each pass".to_string(),
+                |per_file| {
+                    let rate = thousands((1.0 / per_file) as u64);
+                    format!("the rest of each pass walks {rate} files/s")
+                },
+            );
+            vec![format!(
+                "{name}: {program}'s start-up on an empty tree {:.1} ms (median of {}); {walk}",
+                d.start_s * 1e3,
+                d.samples_s.len()
+            )]
+        }
     }
 }
 

@@ -182,8 +182,6 @@ mod tests {
         assert!(buffered_file as f64 >= 2.0 * 1.5 * 35e6, "{buffered_file}");
     }
 
-    /// A share's files cost round trips from the start: at a rate that keeps a disk's run at
-    /// the profile's sizes, a share's (its three 4 KiB variants left out) takes smaller ones.
     /// A share's files cost round trips from the start: the rate from which a share's run
     /// keeps the profile's sizes is higher than a disk's (its three 4 KiB variants left out).
     #[test]

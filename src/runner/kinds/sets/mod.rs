@@ -9,7 +9,7 @@ pub(in crate::runner) mod program_copies;
 use crate::engine::tree::Root;
 use crate::error::Result;
 use crate::platform;
-use crate::results::{FileSetInfo, Method, OpKind, Repetition, Unit};
+use crate::results::{Details, FileSetInfo, Method, OpKind, Repetition, Unit};
 use crate::results::{Untimed, Warning, WarningKind};
 use crate::tree::{self, Outcome, Task};
 use crate::units::{self, format_bytes};
@@ -272,21 +272,16 @@ fn measure_file_set(
         // A later pass that could not evict says so in its warnings.
         let (outcome, _, more) = one_pass(ctx, job, rep, passes, prepared, &source, progress)?;
         add_pass(&mut total, &outcome);
-        for w in more {
-            if !warnings.contains(&w) {
-                warnings.push(w);
-            }
-        }
+        Warning::add_new(&mut warnings, more);
         passes += 1;
     }
     let unit = unit_of(job.op);
-    for note in &source.notes {
-        if !warnings.contains(note) {
-            warnings.push(note.clone());
-        }
-    }
+    Warning::add_new(&mut warnings, source.notes.iter().cloned());
     let mut m = measured(total, unit, method, source.info.clone(), warnings);
     m.repetition.passes = Some(passes);
+    m.details = prepared
+        .and_then(|p| p.start_up.clone())
+        .map(Details::ProgramStart);
     // Content can only be compared where the engine keeps it. After the first repetition,
     // untimed: how many repetitions follow is not known yet (each evicts the copy again).
     if job.op == FileOp::Restore && plan.verify && rep == 0 && ctx.access.real_io {

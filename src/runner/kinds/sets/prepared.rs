@@ -1,10 +1,12 @@
 //! The copies a file-set test makes untimed in the scratch directory before it measures (a
 //! restore's copy to read back, a delete's copy to delete, an update's copy made by its own
-//! program) and their removal, each on the ledger of untimed work.
+//! program, and that program's start-up timed on an empty tree) and their removal, each on
+//! the ledger of untimed work.
 
 use crate::engine::tree::Root;
 use crate::error::Result;
-use crate::results::Untimed;
+use crate::results::{ProgramStartDetails, Untimed};
+use crate::stats;
 use crate::tree::{self, Task};
 use crate::workload::{CopyProgram, SetName};
 
@@ -49,6 +51,8 @@ pub(in crate::runner) struct PreparedCopy {
     /// Its bytes and files, for the ledger of untimed work.
     pub bytes: u64,
     pub files: u64,
+    /// The program's start-up, timed apart, for an update.
+    pub start_up: Option<ProgramStartDetails>,
 }
 
 /// Removes a tree of the scratch directory, untimed (its bytes and files for the ledger).
@@ -73,6 +77,7 @@ pub(in crate::runner) fn prepare_restore(
         name,
         bytes: source.info.bytes,
         files: source.info.files,
+        start_up: None,
     })
 }
 
@@ -98,14 +103,52 @@ pub(in crate::runner) fn prepare_update(
     // The program's pace, which its own copy variant times: not the price of a copy.
     let work = Work::new(Untimed::Copy, bytes, files);
     ctx.ledger.apart(work, start.elapsed().as_secs_f64());
-    if let Err(e) = copied {
-        remove(ctx, &name, (bytes, files));
-        return Err(e);
+    let start_up = copied.and_then(|_| start_up(ctx, plan, program));
+    match start_up {
+        Ok(start_up) => Ok(PreparedCopy {
+            root,
+            name,
+            bytes,
+            files,
+            start_up: Some(start_up),
+        }),
+        Err(e) => {
+            remove(ctx, &name, (bytes, files));
+            Err(e)
+        }
     }
-    Ok(PreparedCopy {
-        root,
-        name,
-        bytes,
-        files,
+}
+
+/// Times `program` is run onto an empty tree to time its start-up.
+const STARTS: usize = 3;
+
+/// `program`'s start-up: run onto an empty tree as a pass runs onto the set (confined, the
+/// destination synced), [`STARTS`] times, untimed for the run. A pass's time less it is the
+/// program's walk, which a folder of more files scales (`answer::pace::rsync_walk`).
+fn start_up(
+    ctx: &mut Ctx<'_>,
+    plan: &RunPlan,
+    program: CopyProgram,
+) -> Result<ProgramStartDetails> {
+    let empty = ctx.sources.empty_dir(plan)?.path();
+    let name = ctx.scratch.fresh_name(&format!("{program}-start"));
+    tree::make_dir(&ctx.scratch.root(), &name, ctx.engines)?;
+    let dst = ctx.scratch.path().join(&name);
+    let launcher = ctx.launcher()?;
+    let began = std::time::Instant::now();
+    let samples_s: Result<Vec<f64>> = (0..STARTS)
+        .map(|_| {
+            let copy = tree::timed_copy(program, (&empty, &dst), ctx.scratch.fd(), launcher);
+            copy.map(|c| c.elapsed.as_secs_f64())
+        })
+        .collect();
+    // Its own kind of work, no copy's price.
+    let work = Work::new(Untimed::Copy, 0, 0);
+    ctx.ledger.apart(work, began.elapsed().as_secs_f64());
+    remove(ctx, &name, (0, 0));
+    let samples_s = samples_s?;
+    Ok(ProgramStartDetails {
+        start_s: stats::median(&samples_s),
+        samples_s,
     })
 }
