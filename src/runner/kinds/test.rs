@@ -75,6 +75,13 @@ pub(in crate::runner) trait Test {
         0
     }
 
+    /// Whether what a repetition took teaches the ETA the destination's rate and price of a
+    /// file, which the file sets' copies are planned by: not where it writes its files many at
+    /// a time, each then costing a fraction of a copied one.
+    fn teaches(&self) -> bool {
+        true
+    }
+
     /// The bytes `prepare` writes before the first repetition (untimed, but it takes time).
     fn prepare_bytes(&self, _plan: &RunPlan) -> u64 {
         0

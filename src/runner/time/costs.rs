@@ -23,6 +23,8 @@ pub(in crate::runner) struct Item {
     pub each: Vec<Work>,
     /// A test that runs once whatever the plan (sustained, throttled).
     pub single: bool,
+    /// Its repetitions teach the ETA (`Test::teaches`, and not a test that runs once).
+    pub teaches: bool,
     /// A headline figure of short repetitions (`results::repeats_until_precise`): a few
     /// seconds more of it buys a figure to quote, so it repeats until precise or its most
     /// repetitions, past its share of the budget.
@@ -69,6 +71,7 @@ impl Item {
             once,
             each: test.untimed_each(plan),
             single: v.test.single_run(),
+            teaches: test.teaches() && !v.test.single_run(),
             until_precise: repeats_until_precise(&v.workload),
             test: v.test,
             took_s: 0.0,
@@ -159,6 +162,7 @@ mod tests {
             once: vec![Work::new(Untimed::Verify, 300_000_000, 0)],
             each: vec![Work::new(Untimed::Copy, 50_000_000, 0)],
             single: false,
+            teaches: true,
             until_precise: false,
             test: TestId::SeqWrite,
             took_s: 0.0,

@@ -143,13 +143,14 @@ impl Schedule {
 
     /// What one repetition of variant `i` is planned to cost, as the ETA learns from it: a
     /// test that runs once, until its rate is steady or for at most its time (`sustained`),
-    /// teaches nothing of how much of their time the others take.
+    /// teaches nothing of how much of their time the others take, nor one whose files cost a
+    /// fraction of a copied one's ([`Item::teaches`]).
     pub fn cost(&self, i: usize) -> Cost {
         let item = &self.items[i];
-        if item.single {
-            Cost::default()
-        } else {
+        if item.teaches {
             item.cost
+        } else {
+            Cost::default()
         }
     }
 

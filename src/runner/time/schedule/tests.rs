@@ -30,6 +30,7 @@ fn three_variants() -> Schedule {
         once: Vec::new(),
         each: Vec::new(),
         single: false,
+        teaches: true,
         until_precise: false,
         test: crate::workload::TestId::SeqWrite,
         took_s: 0.0,
