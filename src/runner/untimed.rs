@@ -77,6 +77,7 @@ impl Ledger {
     }
 }
 
+/// `work`, taking `seconds`, added to a kind's sum.
 fn add_to(cell: &Cell<Spent>, work: Work, seconds: f64) {
     let before = cell.get();
     cell.set(Spent {

@@ -128,7 +128,7 @@ impl Test for ManyFilesTest {
             self.prepare_bytes(rep.plan),
             self.prepare_files(rep.plan),
         );
-        // A repetition of its own, which the timed ones price: not a copy's price.
+        // A repetition of its own, untimed: not the price of a copy.
         rep.ctx.ledger.apart(work, start.elapsed().as_secs_f64());
         warmed.map(drop)
     }
