@@ -7,7 +7,6 @@ use crate::results::{
     TmPhaseFigures,
 };
 use crate::units::{format_bytes, thousands};
-use crate::workload::{FileOp, Workload};
 
 fn pct(x: f64) -> String {
     format!("{:+.0}%", -x * 100.0)
@@ -97,13 +96,11 @@ pub fn lines(r: &TestResult) -> Vec<String> {
 
 /// A program's update: its start-up, timed apart, and the walk the rest of each pass made.
 fn program_start(name: &str, r: &TestResult, d: &ProgramStartDetails) -> Vec<String> {
-    let program = match &r.workload {
-        Some(Workload::FileSet {
-            op: FileOp::UpdateWith(program),
-            ..
-        }) => program.to_string(),
-        _ => "the program".into(),
-    };
+    let program = r
+        .workload
+        .as_ref()
+        .and_then(|w| w.program())
+        .map_or_else(|| "the program".to_string(), |p| p.to_string());
     let files = r.file_set.as_ref().map_or(0, |s| s.files);
     let walk = d.walk_per_file_s(files, r.median).map_or_else(
         || "all of each pass".to_string(),
